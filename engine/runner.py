@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -52,14 +53,24 @@ def cache_for(settings: Settings) -> ScoreCache:
     return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None)
 
 
+def model_dir(settings: Settings) -> Path:
+    """Where trained checkpoints and tuned parameters of learned metrics are kept."""
+    return settings.cache_dir / "models"
+
+
+def registry_for(settings: Settings) -> Registry:
+    """The metric registry for these settings: outside metrics registered, learned metrics' model folder set."""
+    return Registry(extra_paths=settings.metric_paths, model_dir=model_dir(settings))
+
+
 # --------------------------------------------------------------------------- scoring with the cache
 
 _WORKER_REGISTRY: Registry | None = None
 
 
-def _init_worker(metric_paths: tuple[str, ...]) -> None:
+def _init_worker(metric_paths: tuple[str, ...], models: Path | None) -> None:
     global _WORKER_REGISTRY
-    _WORKER_REGISTRY = Registry(extra_paths=metric_paths)
+    _WORKER_REGISTRY = Registry(extra_paths=metric_paths, model_dir=models)
 
 
 def _score_in_worker(name: str, candidates: list[str], references: list[list[str]]) -> np.ndarray:
@@ -69,10 +80,9 @@ def _score_in_worker(name: str, candidates: list[str], references: list[list[str
 class _Scorer:
     """Scores batches for one run, sharing a cache and (lazily) one worker pool."""
 
-    def __init__(self, cache: ScoreCache, workers: int, metric_paths: tuple[str, ...], registry: Registry):
+    def __init__(self, cache: ScoreCache, workers: int, registry: Registry):
         self.cache = cache
         self.workers = workers
-        self.metric_paths = metric_paths
         self.registry = registry
         self._pool: ProcessPoolExecutor | None = None
 
@@ -84,7 +94,8 @@ class _Scorer:
             return [metric.score(c, r) for c, r in jobs]
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker, initargs=(self.metric_paths,))
+                                             initializer=_init_worker,
+                                             initargs=(self.registry.extra_paths, self.registry.model_dir))
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
         return [f.result() for f in futures]
 
@@ -127,8 +138,7 @@ class _Scorer:
 def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
                   registry: Registry | None = None) -> list[np.ndarray]:
     """Score batches of (candidates, references) with one metric, through the cache."""
-    registry = registry or Registry(extra_paths=settings.metric_paths)
-    scorer = _Scorer(cache_for(settings), settings.workers, settings.metric_paths, registry)
+    scorer = _Scorer(cache_for(settings), settings.workers, registry or registry_for(settings))
     try:
         return scorer.score(metric, batches)
     finally:
@@ -173,7 +183,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
       MuttlabError: unknown or unavailable metric, unknown corruption, impossible reference count, empty suite.
     """
     settings = settings or Settings()
-    registry = registry or Registry(extra_paths=settings.metric_paths)
+    registry = registry or registry_for(settings)
     if not suite.trials:
         raise MuttlabError(f"suite {suite.name!r} has no trials for the chosen corruption types")
     metric_objs = resolve_metrics(metrics, registry)
@@ -197,7 +207,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
-    scorer = _Scorer(cache_for(settings), settings.workers, settings.metric_paths, registry)
+    scorer = _Scorer(cache_for(settings), settings.workers, registry)
     frames = []
     try:
         for step, metric in enumerate(metric_objs):

@@ -11,11 +11,16 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Callable, Iterable
 
 from metrics.base import Metric, MetricUnavailable
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
+
+# A keyword argument with this value is replaced by the registry's model folder (trained checkpoints and
+# tuned parameters live there), so metrics never read settings or the environment themselves.
+MODEL_DIR = object()
 
 # name -> (import path of the factory, keyword arguments). Imported only when asked for, so a
 # missing optional dependency of one metric never breaks the others.
@@ -34,11 +39,11 @@ BUILTIN: dict[str, tuple[str, dict]] = {
     "BADGER": ("metrics.badger:Badger", {}),
     "W2V-AVG": ("metrics.w2v:W2VAvg", {}),
     "DeltaBLEU": ("metrics.delta_bleu:DeltaBleu", {}),
-    "ReVal-LSTM": ("metrics.reval.metric:ReVal", {"model": "lstm"}),
-    "ReVal-TreeLSTM": ("metrics.reval.metric:ReVal", {"model": "treelstm"}),
-    "ML-METEOR": ("metrics.multilevel:MultiLevelMeteor", {}),
-    "DREEM": ("metrics.dreem:Dreem", {}),
-    "ML-DREEM": ("metrics.multilevel:MultiLevelDreem", {}),
+    "ReVal-LSTM": ("metrics.reval.metric:ReVal", {"model": "lstm", "model_dir": MODEL_DIR}),
+    "ReVal-TreeLSTM": ("metrics.reval.metric:ReVal", {"model": "treelstm", "model_dir": MODEL_DIR}),
+    "ML-METEOR": ("metrics.multilevel:MultiLevelMeteor", {"model_dir": MODEL_DIR}),
+    "DREEM": ("metrics.dreem:Dreem", {"model_dir": MODEL_DIR}),
+    "ML-DREEM": ("metrics.multilevel:MultiLevelDreem", {"model_dir": MODEL_DIR}),
 }
 
 
@@ -91,17 +96,21 @@ def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
 class Registry:
     """Builds metrics by name. One instance per process is enough; metrics are cached on it."""
 
-    def __init__(self, extra_paths: Iterable[str] = (), use_entry_points: bool = True):
+    def __init__(self, extra_paths: Iterable[str] = (), model_dir: Path | None = None,
+                 use_entry_points: bool = True):
+        self.extra_paths = tuple(extra_paths)
+        self.model_dir = model_dir
         self._factories: dict[str, tuple[str, Callable[[], Metric]]] = {}
         self._errors: dict[str, str] = {}
         self._instances: dict[str, Metric] = {}
         for name, (path, kwargs) in BUILTIN.items():
+            kwargs = {k: (model_dir if v is MODEL_DIR else v) for k, v in kwargs.items()}
             self._factories[name] = ("built-in", self._lazy(path, kwargs))
         if use_entry_points:
             for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
                 self._factories[ep.name] = (f"entry point {ep.value}",
                                             lambda ep=ep: _instantiate(ep.load(), f"entry point {ep.value}"))
-        for path in extra_paths:
+        for path in self.extra_paths:
             self.add_path(path)
 
     @staticmethod

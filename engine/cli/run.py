@@ -1,0 +1,107 @@
+"""``muttlab run``: score a suite and print the accuracy grid (engine.runner.run)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+from tqdm import tqdm
+
+from corruptions import catalog
+from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.errors import MuttlabError
+from engine.runner import Results, registry_for, run
+from engine.sources import load_default_suite, load_mutt_experiments, load_sample
+
+DEFAULT_METRICS = "BLEU-1,BLEU-2,BLEU-3,BLEU-4,ROUGE-L,CIDEr-D"
+SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample": lambda settings: load_sample()}
+
+
+def parse_ref_counts(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        counts = [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        raise MuttlabError(f"--refs {text!r}: give whole numbers separated by commas, e.g. 5,10,20") from None
+    if not counts:
+        raise MuttlabError("--refs is empty: give reference counts such as 5,10,20")
+    return counts
+
+
+def select_corruptions(suite, spec: str):
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if names == ["all"] or not names:
+        return suite
+    for name in names:
+        try:
+            catalog.get(name)
+        except KeyError as exc:
+            raise MuttlabError(str(exc)) from None
+    missing = [n for n in names if n not in suite.corruptions()]
+    if missing:
+        raise MuttlabError(f"suite {suite.name!r} has no trials of {', '.join(missing)}; it has: "
+                           f"{', '.join(suite.corruptions())}")
+    return suite.select(names)
+
+
+def grid_frame(results: Results) -> pd.DataFrame:
+    """The paper's layout: one row per metric, a column per corruption@refs, cells 'acc (passed/n)'."""
+    table = results.accuracy()
+    table["cell"] = [f"{a:.1f} ({p}/{n})" for a, p, n in zip(table["accuracy"], table["passed"], table["n"])]
+    table["column"] = table["corruption"] + "@" + table["refs"].astype(str)
+    grid = table.pivot(index="metric", columns="column", values="cell")
+    grid = grid.reindex(index=list(dict.fromkeys(table["metric"])), columns=list(dict.fromkeys(table["column"])))
+    return grid.reset_index()
+
+
+def accuracy_records(results: Results) -> list[dict]:
+    table = results.accuracy()
+    return [{"metric": r.metric, "corruption": r.corruption, "refs": int(r.refs), "n": int(r.n),
+             "passed": int(r.passed), "accuracy": round(float(r.accuracy), 4), "ci_low": round(float(r.ci_low), 4),
+             "ci_high": round(float(r.ci_high), 4), "signature": r.signature} for r in table.itertuples()]
+
+
+def handle(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    suite = select_corruptions(SUITES[args.suite](settings), args.corruptions)
+    if suite.is_sample:
+        print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
+              "MUTT experiment sets)", file=sys.stderr)
+    registry = registry_for(settings)
+    bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_description(message)
+        bar.refresh()
+
+    try:
+        results = run(suite, args.metrics, parse_ref_counts(args.refs), settings, registry, progress)
+    finally:
+        bar.close()
+        registry.close()
+    if args.format in ("csv", "json"):
+        frame = results.accuracy()
+        emit(render(frame, args.format, records=accuracy_records(results)), args.output)
+    else:
+        emit(render(grid_frame(results), args.format), args.output)
+    return 0
+
+
+def register(subparsers, common) -> None:
+    parser = subparsers.add_parser(
+        "run", parents=[common], help="score trials with metrics and print the accuracy grid",
+        description="Score every trial (original and corruption against the first k references) with each "
+                    "metric and report how often the metric does the right thing.")
+    parser.add_argument("--metrics", default=DEFAULT_METRICS,
+                        help=f"comma-separated metric names or 'all' (default: {DEFAULT_METRICS})")
+    parser.add_argument("--corruptions", default="all", help="comma-separated corruption types or 'all'")
+    parser.add_argument("--refs", default=None,
+                        help="comma-separated reference counts (default: 5,10,20, as many as the suite has)")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="default",
+                        help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, or "
+                             "default (MUTT when a data dir is set, else the sample)")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)

@@ -1,0 +1,80 @@
+"""CIDEr-D per sentence, exactly as coco-caption's ``Cider`` scorer computes it.
+
+Vedantam et al. (CVPR 2015), with coco-caption's CIDEr-D changes: tf-idf vectors of 1..4-grams where the
+document frequencies come from the batch's references (one document per candidate), clipped cosine
+similarity per order, a Gaussian penalty on the difference in length (sigma = 6), the mean over orders,
+averaged over references and multiplied by 10. Because of the document frequencies a sentence's score
+depends on the whole batch (``corpus_dependent``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from metrics.base import Metric
+from metrics.bleu import TOKENIZERS
+from metrics.ngrams import Batch, encode, item_rows, lookup
+
+
+def _tfidf(batch: Batch, k: int, n_docs: int):
+    """Per distinct sentence of order k: (weights per count row, norm per sentence) using the refs' df."""
+    counts = batch.orders[k - 1]
+    # Document frequency: in how many items' reference sets each gram occurs.
+    rows, pair = item_rows(counts, batch.pair_sent)
+    doc_gram = np.unique(batch.pair_item[pair] * max(counts.n_grams, 1) + counts.gram[rows])
+    df = np.bincount(doc_gram % max(counts.n_grams, 1), minlength=counts.n_grams)
+    ref_len = np.log(float(n_docs))
+    weights = counts.count * (ref_len - np.log(np.maximum(1.0, df[counts.gram])))
+    norms = np.sqrt(np.bincount(counts.sentence, weights=weights ** 2, minlength=len(batch.lengths)))
+    return weights, norms
+
+
+def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0) -> np.ndarray:
+    """CIDEr-D of every item of an encoded batch (max_n >= n)."""
+    n_pairs = batch.pair_item.size
+    per_pair = np.zeros((n, n_pairs))
+    # coco-caption's "length" is the number of bigrams of a sentence.
+    n_bigrams = np.maximum(batch.lengths - 1, 0)
+    delta = (n_bigrams[batch.cand][batch.pair_item] - n_bigrams[batch.pair_sent]).astype(np.float64)
+    penalty = np.exp(-(delta ** 2) / (2 * sigma ** 2))
+    for k in range(1, n + 1):
+        counts = batch.orders[k - 1]
+        n_grams = max(counts.n_grams, 1)
+        weights, norms = _tfidf(batch, k, batch.n_items)
+        # Candidate vectors keyed by (item, gram).
+        c_rows, c_item = item_rows(counts, batch.cand)
+        c_keys = c_item * n_grams + counts.gram[c_rows]
+        c_order = np.argsort(c_keys, kind="stable")
+        c_keys, c_weights = c_keys[c_order], weights[c_rows][c_order]
+        # Reference vectors, one per pair; only grams present in both contribute.
+        r_rows, r_pair = item_rows(counts, batch.pair_sent)
+        r_weights = weights[r_rows]
+        hyp = lookup(c_keys, c_weights, batch.pair_item[r_pair] * n_grams + counts.gram[r_rows], missing=0.0)
+        dot = np.bincount(r_pair, weights=np.minimum(hyp, r_weights) * r_weights, minlength=n_pairs)
+        denom = norms[batch.cand][batch.pair_item] * norms[batch.pair_sent]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sim = np.where(denom != 0, dot / denom, dot)
+        per_pair[k - 1] = sim * penalty
+    pair_score = per_pair.mean(axis=0)
+    return 10.0 * np.bincount(batch.pair_item, weights=pair_score, minlength=batch.n_items) / batch.refs_per_item
+
+
+class CiderD(Metric):
+    """CIDEr-D (Vedantam et al. 2015) as coco-caption computes it, per sentence."""
+
+    name = "CIDEr-D"
+    version = "1"
+    corpus_dependent = True
+    description = "consensus tf-idf n-gram similarity with clipping and length penalty (coco-caption)"
+
+    def __init__(self, n: int = 4, sigma: float = 6.0, tokenize: str = "ptb"):
+        if tokenize not in TOKENIZERS:
+            raise ValueError(f"tokenize must be one of {sorted(TOKENIZERS)}, got {tokenize!r}")
+        self.n = n
+        self.sigma = sigma
+        self.tokenize = tokenize
+
+    def params(self) -> dict[str, object]:
+        return {"n": self.n, "sigma": self.sigma, "tok": self.tokenize}
+
+    def _score(self, candidates, references):
+        return cider_d(encode(candidates, references, self.n, TOKENIZERS[self.tokenize]), self.n, self.sigma)

@@ -1,0 +1,110 @@
+"""Vectorised n-gram statistics shared by BLEU and CIDEr-D.
+
+A batch (candidates with their reference lists) is encoded once: every distinct sentence becomes a row of
+integer token ids, every distinct n-gram of each order an integer id, and per-sentence n-gram counts are
+sorted arrays. The metrics then work on whole arrays (join candidate and reference n-grams with
+``searchsorted``, reduce per item with ``bincount``/``reduceat``) instead of Python dictionaries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Counts of one n-gram order for the distinct sentences, sorted by (sentence, gram)."""
+
+    sentence: np.ndarray  # int64, sentence index of each row
+    gram: np.ndarray  # int64, n-gram id (dense within the order)
+    count: np.ndarray  # int64
+    n_grams: int  # number of distinct n-grams of this order
+    starts: np.ndarray  # rows of sentence s are starts[s]:starts[s+1]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch of candidates and references, encoded for n-gram statistics.
+
+    Items are candidates; pairs are (item, reference) combinations, contiguous per item.
+    """
+
+    lengths: np.ndarray  # tokens per distinct sentence
+    cand: np.ndarray  # sentence index of each item's candidate
+    pair_item: np.ndarray  # item of each pair
+    pair_sent: np.ndarray  # sentence index of each pair's reference
+    refs_per_item: np.ndarray
+    orders: list[Counts]  # orders[k-1] for k = 1..max_n
+
+    @property
+    def n_items(self) -> int:
+        return len(self.cand)
+
+
+def expand_ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate ``arange(starts[i], stops[i])`` for all i; returns (indices, owner i of each index)."""
+    sizes = stops - starts
+    owner = np.repeat(np.arange(len(starts)), sizes)
+    if owner.size == 0:
+        return np.zeros(0, np.int64), owner
+    offsets = np.cumsum(sizes) - sizes
+    return starts[owner] + (np.arange(owner.size) - offsets[owner]), owner
+
+
+def encode(candidates: Sequence[str], references: Sequence[Sequence[str]], max_n: int,
+           tokenize: Callable[[str], str] | None = None) -> Batch:
+    """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is)."""
+    index: dict[str, int] = {}
+    cand = np.fromiter((index.setdefault(c, len(index)) for c in candidates), np.int64, len(candidates))
+    refs_per_item = np.fromiter((len(r) for r in references), np.int64, len(references))
+    pair_sent = np.fromiter((index.setdefault(r, len(index)) for refs in references for r in refs), np.int64,
+                            int(refs_per_item.sum()))
+    pair_item = np.repeat(np.arange(len(references)), refs_per_item)
+
+    vocab: dict[str, int] = {}
+    token_lists = [(tokenize(s) if tokenize else s).split() for s in index]
+    lengths = np.fromiter((len(t) for t in token_lists), np.int64, len(token_lists))
+    ids = np.fromiter((vocab.setdefault(w, len(vocab)) for t in token_lists for w in t), np.int64,
+                      int(lengths.sum()))
+    sent_of = np.repeat(np.arange(len(token_lists)), lengths)
+    return Batch(lengths, cand, pair_item, pair_sent, refs_per_item,
+                 _count_orders(ids, sent_of, len(token_lists), max(len(vocab), 1), max_n))
+
+
+def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:
+    total = ids.size
+    orders = []
+    keys = ids  # dense ids of the n-gram starting at each position (order 1: the token itself)
+    for k in range(1, max_n + 1):
+        if k > 1:
+            m = max(total - k + 1, 0)
+            valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
+            combo = keys[:m] * vocab + ids[k - 1:k - 1 + m]
+            new = np.full(m, -1, np.int64)
+            uniq, inverse = np.unique(combo[valid], return_inverse=True)
+            new[valid] = inverse
+            keys, n_grams = new, len(uniq)
+        else:
+            n_grams = vocab
+        pos = np.flatnonzero(keys >= 0)
+        pair = sent_of[pos] * n_grams + keys[pos]
+        uniq, counts = np.unique(pair, return_counts=True)
+        sentence, gram = np.divmod(uniq, n_grams) if n_grams else (uniq, uniq)
+        starts = np.searchsorted(sentence, np.arange(n_sent + 1))
+        orders.append(Counts(sentence, gram, counts, n_grams, starts))
+    return orders
+
+
+def item_rows(counts: Counts, sentence_of_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``counts`` for each item's sentence: (row indices, item of each row)."""
+    return expand_ranges(counts.starts[sentence_of_item], counts.starts[sentence_of_item + 1])
+
+
+def lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray, missing=0) -> np.ndarray:
+    """Values of ``keys`` in a table sorted by key; ``missing`` where absent."""
+    if table_keys.size == 0:
+        return np.full(keys.shape, missing, dtype=table_values.dtype)
+    pos = np.minimum(np.searchsorted(table_keys, keys), table_keys.size - 1)
+    return np.where(table_keys[pos] == keys, table_values[pos], missing)

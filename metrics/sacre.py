@@ -1,0 +1,65 @@
+"""sacrebleu's sentence-level BLEU, chrF and TER behind the MUTT Lab interface.
+
+The numbers are sacrebleu's own (Post 2018). Each signature lists the settings explicitly, plus
+sacrebleu's version, so an upgrade or a changed setting is a different cache key.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sacrebleu
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from metrics.base import Metric
+
+
+class _Sacre(Metric):
+    """Scores each candidate with sacrebleu's ``sentence_score`` against its own references."""
+
+    _impl: object
+
+    def _score(self, candidates, references):
+        return np.array([self._impl.sentence_score(c, list(r)).score for c, r in zip(candidates, references)])
+
+
+class SentenceBleu(_Sacre):
+    """Sentence BLEU with exponential smoothing and effective order (sacrebleu's sentence defaults)."""
+
+    name = "sentBLEU"
+    description = "sacrebleu sentence BLEU (13a tokenizer, exp smoothing, effective order), 0-100"
+
+    def __init__(self, tokenize: str = "13a", lowercase: bool = False, smooth: str = "exp"):
+        self.tokenize, self.lowercase, self.smooth = tokenize, lowercase, smooth
+        self._impl = BLEU(tokenize=tokenize, lowercase=lowercase, smooth_method=smooth, effective_order=True)
+
+    def params(self) -> dict[str, object]:
+        return {"tok": self.tokenize, "lc": self.lowercase, "smooth": self.smooth, "eff": "yes",
+                "sacrebleu": sacrebleu.__version__}
+
+
+class ChrF(_Sacre):
+    """chrF (Popović 2015): character n-gram F-score, sacrebleu's implementation."""
+
+    name = "chrF"
+    description = "sacrebleu chrF (character 6-grams, beta 2), 0-100"
+
+    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2):
+        self.char_order, self.word_order, self.beta = char_order, word_order, beta
+        self._impl = CHRF(char_order=char_order, word_order=word_order, beta=beta)
+
+    def params(self) -> dict[str, object]:
+        return {"nc": self.char_order, "nw": self.word_order, "beta": self.beta, "sacrebleu": sacrebleu.__version__}
+
+
+class Ter(_Sacre):
+    """TER (Snover et al. 2006): edits (with shifts) per reference word; an error rate, lower is better."""
+
+    name = "TER"
+    higher_is_better = False
+    description = "sacrebleu translation edit rate, 0-100+ (lower is better)"
+
+    def __init__(self, case_sensitive: bool = False, normalized: bool = False):
+        self.case_sensitive, self.normalized = case_sensitive, normalized
+        self._impl = TER(case_sensitive=case_sensitive, normalized=normalized)
+
+    def params(self) -> dict[str, object]:
+        return {"case": self.case_sensitive, "norm": self.normalized, "sacrebleu": sacrebleu.__version__}
