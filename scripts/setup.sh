@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what MUTT Lab needs on a Debian machine, then the package itself in .venv:
+#   Java (METEOR 1.5 runs the official jar), Chromium (the end-to-end dashboard test),
+#   WordNet (TERp's synonym matches). Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -f /usr/share/wordnet/data.noun ] || missing+=(wordnet-base)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+# torch is pinned in pyproject.toml (2.13.0, the CPU build); an unpinned torch would pull a CUDA build.
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+echo "setup: ready (.venv/bin/muttlab)"

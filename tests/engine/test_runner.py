@@ -1,0 +1,110 @@
+"""The runner on real MUTT trials: results table, accuracy rules, cache, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import MuttlabError
+from engine.runner import run
+from engine.settings import Settings
+from engine.trials import Suite, Trial
+from metrics.registry import Registry
+from tests.engine.counting_metric import WordOverlap
+
+COUNTING = "tests.engine.counting_metric:make"
+
+
+@pytest.fixture
+def small_suite(mutt_suite):
+    return Suite("mutt", mutt_suite.of("neg_verb")[:40] + mutt_suite.of("det_sub")[:30])
+
+
+def test_results_table_is_tidy_and_complete(small_suite, data_settings):
+    results = run(small_suite, ["BLEU-4", "TER"], [5, 10], data_settings)
+    table = results.table
+    assert list(table.columns) == ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed"]
+    assert len(table) == 70 * 2 * 2
+    assert set(table["refs"]) == {5, 10}
+    assert results.signatures["BLEU-4"].startswith("BLEU-4|n:4")
+    acc = results.accuracy()
+    assert set(acc.columns) >= {"metric", "corruption", "refs", "n", "passed", "accuracy", "ci_low", "ci_high"}
+    assert (acc["ci_low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["ci_high"]).all()
+
+
+def test_rules_follow_family_and_metric_direction(small_suite, data_settings):
+    table = run(small_suite, ["BLEU-4", "TER"], [5], data_settings).table
+    bleu = table[(table.metric == "BLEU-4") & (table.corruption == "neg_verb")]
+    assert (bleu["passed"] == (bleu["s_orig"] > bleu["s_corr"])).all()
+    ter = table[(table.metric == "TER") & (table.corruption == "neg_verb")]
+    assert (ter["passed"] == (ter["s_orig"] < ter["s_corr"])).all()  # an error rate: lower is better
+    det = table[(table.metric == "BLEU-4") & (table.corruption == "det_sub")]
+    rel = (det["s_orig"] - det["s_corr"]).abs() / (det["s_orig"].abs() + 1e-9)
+    assert (det["passed"] == (rel <= 0.15)).all()
+
+
+def test_cached_rerun_scores_nothing_and_gives_same_numbers(small_suite, data_settings):
+    registry = Registry(extra_paths=[COUNTING])
+    first = run(small_suite, ["word-overlap", "CIDEr-D"], [5, 10], data_settings, registry)
+    scored_once = WordOverlap.scored
+    assert scored_once > 0
+    second = run(small_suite, ["word-overlap", "CIDEr-D"], [5, 10], data_settings, Registry(extra_paths=[COUNTING]))
+    assert WordOverlap.scored == scored_once
+    assert np.array_equal(first.table[["s_orig", "s_corr"]].to_numpy(), second.table[["s_orig", "s_corr"]].to_numpy())
+
+
+def test_edited_pair_is_rescored_alone(small_suite, data_settings):
+    registry = Registry(extra_paths=[COUNTING])
+    run(small_suite, ["word-overlap"], [5], data_settings, registry)
+    before = WordOverlap.scored
+    edited = list(small_suite.trials)
+    t = edited[0]
+    edited[0] = Trial(t.id, t.corruption, t.original, t.corrupted + " again", t.references)
+    run(Suite("mutt", edited), ["word-overlap"], [5], data_settings, registry)
+    assert WordOverlap.scored == before + 1
+
+
+def test_no_cache_scores_again(small_suite, data_dir, tmp_path):
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, use_cache=False, workers=1)
+    registry = Registry(extra_paths=[COUNTING])
+    run(small_suite, ["word-overlap"], [5], settings, registry)
+    before = WordOverlap.scored
+    run(small_suite, ["word-overlap"], [5], settings, registry)
+    # Identical (candidate, references) items are scored once per run, even without a cache.
+    distinct = {(s, t.refs(5)) for t in small_suite.trials for s in (t.original, t.corrupted)}
+    assert WordOverlap.scored == before + len(distinct)
+    assert not (tmp_path / "scores.sqlite").exists()
+
+
+def test_corpus_dependent_scores_come_from_their_batch(small_suite, data_settings):
+    """CIDEr-D's document frequencies come from the batch: cached scores must not leak across batches."""
+    together = run(small_suite, ["CIDEr-D"], [5], data_settings).table
+    alone = run(Suite("mutt", small_suite.of("det_sub")), ["CIDEr-D"], [5], data_settings).table
+    merged = together[together.corruption == "det_sub"].merge(alone, on="trial")
+    assert np.allclose(merged["s_orig_x"], merged["s_orig_y"])  # each corruption set is its own batch
+
+
+def test_parallel_workers_give_the_same_scores(mutt_suite, data_dir, tmp_path):
+    suite = Suite("mutt", mutt_suite.of("swap_chunks"))
+    serial = run(suite, ["BLEU-4"], [20], Settings(data_dir=data_dir, cache_dir=tmp_path / "a", workers=1))
+    parallel = run(suite, ["BLEU-4"], [5, 10, 20], Settings(data_dir=data_dir, cache_dir=tmp_path / "b", workers=2))
+    p20 = parallel.table[parallel.table.refs == 20]
+    assert np.array_equal(serial.table["s_corr"].to_numpy(), p20["s_corr"].to_numpy())
+
+
+@pytest.mark.parametrize("metrics, refs, message", [
+    (["BLEU-9"], [5], "unknown metric 'BLEU-9'"),
+    (["BLEU-4"], [25], "reference count(s) [25] not possible"),
+    (["BLEU-4"], [0], "reference count(s) [0] not possible"),
+])
+def test_bad_requests_name_the_problem(small_suite, data_settings, metrics, refs, message):
+    with pytest.raises(MuttlabError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")
+                       .replace("]", r"\]")):
+        run(small_suite, metrics, refs, data_settings)
+
+
+def test_empty_suite_and_unknown_corruption(data_settings):
+    with pytest.raises(MuttlabError, match="no trials"):
+        run(Suite("empty"), ["BLEU-4"], [1], data_settings)
+    odd = Suite("odd", [Trial("x/0", "no_such_type", "a cat", "a dog", ("a cat sits",))])
+    with pytest.raises(MuttlabError, match="unknown corruption type 'no_such_type'"):
+        run(odd, ["BLEU-4"], [1], data_settings)
