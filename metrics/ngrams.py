@@ -8,9 +8,13 @@ sorted arrays. The metrics then work on whole arrays (join candidate and referen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
+
+# One vocabulary per process: a sentence's token ids are computed once and reused by every metric and batch.
+_VOCAB: dict[str, int] = {}
 
 
 @dataclass(frozen=True)
@@ -53,24 +57,44 @@ def expand_ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np
     return starts[owner] + (np.arange(owner.size) - offsets[owner]), owner
 
 
+@lru_cache(maxsize=500_000)
+def token_ids(tokens: str, sep: str | None = None) -> np.ndarray:
+    """Process-wide integer ids of a tokenised sentence's tokens (split on ``sep``, default whitespace)."""
+    return np.fromiter((_VOCAB.setdefault(w, len(_VOCAB)) for w in tokens.split(sep)), np.int64)
+
+
 def encode(candidates: Sequence[str], references: Sequence[Sequence[str]], max_n: int,
            tokenize: Callable[[str], str] | None = None) -> Batch:
-    """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is)."""
+    """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is).
+
+    The last batch is remembered, so BLEU-1..4 scoring the same batch one after the other encode it once.
+    """
+    key = (tuple(candidates), tuple(map(tuple, references)), tokenize)
+    cached = _LAST.get("key")
+    if cached is not None and cached[0] == key and cached[1] >= max_n:
+        return _LAST["batch"]
+    batch = _encode(candidates, references, max(max_n, _MEMO_ORDER), tokenize)
+    _LAST.update(key=(key, max(max_n, _MEMO_ORDER)), batch=batch)
+    return batch
+
+
+_LAST: dict = {}
+_MEMO_ORDER = 4  # encode up to 4-grams once so that every BLEU-n and CIDEr-D can reuse the batch
+
+
+def _encode(candidates, references, max_n, tokenize) -> Batch:
     index: dict[str, int] = {}
     cand = np.fromiter((index.setdefault(c, len(index)) for c in candidates), np.int64, len(candidates))
     refs_per_item = np.fromiter((len(r) for r in references), np.int64, len(references))
     pair_sent = np.fromiter((index.setdefault(r, len(index)) for refs in references for r in refs), np.int64,
                             int(refs_per_item.sum()))
     pair_item = np.repeat(np.arange(len(references)), refs_per_item)
-
-    vocab: dict[str, int] = {}
-    token_lists = [(tokenize(s) if tokenize else s).split() for s in index]
-    lengths = np.fromiter((len(t) for t in token_lists), np.int64, len(token_lists))
-    ids = np.fromiter((vocab.setdefault(w, len(vocab)) for t in token_lists for w in t), np.int64,
-                      int(lengths.sum()))
-    sent_of = np.repeat(np.arange(len(token_lists)), lengths)
+    arrays = [token_ids(tokenize(s) if tokenize else s) for s in index]
+    lengths = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
+    ids = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+    sent_of = np.repeat(np.arange(len(arrays)), lengths)
     return Batch(lengths, cand, pair_item, pair_sent, refs_per_item,
-                 _count_orders(ids, sent_of, len(token_lists), max(len(vocab), 1), max_n))
+                 _count_orders(ids, sent_of, len(arrays), max(len(_VOCAB), 1), max_n))
 
 
 def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:

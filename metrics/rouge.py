@@ -14,6 +14,7 @@ import numpy as np
 
 from metrics.base import Metric
 from metrics.bleu import TOKENIZERS
+from metrics.ngrams import token_ids
 
 BETA = 1.2
 _WORD = 63  # reference tokens that fit in one uint64 without overflow of V + U
@@ -32,6 +33,22 @@ def _lcs_bigint(cand: list[int], ref: list[int]) -> int:
     return len(ref) - bin(v).count("1")
 
 
+def _pad(arrays: list[np.ndarray], lengths: np.ndarray, width: int, fill: int) -> np.ndarray:
+    """Ragged token-id arrays as rows of a (len(arrays), width) matrix, padded with ``fill``."""
+    out = np.full((len(arrays), width), fill, np.int64)
+    row = np.repeat(np.arange(len(arrays)), lengths)
+    col = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    out[row, col] = np.concatenate(arrays)
+    return out
+
+
+def _coco_ids(sentence: str) -> np.ndarray:
+    # coco-caption splits on single spaces; for normally spaced text that equals a whitespace split,
+    # whose ids are already cached by the n-gram metrics.
+    normal = sentence and "  " not in sentence and sentence == sentence.strip()
+    return token_ids(sentence) if normal else token_ids(sentence, " ")
+
+
 def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
     """LCS length of each (candidate, reference) pair of token-id arrays."""
     n = len(cands)
@@ -48,11 +65,8 @@ def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
         lc, lr = int(c_len[idx].max(initial=0)), int(r_len[idx].max(initial=0))
         if lc == 0 or lr == 0:
             continue
-        cpad = np.full((idx.size, lc), -1, np.int64)
-        rpad = np.full((idx.size, lr), -2, np.int64)
-        for row, i in enumerate(idx):
-            cpad[row, :c_len[i]] = cands[i]
-            rpad[row, :r_len[i]] = refs[i]
+        cpad = _pad([cands[i] for i in idx], c_len[idx], lc, -1)
+        rpad = _pad([refs[i] for i in idx], r_len[idx], lr, -2)
         bits = np.left_shift(np.uint64(1), np.arange(lr, dtype=np.uint64))
         # masks[p, j]: bit i set where reference token i equals candidate token j.
         masks = np.bitwise_or.reduce(np.where(cpad[:, :, None] == rpad[:, None, :], bits, np.uint64(0)), axis=2)
@@ -67,14 +81,8 @@ def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
 
 def rouge_l(candidates: list[str], references: list[list[str]], beta: float = BETA) -> np.ndarray:
     """coco-caption's ROUGE-L for already tokenised, space-separated sentences."""
-    vocab: dict[str, int] = {}
-
-    def ids(sentence: str) -> np.ndarray:
-        # coco-caption splits on single spaces, so "" is one empty token, as there.
-        return np.fromiter((vocab.setdefault(w, len(vocab)) for w in sentence.split(" ")), np.int64)
-
-    cand_ids = [ids(c) for c in candidates]
-    ref_ids = {r: ids(r) for refs in references for r in dict.fromkeys(refs)}
+    cand_ids = [_coco_ids(c) for c in candidates]
+    ref_ids = {r: _coco_ids(r) for refs in references for r in dict.fromkeys(refs)}
     pair_item = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
     pair_refs = [ref_ids[r] for refs in references for r in refs]
     lcs = lcs_lengths([cand_ids[i] for i in pair_item], pair_refs).astype(np.float64)

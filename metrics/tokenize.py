@@ -26,9 +26,17 @@ _GLUED = re.compile(r"(?<=[a-z])([,;=&!?]|\.{2,})(?=[a-z])")
 _WHOLE = {"cannot": ["can", "not"], "'n'": ["'n'"]}
 
 
+_PLAIN = re.compile(r"[a-z0-9 ]*")
+
+
 @lru_cache(maxsize=200_000)
 def ptb_tokenize(text: str) -> str:
     """Lowercased, PTB-tokenised text with punctuation tokens removed, tokens joined by single spaces."""
+    lowered = text.lower().rstrip(" .")
+    if _PLAIN.fullmatch(lowered):  # most captions: words, spaces and a final period
+        words = lowered.split()
+        if lowered == text.lower() or not words or not _keeps_period(words[-1] + "."):
+            return " ".join(t for w in words for t in _WHOLE.get(w, (w,)))
     words = _GLUED.sub(r" \1 ", text.lower()).split()
     return " ".join(t for raw in words for t in _split_word(raw) if t not in PUNCTUATIONS)
 
