@@ -18,9 +18,15 @@ _SEP_REF = "\x1e"
 _CHUNK = 900  # below SQLite's default limit of host parameters
 
 
-def item_key(signature: str, context: str, candidate: str, references: Sequence[str]) -> str:
-    text = _SEP_FIELD.join((signature, context, candidate, _SEP_REF.join(references)))
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+def refs_digest(references: Sequence[str]) -> str:
+    """A short digest of one reference list; computed once per list and shared by every metric."""
+    return hashlib.blake2b(_SEP_REF.join(references).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def item_key(signature: str, context: str, candidate: str, refs_key: str) -> bytes:
+    """The cache key of one score: metric signature, batch context, candidate, references' digest."""
+    text = _SEP_FIELD.join((signature, context, candidate, refs_key))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 def context_key(references: Iterable[Sequence[str]]) -> str:
@@ -33,7 +39,10 @@ def context_key(references: Iterable[Sequence[str]]) -> str:
 
 
 class ScoreCache:
-    """``get_many`` / ``put_many`` over a SQLite table. ``ScoreCache(None)`` caches nothing."""
+    """``get_many`` / ``put_many`` over a SQLite table. ``ScoreCache(None)`` caches nothing.
+
+    Keys are 16-byte digests (:func:`item_key`); values are floats.
+    """
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -41,7 +50,8 @@ class ScoreCache:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             with self._connect() as conn:
-                conn.execute("CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, value REAL NOT NULL)")
+                conn.execute("CREATE TABLE IF NOT EXISTS scores (key BLOB PRIMARY KEY, value REAL NOT NULL) "
+                             "WITHOUT ROWID")
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -52,11 +62,11 @@ class ScoreCache:
             self._local.conn = conn
         return conn
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, float]:
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, float]:
         if self.path is None or not keys:
             return {}
         conn = self._connect()
-        found: dict[str, float] = {}
+        found: dict[bytes, float] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start:start + _CHUNK]
@@ -64,7 +74,7 @@ class ScoreCache:
             found.update(conn.execute(f"SELECT key, value FROM scores WHERE key IN ({marks})", chunk).fetchall())
         return found
 
-    def put_many(self, items: dict[str, float]) -> None:
+    def put_many(self, items: dict[bytes, float]) -> None:
         if self.path is None or not items:
             return
         with self._connect() as conn:

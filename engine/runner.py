@@ -16,7 +16,7 @@ import pandas as pd
 
 from corruptions import catalog
 from engine.accuracy import accuracy_table, margins, passed
-from engine.cache import ScoreCache, context_key, item_key
+from engine.cache import ScoreCache, context_key, item_key, refs_digest
 from engine.errors import MuttlabError
 from engine.settings import Settings
 from engine.trials import Suite
@@ -85,6 +85,13 @@ class _Scorer:
         self.workers = workers
         self.registry = registry
         self._pool: ProcessPoolExecutor | None = None
+        self._refs_keys: dict[tuple[str, ...], str] = {}
+
+    def _refs_key(self, refs: Sequence[str]) -> str:
+        key = tuple(refs)
+        if key not in self._refs_keys:
+            self._refs_keys[key] = refs_digest(key)
+        return self._refs_keys[key]
 
     def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
         """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
@@ -103,17 +110,17 @@ class _Scorer:
         """One score array per batch, from the cache where possible."""
         signature = metric.signature()
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
-        keys = [[item_key(signature, ctx, c, r) for c, r in zip(cands, refs)]
+        keys = [[item_key(signature, ctx, c, self._refs_key(r)) for c, r in zip(cands, refs)]
                 for (cands, refs), ctx in zip(batches, contexts)]
         cached = self.cache.get_many([k for ks in keys for k in ks])
-        new: dict[str, float] = {}
+        new: dict[bytes, float] = {}
         if metric.corpus_dependent:
             # A sentence's score depends on the whole batch: rescore any batch with a miss, whole.
             todo = [i for i, ks in enumerate(keys) if any(k not in cached for k in ks)]
             for i, scores in zip(todo, self._parallel(metric, [batches[i] for i in todo])):
                 new.update(zip(keys[i], scores.tolist()))
         else:
-            missing: dict[str, tuple[str, list[str]]] = {}
+            missing: dict[bytes, tuple[str, list[str]]] = {}
             for (cands, refs), ks in zip(batches, keys):
                 for k, c, r in zip(ks, cands, refs):
                     if k not in cached and k not in missing:
