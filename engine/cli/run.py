@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 from tqdm import tqdm
@@ -62,6 +63,13 @@ def accuracy_records(results: Results) -> list[dict]:
              "ci_high": round(float(r.ci_high), 4), "signature": r.signature} for r in table.itertuples()]
 
 
+def write_trials(results: Results, path) -> None:
+    """The tidy per-trial table (both scores, margin, pass/fail), CSV or JSON Lines by file extension."""
+    table = results.table.assign(signature=results.table["metric"].map(results.signatures))
+    text = table.to_json(orient="records", lines=True) if path.suffix == ".jsonl" else table.to_csv(index=False)
+    emit(text, path)
+
+
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     suite = select_corruptions(SUITES[args.suite](settings), args.corruptions)
@@ -82,6 +90,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         bar.close()
         registry.close()
+    if args.trials_out is not None:
+        write_trials(results, args.trials_out)
     if args.format in ("csv", "json"):
         frame = results.accuracy()
         emit(render(frame, args.format, records=accuracy_records(results)), args.output)
@@ -103,5 +113,7 @@ def register(subparsers, common) -> None:
     parser.add_argument("--suite", choices=sorted(SUITES), default="default",
                         help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, or "
                              "default (MUTT when a data dir is set, else the sample)")
+    parser.add_argument("--trials-out", type=Path, metavar="FILE",
+                        help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
     add_output_options(parser)
     parser.set_defaults(handler=handle)

@@ -44,6 +44,16 @@ def test_run_table_is_the_paper_grid(cli, data_dir, tmp_path):
     assert text.index("BLEU-1") < text.index("ROUGE-L")
 
 
+def test_trials_out_writes_every_trial(cli, data_dir, tmp_path):
+    out = tmp_path / "trials.jsonl"
+    code, _, _ = cli("run", "--data-dir", str(data_dir), "--metrics", "BLEU-4", "--corruptions", "det_sub",
+                     "--refs", "5", "--trials-out", str(out))
+    assert code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 65  # the study's det_sub set
+    assert {"trial", "s_orig", "s_corr", "margin", "passed", "signature"} <= set(rows[0])
+
+
 def test_latex_and_csv_formats(cli, data_dir):
     code, out, _ = cli("run", "--data-dir", str(data_dir), "--metrics", "BLEU-2", "--corruptions", "shuffled",
                        "--refs", "5", "--format", "latex")
