@@ -1,11 +1,17 @@
 """Every corruption type MUTT Lab knows, by name.
 
-The study's types come from Boag et al. (2016), Table 1. Generators and extractors are attached in
-``corruptions.generate`` and ``corruptions.extract``; this module only states what each type is.
+The study's types come from Boag et al. (2016), Table 1; the extra types are MUTT Lab's own (see
+docs/corruptions.md for why each is there). Each type carries its generator (``corruptions.generate``:
+spaCy Doc -> corrupted sentence or None) and/or its SICK extractor (``corruptions.extract``: SICK pair
+-> extracted pair or None).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from corruptions.base import CorruptionType, Family
+from corruptions.extract import EXTRACTORS
+from corruptions.generate import GENERATORS
 
 _A, _P, _F = Family.MEANING_ALTERING, Family.MEANING_PRESERVING, Family.FLUENCY_DISRUPTING
 
@@ -22,7 +28,26 @@ STUDY_TYPES: tuple[CorruptionType, ...] = (
     CorruptionType("swap_chunks", "Re-ordered Chunks", _F, "noun chunks and other segments re-ordered"),
 )
 
-EXTRA_TYPES: tuple[CorruptionType, ...] = ()
+EXTRA_TYPES: tuple[CorruptionType, ...] = (
+    CorruptionType("subj_obj_swap", "Subject-Object Swap", _A,
+                   "subject and object exchanged: the same words, another meaning", study=False),
+    CorruptionType("number_change", "Number Change", _A,
+                   'a count changed ("two dogs" -> "five dogs", "a frog" -> "two frogs")', study=False),
+    CorruptionType("gender_swap", "Gender Swap", _A,
+                   'every gendered word turned to the other gender ("a man ... his" -> "a woman ... her")',
+                   study=False),
+    CorruptionType("drop_content", "Dropped Content Word", _A,
+                   'an adjective or noun modifier dropped ("a red jacket" -> "a jacket")', study=False),
+    CorruptionType("typo", "Typo", _F, "two adjacent letters of one content word swapped", study=False),
+)
+
+
+def _with_functions(ctype: CorruptionType) -> CorruptionType:
+    return replace(ctype, generator=GENERATORS.get(ctype.name), extractor=EXTRACTORS.get(ctype.name))
+
+
+STUDY_TYPES = tuple(_with_functions(t) for t in STUDY_TYPES)
+EXTRA_TYPES = tuple(_with_functions(t) for t in EXTRA_TYPES)
 
 _BY_NAME = {t.name: t for t in STUDY_TYPES + EXTRA_TYPES}
 
@@ -38,6 +63,16 @@ class UnknownCorruption(KeyError):
 
 def all_types() -> list[CorruptionType]:
     return list(_BY_NAME.values())
+
+
+def generated_types() -> list[str]:
+    """Names of the types that have a generator, in catalogue order."""
+    return [t.name for t in _BY_NAME.values() if t.generator is not None]
+
+
+def extracted_types() -> list[str]:
+    """Names of the types extracted from SICK, in catalogue order."""
+    return [t.name for t in _BY_NAME.values() if t.extractor is not None]
 
 
 def get(name: str) -> CorruptionType:

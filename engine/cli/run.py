@@ -13,9 +13,11 @@ from engine.cli.common import add_output_options, emit, render, settings_from_ar
 from engine.errors import MuttlabError
 from engine.runner import Results, registry_for, run
 from engine.sources import load_default_suite, load_mutt_experiments, load_sample
+from engine.suites import suite_from_store
 
 DEFAULT_METRICS = "BLEU-1,BLEU-2,BLEU-3,BLEU-4,ROUGE-L,CIDEr-D"
-SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample": lambda settings: load_sample()}
+SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample": lambda settings: load_sample(),
+          "store": suite_from_store}
 
 
 def parse_ref_counts(text: str | None) -> list[int] | None:
@@ -111,8 +113,9 @@ def register(subparsers, common) -> None:
     parser.add_argument("--refs", default=None,
                         help="comma-separated reference counts (default: 5,10,20, as many as the suite has)")
     parser.add_argument("--suite", choices=sorted(SUITES), default="default",
-                        help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, or "
-                             "default (MUTT when a data dir is set, else the sample)")
+                        help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
+                             "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
+                             "(MUTT when a data dir is set, else the sample)")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
     add_output_options(parser)

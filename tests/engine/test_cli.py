@@ -95,3 +95,12 @@ def test_outside_metric_by_import_path(cli, data_dir):
                        "--metrics", "word-overlap", "--corruptions", "neg_verb", "--refs", "5", "--format", "json")
     assert code == 0
     assert json.loads(out)[0]["metric"] == "word-overlap"
+
+
+def test_sample_run_when_no_data_dir(cli):
+    code, out, err = cli("run", "--metrics", "BLEU-4,ROUGE-L", "--format", "json")
+    assert code == 0
+    assert "bundled sample corpus" in err
+    records = json.loads(out)
+    assert {r["refs"] for r in records} == {5, 10, 20}
+    assert {"double_PP", "neg_verb", "det_sub"} <= {r["corruption"] for r in records}
