@@ -38,6 +38,7 @@ BUILTIN: dict[str, tuple[str, dict]] = {
     "TERp": ("metrics.terp:TerPlus", {}),
     "BADGER": ("metrics.badger:Badger", {}),
     "W2V-AVG": ("metrics.w2v:W2VAvg", {}),
+    "W2V-AVG-corpus": ("metrics.w2v:W2VAvg", {"vectors": "word2vec-corpus", "model_dir": MODEL_DIR}),
     "DeltaBLEU": ("metrics.delta_bleu:DeltaBleu", {}),
     "ReVal-LSTM": ("metrics.reval.metric:ReVal", {"model": "lstm", "model_dir": MODEL_DIR}),
     "ReVal-TreeLSTM": ("metrics.reval.metric:ReVal", {"model": "treelstm", "model_dir": MODEL_DIR}),

