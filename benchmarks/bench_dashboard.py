@@ -1,0 +1,163 @@
+"""Time from opening the dashboard's Run page to a full accuracy grid on the MUTT experiment set, warm cache.
+
+What is measured (headless Debian chromium through Playwright, against `muttlab serve`):
+  1. engine warm-up: ``engine.runner.run`` over every available metric, corruption and reference count,
+     which fills the score cache as ``muttlab run --metrics all`` does (cold the first time, then cached);
+  2. baseline: the same ``runner.run`` again in this process (warm score cache, no UI);
+  3. first visit of a freshly started server: open the Run page (the address bar preselects all metrics,
+     all corruption types, 5/10/20 references), press Run, wait until the heatmap is drawn;
+  4. a second visit in a new browser session (the server keeps finished runs in memory);
+  5. the server's share of 3 and 4: the same page script under Streamlit's AppTest (no browser), first
+     and second session in one process.
+Each UI time is printed with its ratio to the baseline of step 2.
+
+    .venv/bin/python benchmarks/bench_dashboard.py --data-dir ../shared/data --cache-dir .muttlab-cache/bench
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from engine import runner
+from engine.cli.serve import environment
+from engine.settings import Settings
+from engine.sources import load_mutt_experiments
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
+                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+MUTTLAB = Path(sys.executable).with_name("muttlab")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(settings: Settings, port: int, log: Path) -> subprocess.Popen:
+    env = environment(settings, os.environ)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(MUTTLAB), "serve", "--port", str(port)], env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"muttlab serve exited:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit("the server did not start in 300 s")
+
+
+def visit(browser, url: str, shot: Path | None) -> tuple[float, float]:
+    """Seconds until the Run button is shown, and until the full grid is drawn after pressing it."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page.set_default_timeout(1_800_000)
+    start = time.perf_counter()
+    page.goto(url)
+    button = page.get_by_role("button", name="Run")
+    button.wait_for()
+    opened = time.perf_counter() - start
+    button.click()
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
+    page.get_by_text("mean accuracy").wait_for()
+    total = time.perf_counter() - start
+    if page.locator('[data-testid="stException"]').count():
+        raise SystemExit("the page shows a Python exception")
+    if shot:
+        page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    return opened, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, default=Path(".muttlab-cache/bench"))
+    parser.add_argument("--metrics", default="all")
+    parser.add_argument("--screenshot", type=Path, default=Path("test-artifacts/bench-dashboard-grid.png"))
+    args = parser.parse_args()
+    settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    suite = load_mutt_experiments(settings)
+    registry = runner.registry_for(settings)
+
+    start = time.perf_counter()
+    results = runner.run(suite, args.metrics, None, settings, registry)
+    warm_up = time.perf_counter() - start
+    metrics = list(results.signatures)
+    start = time.perf_counter()
+    runner.run(suite, metrics, None, settings, registry)
+    baseline = time.perf_counter() - start
+    registry.close()
+    cells = results.accuracy().shape[0]
+    print(f"grid: {len(metrics)} metrics x {len(suite.corruptions())} corruption types x 3 reference counts "
+          f"= {cells} cells, {len(results.table):,} trial rows, {2 * len(results.table):,} scores")
+    print(f"metrics: {', '.join(metrics)}")
+    print(f"engine warm-up (fills the cache; cold only the first time): {warm_up:8.2f} s")
+    print(f"baseline: runner.run with a warm score cache, no UI:       {baseline:8.2f} s")
+
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-{port}.log"
+    server_start = time.perf_counter()
+    proc = start_server(settings, port, log)
+    print(f"server start (muttlab serve until healthy):                {time.perf_counter() - server_start:8.2f} s")
+    url = (f"http://localhost:{port}/?metrics={','.join(metrics)}&corruptions=all&refs=5,10,20")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                args.screenshot.parent.mkdir(parents=True, exist_ok=True)
+                first_open, first_total = visit(browser, url, args.screenshot)
+                second_open, second_total = visit(browser, url, None)
+            finally:
+                browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    print(f"first visit, fresh server: page open {first_open:6.2f} s, open -> full grid {first_total:6.2f} s "
+          f"({first_total / baseline:5.2f} x baseline)")
+    print(f"second visit (new session): page open {second_open:6.2f} s, open -> full grid {second_total:6.2f} s "
+          f"({second_total / baseline:5.2f} x baseline)")
+    script_times = server_side(settings, metrics)
+    for label, (opened, ran) in zip(("first session", "second session"), script_times):
+        print(f"page script only (AppTest, {label}): open {opened:6.2f} s, Run -> grid drawn {ran:6.2f} s "
+              f"({(opened + ran) / baseline:5.2f} x baseline)")
+    print(f"screenshot: {args.screenshot}")
+
+
+def server_side(settings: Settings, metrics: list[str]) -> list[tuple[float, float]]:
+    """Script time of opening the Run page and of the run, for two sessions of one server process."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ.update(environment(settings, {}))
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    times = []
+    for _ in range(2):
+        at = AppTest.from_file(str(app), default_timeout=1800)
+        at.query_params.update({"metrics": ",".join(metrics), "corruptions": "all", "refs": "5,10,20"})
+        start = time.perf_counter()
+        at.run()
+        opened = time.perf_counter() - start
+        start = time.perf_counter()
+        at.get("form_submit_button")[0].click().run()
+        ran = time.perf_counter() - start
+        if at.exception:
+            raise SystemExit(f"the page raised: {at.exception[0].value}")
+        times.append((opened, ran))
+    return times
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The dashboard's entry point: it declares the pages and nothing else (``streamlit run dashboard/app.py``)."""
+from __future__ import annotations
+
+import streamlit as st
+
+# Page files, relative to this script, grouped as the navigation shows them. They live in ``views/``, not
+# ``pages/``: a ``pages/`` folder beside the entry point puts Streamlit into its legacy multipage mode,
+# where a deep link such as /human runs the page file alone, without this navigation or page config.
+PAGES = {
+    "Metric unit tests": [
+        ("views/run.py", "Run", ":material/grid_view:"),
+        ("views/drilldown.py", "Drill-down", ":material/manage_search:"),
+        ("views/playground.py", "Playground", ":material/edit_note:"),
+    ],
+    "Human judgments": [
+        ("views/human.py", "Human judgments", ":material/groups:"),
+        ("views/correlation.py", "Correlation studies", ":material/scatter_plot:"),
+        ("views/learned.py", "Learned metrics", ":material/model_training:"),
+    ],
+    "Corruption pairs": [
+        ("views/annotate.py", "Annotate", ":material/rate_review:"),
+    ],
+}
+
+
+def pages() -> dict[str, list[st.Page]]:
+    """The navigation: section -> pages; the Run page is the default."""
+    return {section: [st.Page(path, title=title, icon=icon, default=path == "views/run.py")
+                      for path, title, icon in entries]
+            for section, entries in PAGES.items()}
+
+
+def main() -> None:
+    st.set_page_config(page_title="MUTT Lab", page_icon=":material/science:", layout="wide")
+    navigation = st.navigation(pages())
+    navigation.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Plotly figures built from the engine's result frames. No Streamlit here, so every figure is testable alone.
+
+Each function takes an already-computed frame (a runner table, an accuracy table, a correlation matrix)
+and returns a ``plotly.graph_objects.Figure``; nothing is scored or aggregated beyond reshaping.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+# Red (fails) through yellow to green (passes), fixed to 0..100 % so colours compare across runs.
+ACCURACY_SCALE = "RdYlGn"
+CORRELATION_SCALE = "RdBu"
+FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
+GOLD_COLOUR = "#d97706"
+STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
+METRIC_COLOUR = "#2563eb"
+
+
+def download_config(name: str, scale: int = 2) -> dict:
+    """``st.plotly_chart(config=...)``: the modebar's camera button saves a PNG named ``name``."""
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": name, "scale": scale},
+            "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+
+
+def _layout(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
+    fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=60 if title else 40, b=10),
+                      title=dict(text=title, x=0, xanchor="left") if title else None,
+                      plot_bgcolor="white", paper_bgcolor="white")
+    return fig
+
+
+def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,
+                     metric_order: Sequence[str] | None = None,
+                     corruption_order: Sequence[str] | None = None) -> go.Figure:
+    """Accuracy grid, metric x corruption, one panel per reference count.
+
+    Args:
+      accuracy: ``Results.accuracy()``: metric, corruption, refs, n, passed, accuracy, ci_low, ci_high (%).
+      labels: display names of the corruptions (defaults to their ids).
+    Returns:
+      A figure with one heatmap per ref count and, on top of each, an invisible scatter whose points
+      carry ``customdata = [metric, corruption, refs]`` so that a click (Streamlit ``on_select``) names
+      the cell. Hovering shows accuracy, passed/n and the 95% Wilson interval.
+    """
+    labels = dict(labels or {})
+    metrics = list(metric_order or dict.fromkeys(accuracy["metric"]))
+    corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
+    ref_counts = sorted(accuracy["refs"].unique())
+    x_labels = [labels.get(c, c) for c in corruptions]
+    titles = [f"{k} references" for k in ref_counts]
+    # Side by side while the panels stay readable; stacked (full width each) for a large grid.
+    stacked = len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS
+    if stacked:
+        spacing = 0.04 + 0.14 / len(ref_counts)  # room for each panel's column labels
+        fig = make_subplots(rows=len(ref_counts), cols=1, shared_xaxes=True, vertical_spacing=spacing,
+                            subplot_titles=titles)
+    else:
+        fig = make_subplots(rows=1, cols=len(ref_counts), shared_yaxes=True, horizontal_spacing=0.02,
+                            subplot_titles=titles)
+    by_cell = {(r.metric, r.corruption, int(r.refs)): r for r in accuracy.itertuples(index=False)}
+    for panel, k in enumerate(ref_counts, start=1):
+        row_col = dict(row=panel, col=1) if stacked else dict(row=1, col=panel)
+        z = np.full((len(metrics), len(corruptions)), np.nan)
+        hover = np.empty(z.shape, dtype=object)
+        xs, ys, custom, texts = [], [], [], []
+        for i, m in enumerate(metrics):
+            for j, c in enumerate(corruptions):
+                row = by_cell.get((m, c, int(k)))
+                if row is None:
+                    hover[i, j] = ""
+                    continue
+                z[i, j] = row.accuracy
+                text = (f"<b>{m}</b> · {labels.get(c, c)} · {k} refs<br>accuracy {row.accuracy:.1f}% "
+                        f"({int(row.passed)}/{int(row.n)})<br>95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"
+                        f"<br><i>click to open the trials</i>")
+                hover[i, j] = text
+                xs.append(labels.get(c, c))
+                ys.append(m)
+                custom.append([m, c, int(k)])
+                texts.append(text)
+        fig.add_trace(go.Heatmap(
+            z=z, x=x_labels, y=metrics, zmin=0, zmax=100, colorscale=ACCURACY_SCALE,
+            texttemplate="%{z:.0f}", textfont=dict(size=12), hoverinfo="skip", xgap=2, ygap=2,
+            showscale=panel == len(ref_counts),
+            colorbar=dict(title=dict(text="accuracy %"), thickness=12, len=0.8)), **row_col)
+        # Heatmaps emit no selection events; invisible markers at the cell centres do.
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="markers", customdata=custom, text=texts, hovertemplate="%{text}<extra></extra>",
+            marker=dict(symbol="square", size=26, opacity=0.0, color="black"),
+            selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)),
+            showlegend=False, name=f"{k} refs"), **row_col)
+        # Stacked panels each keep their column labels, so no panel needs scrolling to be read.
+        fig.update_xaxes(tickangle=-40 if not stacked else -25, showgrid=False, showticklabels=True, **row_col)
+    fig.update_yaxes(autorange="reversed", showgrid=False)
+    panel_height = 30 * len(metrics) + 60
+    height = max(320, ((panel_height + 110) * len(ref_counts) if stacked else panel_height) + 180)
+    _layout(fig, height)
+    fig.update_layout(clickmode="event+select", dragmode=False, hoverlabel=dict(bgcolor="white"),
+                      margin=dict(l=110, b=130, t=50))
+    return fig
+
+
+def selected_cell(selection: Mapping | None) -> tuple[str, str, int] | None:
+    """The (metric, corruption, refs) of the first clicked point of :func:`accuracy_heatmap`, or None."""
+    if not selection:
+        return None
+    points = (selection.get("selection") or {}).get("points") or []
+    for point in points:
+        custom = point.get("customdata")
+        if custom and len(custom) == 3:
+            return str(custom[0]), str(custom[1]), int(custom[2])
+    return None
+
+
+def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
+    """Distribution of one cell's margins, passes and fails coloured apart; 0 is the decision boundary.
+
+    A relative change over a near-zero original score (the Difference rule) can be millions of times the
+    other margins, so the axis stops at 10 interquartile ranges beyond the quartiles (always showing 0);
+    margins beyond are drawn in the edge bins and counted in the axis title.
+    """
+    values = cell["margin"].to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    if finite.size:
+        q1, q3 = np.quantile(finite, [0.25, 0.75])
+        spread = 10.0 * max(float(q3 - q1), 1e-6)
+        low, high = max(float(finite.min()), q1 - spread), min(float(finite.max()), q3 + spread)
+    else:
+        low = high = 0.0
+    low, high = min(low, 0.0), max(high, 0.0)
+    if high - low < 1e-12:
+        low, high = low - 1.0, high + 1.0
+    outside = int(((finite < low) | (finite > high)).sum())
+    fig = go.Figure()
+    for ok, colour, name in ((False, "#dc2626", "fails"), (True, "#16a34a", "passes")):
+        part = np.clip(cell.loc[cell["passed"] == ok, "margin"].to_numpy(dtype=float), low, high)
+        fig.add_trace(go.Histogram(x=part, name=f"{name} ({len(part)})", marker_color=colour, opacity=0.8,
+                                   xbins=dict(start=low, end=high + (high - low) / 40, size=(high - low) / 40)))
+    fig.add_vline(x=0, line_dash="dash", line_color="#374151")
+    axis = "margin (positive = the metric did the right thing)"
+    if outside:
+        axis += f"; {outside} beyond the axis are counted in the edge bins"
+    fig.update_layout(barmode="overlay", xaxis_title=axis, yaxis_title="trials", legend=dict(orientation="h", y=1.1))
+    return _layout(fig, 300, title)
+
+
+def score_histograms(gold: Sequence[float], scores: Sequence[float], gold_label: str, metric_label: str,
+                     title: str | None = None) -> go.Figure:
+    """Two histograms side by side: human gold scores and a metric's scores of the same sentences."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[gold_label, metric_label], horizontal_spacing=0.08)
+    fig.add_trace(go.Histogram(x=list(gold), marker_color=GOLD_COLOUR, name=gold_label, nbinsx=20), 1, 1)
+    fig.add_trace(go.Histogram(x=list(scores), marker_color=METRIC_COLOUR, name=metric_label, nbinsx=20), 1, 2)
+    fig.update_yaxes(title_text="sentences", row=1, col=1)
+    fig.update_layout(showlegend=False, bargap=0.05)
+    return _layout(fig, 340, title)
+
+
+def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> go.Figure:
+    """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]."""
+    names = list(matrix.columns)
+    fig = go.Figure(go.Heatmap(
+        z=matrix.to_numpy(dtype=float), x=names, y=list(matrix.index), zmin=-1, zmax=1,
+        colorscale=CORRELATION_SCALE, texttemplate="%{z:.2f}", xgap=2, ygap=2,
+        hovertemplate="%{y} vs %{x}: %{z:.3f}<extra>" + (method or "") + "</extra>",
+        colorbar=dict(title=dict(text=method or "r"), thickness=12)))
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, max(320, 60 * len(names) + 140), title)
+
+
+def loss_curve(history: pd.DataFrame, title: str | None = None) -> go.Figure:
+    """Training curves: one line per column of ``history`` besides ``epoch`` (train loss, dev Pearson...)."""
+    fig = go.Figure()
+    for column in [c for c in history.columns if c != "epoch"]:
+        fig.add_trace(go.Scatter(x=history["epoch"], y=history[column], mode="lines+markers", name=column))
+    fig.update_layout(xaxis_title="epoch", legend=dict(orientation="h", y=1.12))
+    return _layout(fig, 320, title)
+
+
+def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title: str | None = None) -> go.Figure:
+    """Playground: one group of bars per metric, one bar per candidate (e.g. the sentence and its corruptions).
+
+    Args:
+      scores: :func:`dashboard.services.score_sentences` output (metric, candidate, score, ...).
+    """
+    fig = go.Figure()
+    palette = ["#2563eb", "#dc2626", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]
+    for i, name in enumerate(candidate_names):
+        part = scores[scores["candidate"] == i]
+        fig.add_trace(go.Bar(x=part["metric"], y=part["score"], name=name, marker_color=palette[i % len(palette)],
+                             hovertemplate="%{x}: %{y:.4f}<extra>" + name.replace("<", "&lt;")[:40] + "</extra>"))
+    fig.update_layout(barmode="group", yaxis_title="score", legend=dict(orientation="h", y=1.15))
+    return _layout(fig, 360, title)
+
+
+def correlation_bars(table: pd.DataFrame, value: str, low: str | None = None, high: str | None = None,
+                     group: str = "metric", colour: str | None = None, title: str | None = None) -> go.Figure:
+    """Bars of one correlation column per metric, with CI whiskers when ``low``/``high`` columns are given."""
+    fig = go.Figure()
+    groups = [(None, table)] if colour is None else list(table.groupby(colour, sort=False))
+    for key, part in groups:
+        error = None
+        if low and high and low in part and high in part:
+            error = dict(type="data", symmetric=False, array=(part[high] - part[value]).to_numpy(),
+                         arrayminus=(part[value] - part[low]).to_numpy())
+        fig.add_trace(go.Bar(x=part[group], y=part[value], error_y=error, name=str(key) if key is not None else value))
+    fig.update_layout(barmode="group", yaxis_title=value, legend=dict(orientation="h", y=1.12))
+    return _layout(fig, 360, title)
+
+
+def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None, high: str | None = None,
+                group: str = "metric", log_x: bool = False, title: str | None = None) -> go.Figure:
+    """One line per metric of ``value`` against ``x`` (a study sweep), with a shaded interval when given."""
+    fig = go.Figure()
+    palette = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed"]
+    for i, (key, part) in enumerate(table.groupby(group, sort=False)):
+        part = part.sort_values(x)
+        colour = palette[i % len(palette)]
+        if low and high and low in part and high in part:
+            fig.add_trace(go.Scatter(x=list(part[x]) + list(part[x])[::-1],
+                                     y=list(part[high]) + list(part[low])[::-1], fill="toself", opacity=0.15,
+                                     line=dict(width=0), fillcolor=colour, hoverinfo="skip", showlegend=False))
+        fig.add_trace(go.Scatter(x=part[x], y=part[value], mode="lines+markers", name=str(key),
+                                 line=dict(color=colour)))
+    fig.update_layout(xaxis_title=x.replace("_", " "), yaxis_title=value, legend=dict(orientation="h", y=1.12))
+    if log_x:
+        fig.update_xaxes(type="log")
+    return _layout(fig, 340, title)
+
+
+def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figure:
+    """Playground: how much each metric's score moves when the candidate is corrupted.
+
+    Args:
+      verdicts: rows of metric, corruption, s_orig, s_corr, passed (the engine's MUTT verdict).
+    Returns:
+      metric x corruption heatmap of the relative change 100 * (s_corr - s_orig) / |s_orig| (%, as the
+      metric reports it; colours clipped to ±100), each cell marked pass or fail.
+    """
+    metrics = list(dict.fromkeys(verdicts["metric"]))
+    corruptions = list(dict.fromkeys(verdicts["corruption"]))
+    z = np.full((len(metrics), len(corruptions)), np.nan)
+    text = np.full(z.shape, "", dtype=object)
+    for row in verdicts.itertuples(index=False):
+        i, j = metrics.index(row.metric), corruptions.index(row.corruption)
+        change = 100.0 * (row.s_corr - row.s_orig) / abs(row.s_orig) if row.s_orig else np.nan
+        z[i, j] = change
+        shown = "n/a" if np.isnan(change) else f"{change:+.0f}%"
+        text[i, j] = f"{shown} {'pass' if row.passed else 'FAIL'}"
+    fig = go.Figure(go.Heatmap(
+        z=np.clip(z, -100, 100), x=corruptions, y=metrics, zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
+        text=text, texttemplate="%{text}", textfont=dict(size=11), xgap=2, ygap=2,
+        hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+        colorbar=dict(title=dict(text="score change %"), thickness=12)))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(tickangle=-30)
+    return _layout(fig, max(320, 30 * len(metrics) + 200), title)

@@ -1,0 +1,295 @@
+"""The dashboard's cached doorway to the engine. Pages call these helpers; none of them computes a score.
+
+Two caches, as Streamlit intends them:
+  * ``st.cache_resource`` for heavy objects shared by every session of the server: the settings-bound
+    metric registry (which holds the metric objects, the METEOR Java process, GloVe vectors, ReVal models),
+    the loaded suite, the pair store;
+  * ``st.cache_data`` for engine results (playground scores, study tables), keyed by what was asked;
+    runs that draw a progress bar use :func:`memoised`, a memo held by ``st.cache_resource``.
+Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
+
+Settings come from :func:`engine.settings.load_settings` (the environment ``muttlab serve`` sets); they
+are passed explicitly to every cached helper so that two configurations never share an entry.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from corruptions import catalog
+from engine import runner, sources
+from engine.errors import MuttlabError
+from engine.settings import Settings, load_settings
+from engine.trials import Suite, Trial
+from metrics.base import MetricError, MetricUnavailable
+from metrics.registry import MetricInfo, Registry
+
+# The metrics a fresh Run page proposes: the study's classic ones that need no training.
+DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
+# Learned metrics need a trained model; the registry reports them unavailable until one exists.
+LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
+RESULTS_KEPT = 64  # finished runs kept in memory, across sessions
+
+
+def settings() -> Settings:
+    """The server's settings (cheap: reads ``MUTTLAB_*`` variables each rerun)."""
+    return load_settings()
+
+
+def optional_module(name: str):
+    """The engine module ``name`` when it is installed in this checkout, else None.
+
+    Pages use this for parts of the project that may be absent (the pair store, the studies, ReVal
+    training) and tell the user what is missing instead of failing.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+# --------------------------------------------------------------------------- shared heavy objects
+
+@st.cache_resource(show_spinner=False)
+def registry(settings: Settings) -> Registry:
+    """One registry per configuration, shared by all sessions: metric objects are built once."""
+    return runner.registry_for(settings)
+
+
+@st.cache_resource(show_spinner=False)
+def scoring_lock(settings: Settings) -> threading.RLock:
+    """Serialises scoring between sessions: metric objects (the METEOR process) are not thread-safe."""
+    return threading.RLock()
+
+
+@st.cache_resource(show_spinner="Checking which metrics are available…")
+def metric_catalogue(settings: Settings) -> list[MetricInfo]:
+    """What the registry knows about every metric: available or not, and why."""
+    reg = registry(settings)
+    with scoring_lock(settings):
+        return [reg.info(name) for name in reg.names]
+
+
+def available_metrics(settings: Settings) -> list[str]:
+    return [info.name for info in metric_catalogue(settings) if info.available]
+
+
+def catalogue_frame(settings: Settings) -> pd.DataFrame:
+    """The catalogue as a table for display (name, available, reason or description, signature)."""
+    rows = [{"metric": i.name, "available": i.available,
+             "requires": ", ".join(i.requires),
+             "note": i.description if i.available else i.reason,
+             "signature": i.signature} for i in metric_catalogue(settings)]
+    return pd.DataFrame(rows, columns=["metric", "available", "requires", "note", "signature"])
+
+
+@st.cache_resource(show_spinner="Loading trials…")
+def suite(settings: Settings) -> Suite:
+    """The suite the app works on: the MUTT experiment sets, or the bundled sample without a data dir.
+
+    Raises:
+      MuttlabError (DataError): the data dir or the sample is missing or malformed.
+    """
+    return sources.load_default_suite(settings)
+
+
+@st.cache_resource(show_spinner=False)
+def trials_by_id(settings: Settings) -> dict[str, Trial]:
+    return {t.id: t for t in suite(settings).trials}
+
+
+def corruption_label(name: str) -> str:
+    try:
+        return catalog.get(name).label
+    except KeyError:
+        return name
+
+
+def corruption_labels(names: Sequence[str]) -> dict[str, str]:
+    return {n: corruption_label(n) for n in names}
+
+
+# --------------------------------------------------------------------------- runs
+
+@dataclass(frozen=True)
+class Selection:
+    """What a grid run scores: metric names, corruption types and reference counts, in display order."""
+
+    metrics: tuple[str, ...]
+    corruptions: tuple[str, ...]
+    ref_counts: tuple[int, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.metrics and self.corruptions and self.ref_counts)
+
+
+class _Memo:
+    """Finished engine results by key, oldest dropped first; shared by all sessions of the server."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.lock = threading.Lock()
+        self.items: OrderedDict[tuple, object] = OrderedDict()
+
+    def get(self, key: tuple):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+            return self.items.get(key)
+
+    def put(self, key: tuple, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _memo() -> _Memo:
+    return _Memo(RESULTS_KEPT)
+
+
+def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
+    """``compute()`` once per ``key`` for the whole server, run under the scoring lock.
+
+    Used instead of ``st.cache_data`` where the computation reports progress to a Streamlit element,
+    which ``st.cache_data``'s element replay forbids. Callers treat the value as read-only.
+    """
+    memo = _memo()
+    value = memo.get(key)
+    if value is None:
+        with scoring_lock(settings):
+            value = memo.get(key)
+            if value is None:
+                value = compute()
+                memo.put(key, value)
+    return value
+
+
+def run_grid(settings: Settings, selection: Selection,
+             progress: Callable[[int, int, str], None] | None = None) -> runner.Results:
+    """``engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
+
+    Kept by :func:`memoised` (not ``st.cache_data``: the progress callback draws a progress bar).
+    Callers treat the returned Results as read-only (they are shared between sessions).
+
+    Raises:
+      MuttlabError: unknown or unavailable metric, impossible reference count, empty selection.
+    """
+    def compute() -> runner.Results:
+        chosen = suite(settings).select(list(selection.corruptions))
+        return runner.run(chosen, list(selection.metrics), list(selection.ref_counts), settings,
+                          registry(settings), progress=progress)
+
+    results = memoised(("run", settings, selection), compute, settings)
+    if progress is not None:
+        progress(len(selection.metrics), len(selection.metrics), "done")
+    return results
+
+
+def cell_trials(settings: Settings, metric: str, corruption: str, refs: int) -> pd.DataFrame:
+    """The trials of one metric x corruption x refs cell with their texts, failing first, by margin.
+
+    Returns:
+      columns trial, passed, margin, s_orig, s_corr, original, corrupted, references (tuple),
+      human_score, source.
+    """
+    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)))
+    table = results.table
+    cell = table[(table["metric"] == metric) & (table["corruption"] == corruption)
+                 & (table["refs"] == int(refs))].copy()
+    by_id = trials_by_id(settings)
+    cell["original"] = [by_id[t].original for t in cell["trial"]]
+    cell["corrupted"] = [by_id[t].corrupted for t in cell["trial"]]
+    cell["references"] = [by_id[t].refs(int(refs)) for t in cell["trial"]]
+    cell["human_score"] = [by_id[t].human_score for t in cell["trial"]]
+    cell["source"] = [by_id[t].source for t in cell["trial"]]
+    cell = cell.sort_values(["passed", "margin"], kind="stable").reset_index(drop=True)
+    return cell[["trial", "passed", "margin", "s_orig", "s_corr", "original", "corrupted", "references",
+                 "human_score", "source"]]
+
+
+# --------------------------------------------------------------------------- playground
+
+@dataclass(frozen=True)
+class SentenceScore:
+    """One metric's score of one candidate, or why there is none."""
+
+    metric: str
+    candidate: str
+    score: float | None
+    higher_is_better: bool
+    problem: str = ""
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
+                    references: tuple[str, ...]) -> pd.DataFrame:
+    """Every chosen metric's score of each candidate against the same references, through the engine cache.
+
+    Returns:
+      columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
+      higher_is_better, problem (the metric's message when it failed).
+    """
+    reg = registry(settings)
+    rows = []
+    batch = [(list(candidates), [list(references)] * len(candidates))]
+    for name in metrics:
+        try:
+            metric = reg.get(name)
+            with scoring_lock(settings):
+                scores = runner.score_batches(metric, batch, settings, reg)[0]
+            for i, s in enumerate(scores):
+                rows.append({"metric": name, "candidate": i, "score": float(s),
+                             "higher_is_better": metric.higher_is_better, "problem": ""})
+        except (MetricError, MetricUnavailable, MuttlabError) as exc:
+            for i in range(len(candidates)):
+                rows.append({"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True,
+                             "problem": str(exc)})
+    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "problem"])
+
+
+# --------------------------------------------------------------------------- the pair store
+
+@st.cache_resource(show_spinner=False)
+def store(settings: Settings):
+    """The pair store of these settings (read-only when the server is), or None when not installed."""
+    module = optional_module("engine.store")
+    return None if module is None else module.open_store(settings)
+
+
+# --------------------------------------------------------------------------- playground corruptions
+
+def generator_types() -> list[str]:
+    """Corruption types with a generator (they apply to any parsed sentence); empty when not installed."""
+    generate = optional_module("corruptions.generate")
+    return list(generate.GENERATORS) if generate is not None else []
+
+
+@st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
+def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[str, ...],
+                     seed: int) -> pd.DataFrame:
+    """Every chosen generator applied to ``sentence`` (``engine.suites.generated_trials``).
+
+    Returns:
+      columns corruption, label, family, rule, corrupted: one row per type that applies.
+    """
+    suites = optional_module("engine.suites")
+    rows = []
+    if suites is not None and types:
+        for trial in suites.generated_trials([("playground", sentence, tuple(references), "playground")],
+                                             list(types), seed):
+            ctype = catalog.get(trial.corruption)
+            rows.append({"corruption": trial.corruption, "label": ctype.label, "family": ctype.family.value,
+                         "rule": ctype.rule.value, "corrupted": trial.corrupted})
+    return pd.DataFrame(rows, columns=["corruption", "label", "family", "rule", "corrupted"])

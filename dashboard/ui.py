@@ -1,0 +1,94 @@
+"""Small Streamlit building blocks every page uses: the header and sample banner, tables and charts with
+their downloads, and the notice shown when part of the project is not installed.
+
+User text is never passed to ``unsafe_allow_html``: tables go through ``st.dataframe``, sentences
+through ``st.text``/``st.code`` or the escaped HTML of :mod:`dashboard.diff`.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard import charts, services
+from dashboard.diff import DIFF_CSS
+from engine.errors import MuttlabError
+from engine.settings import Settings
+from engine.trials import Suite
+
+SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT Lab's small bundled sample "
+                 "(sentences written for the project, corrupted by its own generators; no human scores). "
+                 "Set `MUTTLAB_DATA_DIR` (or `muttlab serve --data-dir`) to use the MUTT study's trials.")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "table"
+
+
+def fmt_score(value: float) -> str:
+    """A score for display: four decimals, or scientific notation for tiny (BLEU-4) or huge values."""
+    if value != value:  # NaN
+        return "–"
+    if value == 0 or 1e-3 <= abs(value) < 1e4:
+        return f"{value:.4f}"
+    return f"{value:.2e}"
+
+
+def header(title: str, caption: str | None = None) -> Settings:
+    """Page title and caption (plus the page styles); returns the server's settings."""
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    st.html(DIFF_CSS)
+    return services.settings()
+
+
+def load_suite(settings: Settings) -> Suite | None:
+    """The app's suite with the sample banner when it is the sample; None (after an error box) when
+    the data cannot be read."""
+    try:
+        suite = services.suite(settings)
+    except MuttlabError as exc:
+        st.error(f"The trials cannot be loaded: {exc}")
+        return None
+    if suite.is_sample:
+        st.info(SAMPLE_BANNER, icon=":material/science:")
+    if not suite.trials:
+        st.warning("The suite has no trials.")
+        return None
+    return suite
+
+
+def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
+    """``st.dataframe`` followed by its CSV download."""
+    st.dataframe(frame, hide_index=True, **kwargs)
+    csv_download("Download CSV", frame, name, f"{key}-csv")
+
+
+def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
+    """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes)."""
+    st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
+                       mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
+
+
+def chart(fig: go.Figure, name: str, key: str, on_select: str = "ignore", **kwargs):
+    """``st.plotly_chart`` with a PNG button in the modebar and an HTML download below.
+
+    Returns:
+      the selection state when ``on_select="rerun"``, else None.
+    """
+    state = st.plotly_chart(fig, key=key, on_select=on_select, config=charts.download_config(_slug(name)),
+                            **kwargs)
+    st.download_button("Download chart (HTML)",
+                       lambda: fig.to_html(include_plotlyjs="cdn", full_html=True).encode("utf-8"),
+                       file_name=f"{_slug(name)}.html", mime="text/html", key=f"{key}-html",
+                       icon=":material/bar_chart:", on_click="ignore")
+    return state if on_select != "ignore" else None
+
+
+def not_available(what: str, module: str, issue_hint: str = "") -> None:
+    """The notice a page shows in place of a part of the project that is not installed."""
+    st.warning(f"**{what} is not available in this installation** (the module `{module}` is missing). "
+               f"{issue_hint}".strip(), icon=":material/construction:")

@@ -1,0 +1,131 @@
+"""Learned metrics: train or load ReVal (Gupta et al. 2015) on SICK, with a progress bar and loss curve,
+and evaluate it against SICK gold scores. Training is ``engine.reval.train_model``; this page only
+draws what it reports."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts, services, ui
+from engine.errors import MuttlabError
+from engine.runner import model_dir
+
+LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
+
+
+def _checkpoint_info(path: Path | None) -> dict | None:
+    if path is None:
+        return None
+    meta = Path(path).with_suffix(".json")
+    try:
+        return json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _history(info: dict) -> pd.DataFrame:
+    rows = info.get("history") or []
+    frame = pd.DataFrame(rows)
+    keep = [c for c in ("epoch", "train_loss", "dev_pearson", "dev_mse") if c in frame]
+    return frame[keep] if "epoch" in keep else pd.DataFrame(columns=["epoch"])
+
+
+def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool) -> None:
+    config = reval.TrainConfig(epochs=int(epochs), learning_rate=float(learning_rate), seed=settings.seed)
+    bar = st.progress(0.0, text="Preparing SICK and its dependency trees…")
+    curve = st.empty()
+    seen: list[dict] = []
+
+    def progress(p) -> None:
+        done = ((p.epoch - 1) * p.steps + p.step) / max(1, p.epochs * p.steps)
+        bar.progress(min(1.0, done), text=f"epoch {p.epoch}/{p.epochs} · batch {p.step}/{p.steps} · "
+                                          f"loss {p.loss:.4f}")
+        if p.dev_pearson is not None:
+            seen.append({"epoch": p.epoch, "train_loss": p.loss, "dev_pearson": p.dev_pearson})
+            curve.plotly_chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"),
+                               key=f"live-{len(seen)}", config=charts.download_config("reval-training"))
+
+    try:
+        trained = reval.train_model(settings, model=model, train_config=config, progress=progress, force=force,
+                                    limit=limit)
+    except MuttlabError as exc:
+        bar.empty()
+        st.error(f"Training failed: {exc}")
+        return
+    bar.progress(1.0, text="done")
+    services.metric_catalogue.clear()  # the metric is available now
+    where = "reused a cached checkpoint" if trained.cached else "trained"
+    st.success(f"{LABELS.get(model, model)}: {where} ({trained.path.name}); installed for the ReVal metric.")
+
+
+def page() -> None:
+    settings = ui.header("Learned metrics", "ReVal: an LSTM or a dependency Tree-LSTM over GloVe vectors that "
+                                            "predicts SICK relatedness (Gupta et al., EMNLP 2015).")
+    reval = services.optional_module("engine.reval")
+    if reval is None:
+        ui.not_available("ReVal training", "engine.reval")
+        return
+    if settings.using_sample:
+        st.info("Training and evaluation use SICK, which needs the data dir (`MUTTLAB_DATA_DIR`); without it "
+                "only the installed models can be inspected.", icon=":material/science:")
+
+    model = st.segmented_control("Model", list(LABELS), default="treelstm", format_func=LABELS.get,
+                                 key="learned-model") or "treelstm"
+    path = reval.find_checkpoint(model, model_dir(settings))
+    info = _checkpoint_info(path)
+    if path is None:
+        st.warning(f"No trained {LABELS[model]} model yet: the metric is unavailable until one is trained.",
+                   icon=":material/psychology:")
+    else:
+        a, b, c = st.columns(3)
+        a.metric("best epoch", info.get("best_epoch", "–"))
+        dev = info.get("dev_pearson")
+        b.metric("dev Pearson (SICK trial)", f"{dev:.4f}" if isinstance(dev, (int, float)) else "–")
+        c.metric("training time", f"{info.get('train_seconds', 0):.0f} s" if info.get("train_seconds") else "–")
+        st.caption(f"checkpoint: {path}")
+        history = _history(info)
+        if len(history):
+            ui.chart(charts.loss_curve(history, f"{LABELS[model]}: loss and dev correlation by epoch"),
+                     f"reval-{model}-training", key="learned-curve")
+            ui.table(history, f"reval-{model}-history", key="learned-history")
+
+    st.subheader("Train")
+    if settings.read_only:
+        st.info("This server is read-only: training (which writes a model) is switched off.", icon=":material/lock:")
+    else:
+        with st.form("learned-train", border=True):
+            x, y, z = st.columns(3)
+            epochs = x.number_input("Epochs (maximum; the best dev epoch is kept)", 1, 50, 10, key="learned-epochs")
+            learning_rate = y.number_input("Learning rate (Adagrad)", 0.001, 1.0, 0.05, step=0.01, format="%.3f",
+                                           key="learned-lr")
+            limit = z.number_input("SICK pairs per split (0 = all)", 0, 10000, 0, step=100, key="learned-limit",
+                                   help="A small number trains a quick, weak model for a try-out.")
+            force = st.checkbox("Train again even if a checkpoint with these settings exists", key="learned-force")
+            submitted = st.form_submit_button("Train", type="primary", icon=":material/model_training:",
+                                              disabled=settings.using_sample)
+        if submitted:
+            _train(reval, settings, model, epochs, learning_rate, int(limit) or None, force)
+
+    st.subheader("Evaluate on SICK")
+    if path is None or settings.using_sample:
+        st.caption("Needs a trained model and the data dir.")
+        return
+    split = st.segmented_control("Split", ["test", "dev"], default="test", key="learned-split") or "test"
+    if st.button("Evaluate", key="learned-evaluate", icon=":material/leaderboard:"):
+        stamp = Path(path).stat().st_mtime
+        with st.spinner("Predicting and bootstrapping…"):
+            try:
+                evaluation = services.memoised(("reval-eval", settings, model, split, str(path), stamp),
+                                               lambda: reval.evaluate_model(settings, model=model, split=split),
+                                               settings)
+            except MuttlabError as exc:
+                st.error(f"Evaluation failed: {exc}")
+                return
+        ui.table(pd.DataFrame([evaluation.as_row()]), f"reval-{model}-{split}-evaluation", key="learned-eval")
+        st.caption("Published: Tai et al. (2015), Table 3 (300-d GloVe); ours uses 50-d GloVe.")
+
+
+page()

@@ -1,0 +1,115 @@
+"""Playground: type references and a candidate, see every metric's score; corrupt the candidate and watch
+the scores move. Verdicts use the engine's MUTT rules (``engine.accuracy``), not code of this page."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from corruptions import catalog
+from dashboard import charts, services, ui
+from dashboard.diff import diff_block
+from engine.accuracy import margins, passed
+from engine.errors import MuttlabError
+
+EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street.\n"
+                      "A cyclist rides through city traffic.\n"
+                      "A person on a bike travels down a crowded road.")
+EXAMPLE_CANDIDATE = "A man is riding a bicycle down the street."
+
+
+def _verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+    """Metric x corruption: margin and pass/fail of the candidate (index 0) against each corruption."""
+    rows = []
+    for metric, part in scores.groupby("metric", sort=False):
+        by_candidate = dict(zip(part["candidate"], part["score"]))
+        higher = bool(part["higher_is_better"].iloc[0])
+        for i, row in enumerate(corrupted.itertuples(index=False), start=1):
+            s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
+            if np.isnan(s_orig) or np.isnan(s_corr):
+                continue
+            rule = catalog.get(row.corruption).rule
+            margin = float(margins([s_orig], [s_corr], rule, higher, tolerance)[0])
+            rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
+                         "margin": margin, "passed": bool(passed([margin], rule)[0])})
+    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
+
+
+def page() -> None:
+    settings = ui.header("Playground", "Type one or more references and a candidate sentence. Every metric "
+                                       "scores it; each corruption generator then rewrites the candidate, and "
+                                       "you see which metrics notice.")
+    available = services.available_metrics(settings)
+    if not available:
+        st.error("No metric can be loaded in this installation (see the Run page).")
+        return
+    types = services.generator_types()
+    labels = services.corruption_labels(types)
+    with st.form("playground", border=True):
+        left, right = st.columns(2)
+        references = left.text_area("References (one per line)", EXAMPLE_REFERENCES, height=150, key="pg-refs")
+        candidate = right.text_area("Candidate", EXAMPLE_CANDIDATE, height=68, key="pg-candidate")
+        chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
+                                         format_func=lambda c: labels.get(c, c), key="pg-types",
+                                         help="Generators that do not apply to the sentence are skipped.")
+        metrics = st.multiselect("Metrics", available,
+                                 default=[m for m in available if m not in services.LEARNED_METRICS],
+                                 key="pg-metrics")
+        st.form_submit_button("Score", type="primary", icon=":material/calculate:")
+    if not types:
+        ui.not_available("Corruption generators", "corruptions.generate / engine.suites")
+
+    refs = tuple(line.strip() for line in references.splitlines() if line.strip())
+    sentence = " ".join(candidate.split())
+    if not refs or not sentence:
+        st.warning("Give at least one reference and a non-empty candidate.")
+        return
+    if not metrics:
+        st.warning("Choose at least one metric.")
+        return
+    try:
+        corrupted = services.corrupt_sentence(sentence, refs, tuple(chosen_types), settings.seed)
+    except MuttlabError as exc:
+        st.error(f"The generators could not run: {exc}")
+        corrupted = services.corrupt_sentence(sentence, refs, (), settings.seed)
+    candidates = (sentence,) + tuple(corrupted["corrupted"])
+    names = ["candidate"] + list(corrupted["label"])
+    with st.spinner("Scoring…"):
+        scores = services.score_sentences(settings, tuple(metrics), candidates, refs)
+
+    failed = scores[scores["problem"] != ""].drop_duplicates("metric")
+    for row in failed.itertuples(index=False):
+        st.warning(f"{row.metric}: {row.problem}")
+
+    st.subheader("Scores")
+    wide = scores.pivot_table(index="metric", columns="candidate", values="score", sort=False)
+    wide.columns = [names[i] for i in wide.columns]
+    ui.table(wide.reset_index(), "playground-scores", key="pg-scores",
+             column_config={n: st.column_config.NumberColumn(format="%.4g") for n in names})
+    if corrupted.empty:
+        ui.chart(charts.sentence_scores(scores.dropna(subset=["score"]), names), "playground-scores",
+                 key="pg-chart")
+        st.info("No chosen generator applies to this candidate.")
+        return
+    verdicts = _verdicts(scores, corrupted, settings.tolerance)
+    ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
+             "playground-changes", key="pg-chart")
+    st.caption("pass / FAIL: the MUTT rule of the corruption's family (orig > corr, or the difference rule for "
+               "meaning-preserving ones). A metric that scores one sentence alone against its references can be "
+               "degenerate: CIDEr-D's document frequencies come from the batch, so a single candidate gets 0.")
+
+    st.subheader("Corruptions of the candidate")
+    for row in corrupted.itertuples(index=False):
+        with st.container(border=True):
+            st.markdown(f"**{row.label}** · {row.family} · rule: {row.rule}")
+            st.html(diff_block(sentence, row.corrupted, labels=("candidate", "corruption")))
+            mine = verdicts[verdicts["corruption"] == row.label]
+            if not mine.empty:
+                ok = mine.loc[mine["passed"], "metric"].tolist()
+                bad = mine.loc[~mine["passed"], "metric"].tolist()
+                st.caption(f":green[:material/check_circle:] notice it: {', '.join(ok) or 'none'}  ·  "
+                           f":red[:material/cancel:] miss it: {', '.join(bad) or 'none'}")
+    ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
+
+
+page()

@@ -1,0 +1,53 @@
+"""Fixtures for the dashboard: AppTest on the real data with a private cache and pair store."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.settings import REPO_ROOT, load_settings
+
+APP = REPO_ROOT / "dashboard" / "app.py"
+TIMEOUT = 180  # first runs start spaCy or Java on a busy machine
+SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
+                      "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS")
+
+
+@pytest.fixture
+def app_env(monkeypatch, data_dir, tmp_path) -> Path:
+    """The environment `muttlab serve` would give the app: real data, a fresh cache dir, one worker."""
+    for name in SETTINGS_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache))
+    monkeypatch.setenv("MUTTLAB_WORKERS", "1")
+    return cache
+
+
+@pytest.fixture
+def app_settings(app_env):
+    """The settings the app sees under ``app_env``."""
+    return load_settings()
+
+
+def open_page(page: str, secrets: dict | None = None, state: dict | None = None) -> AppTest:
+    """Run the app, switch to ``views/<page>.py`` and run it; ``state`` is put in session state first."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in (secrets or {}).items():
+        at.secrets[key] = value
+    at.run()
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    at.switch_page(f"views/{page}.py").run()
+    return at
+
+
+def shown_errors(at: AppTest) -> list[str]:
+    """Exceptions and error boxes on the page (a healthy page has none)."""
+    return [e.value for e in at.exception] + [e.value for e in at.error]
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [element.proto.body for element in at.get("html")]

@@ -1,0 +1,120 @@
+"""End to end: `muttlab serve` on a free port, driven in headless Debian chromium through Playwright.
+
+Runs a small grid on the bundled sample, opens a drill-down from it, and saves screenshots in
+test-artifacts/. It fails if any page shows a Python exception (Streamlit's ``stException`` element).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from engine.settings import REPO_ROOT
+from tests.dashboard.conftest import SETTINGS_VARIABLES
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
+                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+MUTTLAB = Path(sys.executable).with_name("muttlab")
+EXCEPTION = '[data-testid="stException"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"muttlab serve exited with {proc.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"the dashboard did not come up in {seconds:.0f} s:\n{log.read_text()}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    """`muttlab serve` on the sample (no data dir) with a private cache; yields its URL."""
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    if not MUTTLAB.is_file() and shutil.which("muttlab") is None:
+        pytest.fail("the muttlab console script is not installed (pip install -e .)")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), MUTTLAB_WORKERS="1")
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(MUTTLAB if MUTTLAB.is_file() else shutil.which("muttlab")), "serve",
+                                 "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    url = f"http://localhost:{port}"
+    try:
+        _wait_healthy(url, proc, log)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_small_grid_and_drilldown_in_chromium(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            page.set_default_timeout(180_000)
+            expect.set_options(timeout=180_000)
+            # The address bar preselects two fast metrics; the run itself is started with the button.
+            page.goto(f"{server}/?metrics=BLEU-4,ROUGE-L&refs=5")
+            expect(page.get_by_role("heading", name="Run the metric unit tests")).to_be_visible()
+            expect(page.get_by_text("Sample data.")).to_be_visible()
+            page.get_by_role("button", name="Run").click()
+            page.locator(".js-plotly-plot").first.wait_for()
+            expect(page.get_by_text("mean accuracy")).to_be_visible()
+            assert page.locator(EXCEPTION).count() == 0
+            page.screenshot(path=str(ARTIFACTS / "dashboard-run.png"), full_page=True)
+            # The table under the grid downloads as CSV (written when clicked).
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Download CSV").first.click()
+            csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+            assert csv[0].split(",")[0] == "metric" and {row.split(",")[0] for row in csv[1:]} == {"BLEU-4", "ROUGE-L"}
+
+            page.get_by_role("button", name="Open trials").click()
+            expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
+            page.locator(".mutt-diff").first.wait_for()
+            expect(page.get_by_text("trials shown")).to_be_visible()
+            assert page.locator(EXCEPTION).count() == 0
+            page.screenshot(path=str(ARTIFACTS / "dashboard-drilldown.png"), full_page=True)
+
+            # A deep link opens its page inside the app's navigation.
+            page.goto(f"{server}/human")
+            expect(page.get_by_role("heading", name="Human judgments")).to_be_visible()
+            expect(page.get_by_role("link", name="Correlation studies")).to_be_visible()
+            assert page.locator(EXCEPTION).count() == 0
+        finally:
+            browser.close()
+    assert (ARTIFACTS / "dashboard-drilldown.png").stat().st_size > 10_000

@@ -1,0 +1,59 @@
+"""The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
+from __future__ import annotations
+
+from engine import runner
+from engine.sources import load_mutt_experiments
+from tests.dashboard.conftest import html_bodies, open_page, shown_errors
+
+CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}
+
+
+def _engine_cell(settings):
+    suite = load_mutt_experiments(settings).select([CELL["corruption"]])
+    table = runner.run(suite, [CELL["metric"]], [CELL["refs"]], settings).table
+    return table, {t.id: t for t in suite.trials}
+
+
+def test_cell_trials_failing_first_by_margin(app_env, app_settings):
+    at = open_page("drilldown", state={"drilldown_cell": CELL})
+    assert not shown_errors(at)
+    table, trials = _engine_cell(app_settings)
+    shown = {m.label: m.value for m in at.metric}
+    # data/README.md: the passive set has 214 trials.
+    assert shown["trials"] == "214"
+    assert int(shown["passed"]) == int(table["passed"].sum())
+    assert int(shown["failed"]) == int((~table["passed"]).sum())
+    # The first card is the failing trial with the lowest margin, and its diff shows its sentences.
+    worst = table[~table["passed"]].sort_values("margin", kind="stable").iloc[0]
+    first_card = at.markdown[[m.value for m in at.markdown].index(next(
+        m.value for m in at.markdown if "fails" in m.value))].value
+    assert worst["trial"] in first_card
+    bodies = "\n".join(html_bodies(at))
+    assert 'class="mutt-diff"' in bodies
+    first_word_of_corruption = trials[worst["trial"]].corrupted.split()[0]
+    assert first_word_of_corruption in bodies
+    # References are collapsed in an expander per trial.
+    assert any(e.label == "5 references" for e in at.expander)
+
+
+def test_filters_by_verdict_and_text(app_env, app_settings):
+    at = open_page("drilldown", state={"drilldown_cell": CELL})
+    table, trials = _engine_cell(app_settings)
+    at.segmented_control(key="dd-verdict").set_value("passes").run()
+    assert f"**{int(table['passed'].sum())}** of 214 trials shown" in [m.value for m in at.markdown]
+    at.segmented_control(key="dd-verdict").set_value("all").run()
+    at.text_input(key="dd-query").input("guitar").run()
+    expected = sum(1 for t in table["trial"]
+                   if "guitar" in trials[t].original.lower() or "guitar" in trials[t].corrupted.lower())
+    assert expected > 0
+    assert f"**{expected}** of 214 trials shown" in [m.value for m in at.markdown]
+    at.text_input(key="dd-query").input("no sentence says this").run()
+    assert any("No trial matches" in i.value for i in at.info)
+
+
+def test_table_download_and_chart(app_env):
+    at = open_page("drilldown", state={"drilldown_cell": CELL})
+    labels = [b.label for b in at.get("download_button")]
+    assert labels.count("Download CSV") >= 1
+    assert "Download chart (HTML)" in labels
+    assert len(at.get("plotly_chart")) == 1

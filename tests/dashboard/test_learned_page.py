@@ -1,0 +1,42 @@
+"""The Learned metrics page: ReVal status, training with progress and a loss curve, read-only refusal."""
+from __future__ import annotations
+
+import json
+
+from engine.runner import model_dir
+from tests.dashboard.conftest import open_page, shown_errors
+
+
+def test_untrained_model_is_reported_and_training_offered(app_env):
+    at = open_page("learned", state={"learned-model": "lstm"})
+    assert not shown_errors(at)
+    assert any("No trained ReVal-LSTM model yet" in w.value for w in at.warning)
+    assert [b.label for b in at.get("form_submit_button")] == ["Train"]
+
+
+def test_a_short_training_run_draws_its_curve_and_installs_the_model(app_env, app_settings):
+    at = open_page("learned", state={"learned-model": "lstm"})
+    at.number_input(key="learned-epochs").set_value(1)
+    at.number_input(key="learned-limit").set_value(30)
+    at.get("form_submit_button")[0].click().run()
+    assert not shown_errors(at)
+    assert any("ReVal-LSTM: trained" in s.value for s in at.success)
+    installed = model_dir(app_settings) / "reval-lstm.pt"
+    assert installed.is_file()
+    info = json.loads(installed.with_suffix(".json").read_text())
+    assert info["data"]["train"] == 30 and len(info["history"]) == 1
+    # Reopened, the page shows the checkpoint's epoch history and the metric is available to runs.
+    at = open_page("learned", state={"learned-model": "lstm"})
+    history = next(d.value for d in at.dataframe if "train_loss" in d.value.columns)
+    assert history["train_loss"].tolist() == [info["history"][0]["train_loss"]]
+    assert len(at.get("plotly_chart")) == 1
+    at.switch_page("views/run.py").run()
+    assert "ReVal-LSTM" in at.multiselect(key="run-metrics").options
+
+
+def test_read_only_server_offers_no_training(app_env, monkeypatch):
+    monkeypatch.setenv("MUTTLAB_READ_ONLY", "1")
+    at = open_page("learned")
+    assert not shown_errors(at)
+    assert not at.get("form_submit_button")
+    assert any("read-only" in i.value for i in at.info)

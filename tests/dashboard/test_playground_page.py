@@ -1,0 +1,49 @@
+"""The Playground page: every chosen metric scores the typed sentence and its generated corruptions."""
+from __future__ import annotations
+
+import pytest
+
+from engine.runner import registry_for
+from engine.suites import generated_trials
+from tests.dashboard.conftest import html_bodies, open_page, shown_errors
+
+# SICK.txt pair 1, sentence A, as the candidate; sentence B of pair 1 and sentences A of pairs 3 and 2 as references.
+CANDIDATE = "A group of kids is playing in a yard and an old man is standing in the background"
+REFERENCES = ["A group of boys in a yard is playing and a man is standing in the background",
+              "The young boys are playing outdoors and the man is smiling nearby",
+              "A group of children is playing in the house and there is no man standing in the background"]
+STATE = {"pg-metrics": ["BLEU-4", "ROUGE-L"], "pg-types": ["neg_subj", "double_PP"],
+         "pg-candidate": CANDIDATE, "pg-refs": "\n".join(REFERENCES)}
+
+
+def test_scores_of_the_candidate_and_its_corruptions(app_env, app_settings):
+    at = open_page("playground", state=STATE)
+    assert not shown_errors(at)
+    made = generated_trials([("playground", CANDIDATE, tuple(REFERENCES), "playground")], ["neg_subj", "double_PP"],
+                            app_settings.seed)
+    assert made  # both generators apply to this sentence
+    registry = registry_for(app_settings)
+    scores = at.dataframe[0].value.set_index("metric")
+    for name in ("BLEU-4", "ROUGE-L"):
+        expected = registry.get(name).score([CANDIDATE] + [t.corrupted for t in made], [REFERENCES] * (1 + len(made)))
+        assert scores.loc[name].tolist() == pytest.approx(expected.tolist())
+    bodies = "\n".join(html_bodies(at))
+    for trial in made:
+        assert trial.corrupted.split()[0] in bodies
+    verdicts = at.dataframe[-1].value
+    assert set(verdicts["metric"]) == {"BLEU-4", "ROUGE-L"}
+    assert len(verdicts) == 2 * len(made)
+
+
+def test_typed_html_is_shown_as_text(app_env):
+    state = dict(STATE, **{"pg-candidate": "<img src=x onerror=alert(1)> A man is walking in the park"})
+    at = open_page("playground", state=state)
+    assert not shown_errors(at)
+    bodies = "\n".join(html_bodies(at))
+    assert "<img" not in bodies and "&lt;img" in bodies
+
+
+def test_empty_candidate_is_explained(app_env):
+    at = open_page("playground", state=dict(STATE, **{"pg-candidate": "   "}))
+    assert not shown_errors(at)
+    assert any("non-empty candidate" in w.value for w in at.warning)

@@ -1,0 +1,89 @@
+"""The Run page: widgets drive engine.runner.run and the grid shows exactly its accuracy table."""
+from __future__ import annotations
+
+import pytest
+
+from engine import runner
+from engine.sources import SAMPLE_TRIALS, load_mutt_experiments
+from tests.dashboard.conftest import open_page, shown_errors
+
+METRICS = ["BLEU-4", "ROUGE-L"]
+CORRUPTIONS = ["neg_subj", "det_sub"]
+
+
+def _run(at, metrics=METRICS, corruptions=CORRUPTIONS, refs=(5,)):
+    at.multiselect(key="run-metrics").set_value(list(metrics))
+    at.multiselect(key="run-corruptions").set_value(list(corruptions))
+    at.multiselect(key="run-refs").set_value(list(refs))
+    at.get("form_submit_button")[0].click().run()
+    return at
+
+
+def test_first_visit_lists_metrics_and_waits_for_a_choice(app_env):
+    at = open_page("run")
+    assert not shown_errors(at)
+    assert at.title[0].value == "Run the metric unit tests"
+    catalogue = at.dataframe[0].value
+    assert {"BLEU-4", "METEOR-1.5", "ReVal-TreeLSTM"} <= set(catalogue["metric"])
+    assert "BLEU-4" in at.multiselect(key="run-metrics").options
+    # The MUTT sets have 20 references per trial, so every configured count is offered.
+    assert at.multiselect(key="run-refs").options == ["5", "10", "20"]
+    assert any("press **Run**" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+
+
+def test_grid_shows_the_engines_accuracy(app_env, app_settings):
+    at = _run(open_page("run"))
+    assert not shown_errors(at)
+    suite = load_mutt_experiments(app_settings).select(CORRUPTIONS)
+    expected = runner.run(suite, METRICS, [5], app_settings).accuracy()
+    shown = {m.label: m.value for m in at.metric}
+    # data/README.md: neg_subj has 336 trials and det_sub 65.
+    assert shown["trials"] == "401"
+    assert len(at.get("plotly_chart")) == 1
+    tidy = next(d.value for d in at.dataframe if "ci_low" in d.value.columns)
+    merged = tidy.merge(expected, on=["metric", "corruption", "refs"], suffixes=("", "_engine"))
+    assert len(merged) == len(expected) == 4
+    for column in ("n", "passed", "accuracy", "ci_low", "ci_high"):
+        assert merged[column].tolist() == pytest.approx(merged[f"{column}_engine"].tolist())
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download CSV" in labels and "Download chart (HTML)" in labels
+
+
+def test_rerun_is_served_from_memory(app_env, monkeypatch):
+    at = _run(open_page("run"))
+    calls = []
+    real = runner.run
+    monkeypatch.setattr(runner, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at.get("form_submit_button")[0].click().run()
+    assert not shown_errors(at)
+    assert calls == []
+    assert {m.label: m.value for m in at.metric}["trials"] == "401"
+
+
+def test_choosing_a_cell_opens_its_drilldown(app_env):
+    at = _run(open_page("run"))
+    at.selectbox(key="cell-metric").set_value("ROUGE-L")
+    at.selectbox(key="cell-corruption").set_value("det_sub")
+    at.button(key="cell-open").click().run()
+    assert not shown_errors(at)
+    assert at.title[0].value == "Drill-down"
+    assert at.session_state["drilldown_cell"] == {"metric": "ROUGE-L", "corruption": "det_sub", "refs": 5}
+    assert {m.label: m.value for m in at.metric}["trials"] == "65"
+
+
+def test_an_empty_choice_is_explained(app_env):
+    at = _run(open_page("run"), metrics=[])
+    assert not shown_errors(at)
+    assert any("at least one metric" in w.value for w in at.warning)
+
+
+def test_sample_banner_without_a_data_dir(app_env, monkeypatch):
+    monkeypatch.delenv("MUTTLAB_DATA_DIR")
+    at = open_page("run")
+    assert not at.exception
+    if SAMPLE_TRIALS.is_file():
+        assert any(i.value.startswith("**Sample data.**") for i in at.info)
+        assert {"BLEU-4"} <= set(at.multiselect(key="run-metrics").options)
+    else:  # the sample has not been generated in this checkout: the page says which file is missing
+        assert any("trials.jsonl" in e.value for e in at.error)
