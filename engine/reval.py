@@ -1,0 +1,304 @@
+"""Training and evaluating the ReVal models on SICK, with checkpoints cached on disk.
+
+SICK's own splits are used as Tai et al. (2015, §5.2) do: TRAIN to train, TRIAL to select the epoch,
+TEST to report. The full SICK release read here has 4,439 / 495 / 4,906 pairs; Tai et al. used the
+SemEval-2014 files (4,500 / 500 / 4,927). Parses of every SICK sentence are computed once and cached; a
+checkpoint is keyed by its model and training configuration and by a hash of the data it saw, so the
+same command twice trains once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from scipy import stats as sps
+
+from engine.errors import MuttlabError
+from engine.runner import model_dir
+from engine.settings import Settings
+from engine.sources import load_sick
+from metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint
+from metrics.reval.model import MODELS, ModelConfig, WordVectors, load_checkpoint, save_checkpoint
+from metrics.reval.train import Inputs, Pair, Progress, TrainConfig, TrainResult, predict, train
+from metrics.reval.trees import DepTree, load_trees, parse_trees, save_trees
+
+SPLITS = {"train": "TRAIN", "dev": "TRIAL", "test": "TEST"}
+
+# Tai et al. (2015), Table 3, SICK test set, 300-d GloVe: the published numbers ours are set beside.
+PUBLISHED = {
+    "lstm": {"pearson": 0.8528, "spearman": 0.7911, "mse": 0.2831},
+    "treelstm": {"pearson": 0.8676, "spearman": 0.8083, "mse": 0.2532},
+}
+
+
+@dataclass(frozen=True)
+class SickData:
+    """SICK pairs by split (train/dev/test), every sentence's tree, and a hash of all of it."""
+
+    splits: dict[str, list[Pair]]
+    trees: dict[str, DepTree]
+    data_hash: str
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A trained model: where its checkpoint is and what training reported."""
+
+    model: str
+    path: Path
+    cached: bool
+    info: dict
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Correlation of predictions with SICK gold scores on one split, with bootstrap 95% CIs."""
+
+    model: str
+    split: str
+    n: int
+    pearson: float
+    pearson_ci: tuple[float, float]
+    spearman: float
+    spearman_ci: tuple[float, float]
+    mse: float
+    mse_ci: tuple[float, float]
+    checkpoint: str
+
+    def as_row(self) -> dict:
+        pub = PUBLISHED.get(self.model, {})
+        return {"model": self.model, "split": self.split, "n": self.n,
+                "pearson": self.pearson, "pearson_lo": self.pearson_ci[0], "pearson_hi": self.pearson_ci[1],
+                "spearman": self.spearman, "spearman_lo": self.spearman_ci[0],
+                "spearman_hi": self.spearman_ci[1],
+                "mse": self.mse, "mse_lo": self.mse_ci[0], "mse_hi": self.mse_ci[1],
+                "published_pearson": pub.get("pearson"), "published_spearman": pub.get("spearman"),
+                "published_mse": pub.get("mse"), "checkpoint": self.checkpoint}
+
+
+def _hash(lines) -> str:
+    digest = hashlib.sha256()
+    for line in lines:
+        digest.update(line.encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _spacy_version() -> str:
+    from resources.spacy_nlp import load_nlp
+
+    nlp = load_nlp()
+    return f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
+
+
+def reval_dir(settings: Settings) -> Path:
+    return model_dir(settings) / "reval"
+
+
+def load_sick_data(settings: Settings, limit: int | None = None) -> SickData:
+    """SICK as ReVal training data, with trees from the on-disk parse cache (parsed once per data set).
+
+    ``limit`` keeps only the first ``limit`` pairs of each split (for quick experiments and tests).
+    """
+    if settings.data_dir is None:
+        raise MuttlabError("ReVal trains on SICK, which needs the datasets folder; "
+                           "pass --data-dir or set MUTTLAB_DATA_DIR")
+    splits: dict[str, list[Pair]] = {name: [] for name in SPLITS}
+    by_sick = {v: k for k, v in SPLITS.items()}
+    for p in load_sick(settings):
+        if p.split in by_sick:
+            splits[by_sick[p.split]].append(Pair(p.sentence_a, p.sentence_b, float(p.relatedness)))
+    if limit is not None:
+        splits = {k: v[:limit] for k, v in splits.items()}
+    data_hash = _hash(f"{name}\t{p.sentence_a}\t{p.sentence_b}\t{p.score!r}"
+                      for name, pairs in splits.items() for p in pairs)[:16]
+    sentences = list(dict.fromkeys(s for pairs in splits.values() for p in pairs
+                                   for s in (p.sentence_a, p.sentence_b)))
+    return SickData(splits, sick_trees(settings, sentences), data_hash)
+
+
+def sick_trees(settings: Settings, sentences: list[str]) -> dict[str, DepTree]:
+    """Trees for the sentences, read from the parse cache or parsed now and cached."""
+    key = _hash([_spacy_version(), *sentences])[:16]
+    path = reval_dir(settings) / f"parses-{key}.json"
+    if path.is_file():
+        try:
+            trees = load_trees(path)
+            if all(s in trees for s in sentences):
+                return trees
+        except (ValueError, KeyError, IndexError):
+            pass  # a damaged cache is parsed again and overwritten
+    trees = dict(zip(sentences, parse_trees(sentences)))
+    save_trees(path, trees)
+    return trees
+
+
+def _word_vectors() -> WordVectors:
+    from resources.glove import DIM, VectorsMissing, load_glove
+
+    try:
+        return WordVectors(load_glove(), DIM)
+    except VectorsMissing as exc:
+        raise MuttlabError(str(exc)) from None
+
+
+def checkpoint_key(model_config: ModelConfig, train_config: TrainConfig, data_hash: str) -> str:
+    config = json.dumps({"model": model_config.to_dict(), "train": train_config.to_dict()}, sort_keys=True)
+    return _hash([config, data_hash])[:16]
+
+
+def train_model(settings: Settings, model: str = "treelstm", train_config: TrainConfig | None = None,
+                progress: Callable[[Progress], None] | None = None, force: bool = False,
+                limit: int | None = None, install: bool = True) -> Trained:
+    """Train ReVal on SICK TRAIN, selecting the epoch on TRIAL; a cached checkpoint is reused.
+
+    With ``install`` the result becomes the model the ReVal metric uses (``<model dir>/reval-<model>.pt``).
+    """
+    if model not in MODELS:
+        raise MuttlabError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
+    train_config = train_config or TrainConfig(seed=settings.seed)
+    data = load_sick_data(settings, limit=limit)
+    model_config = ModelConfig(model=model)
+    key = checkpoint_key(model_config, train_config, data.data_hash)
+    path = reval_dir(settings) / f"{model}-{key}.pt"
+    if path.is_file() and path.with_suffix(".json").is_file() and not force:
+        info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        if info.get("complete"):
+            if install:
+                _install(settings, path, model)
+            return Trained(model, path, True, info)
+    inputs = Inputs(data.trees, _word_vectors())
+
+    def info_of(result: TrainResult, complete: bool) -> dict:
+        return {"model": model, "key": key, "data_hash": data.data_hash, "train": train_config.to_dict(),
+                "data": {"source": "SICK", "train": len(data.splits["train"]),
+                         "dev": len(data.splits["dev"]), "test": len(data.splits["test"])},
+                "inputs": "glove-6B-50d (frozen)", "parser": _spacy_version(),
+                "best_epoch": result.best_epoch, "dev_pearson": result.best_dev_pearson,
+                "history": [vars(h) for h in result.history], "train_seconds": round(result.seconds, 1),
+                "complete": complete}
+
+    def checkpoint(result: TrainResult) -> None:
+        # Saved after every epoch, so an interrupted run still leaves its best model so far.
+        save_checkpoint(result.model, path, info_of(result, complete=False))
+
+    result = train(data.splits["train"], data.splits["dev"], inputs, model_config, train_config,
+                   progress=progress, on_epoch=checkpoint)
+    info = info_of(result, complete=True)
+    save_checkpoint(result.model, path, info)
+    if install:
+        _install(settings, path, model)
+    return Trained(model, path, False, info)
+
+
+def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None,
+                        progress: Callable[[int, Progress], None] | None = None, force: bool = False,
+                        limit: int | None = None) -> tuple[Trained, list[Trained]]:
+    """Train one model per seed (each cached) and install the one with the best dev Pearson r.
+
+    Model selection stays on the dev split (TRIAL), as for the epoch; TEST is never looked at.
+    Returns the chosen run and all runs, in seed order.
+    """
+    if not seeds:
+        raise MuttlabError("give at least one seed")
+    base = train_config or TrainConfig(seed=settings.seed)
+    runs = []
+    for seed in seeds:
+        report = (lambda p, seed=seed: progress(seed, p)) if progress else None
+        runs.append(train_model(settings, model, replace(base, seed=seed), progress=report, force=force,
+                                limit=limit, install=False))
+    best = max(runs, key=lambda r: r.info["dev_pearson"])
+    _install(settings, best.path, model)
+    return best, runs
+
+
+def _install(settings: Settings, path: Path, model: str) -> None:
+    dest = model_dir(settings) / checkpoint_name(model)
+    _copy_checkpoint(path, dest)
+
+
+def _copy_checkpoint(src: Path, dest: Path, extra: dict | None = None) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    info = json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+    info.update(extra or {})
+    dest.with_suffix(".json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def bootstrap_ci(gold: np.ndarray, pred: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], float],
+                 samples: int, seed: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) of ``statistic`` over pairs."""
+    if samples <= 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    values = np.empty(samples)
+    for b in range(samples):
+        idx = rng.integers(0, len(gold), len(gold))
+        values[b] = statistic(gold[idx], pred[idx])
+    alpha = (1 - confidence) / 2
+    lo, hi = np.nanquantile(values, [alpha, 1 - alpha])
+    return (float(lo), float(hi))
+
+
+def _pearson(a, b) -> float:
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _spearman(a, b) -> float:
+    return _pearson(sps.rankdata(a), sps.rankdata(b))
+
+
+def _mse(a, b) -> float:
+    return float(np.mean((a - b) ** 2))
+
+
+def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "test",
+                   checkpoint: Path | None = None, bootstrap: int = 1000, limit: int | None = None) -> Evaluation:
+    """Pearson r, Spearman ρ and MSE of a trained model's predictions on a SICK split (Tai et al. §5.2).
+
+    The model is the one the ReVal metric would use (model dir first, then the bundled ``data/models``)
+    unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs, seeded by ``settings.seed``.
+    """
+    if split not in SPLITS:
+        raise MuttlabError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    path = checkpoint or find_checkpoint(model, model_dir(settings))
+    if path is None or not Path(path).is_file():
+        raise MuttlabError(f"no trained ReVal {model} model; train it with `muttlab reval train --model {model}`")
+    try:
+        net = load_checkpoint(path)
+    except ValueError as exc:
+        raise MuttlabError(str(exc)) from None
+    data = load_sick_data(settings, limit=limit)
+    pairs = data.splits[split]
+    inputs = Inputs(data.trees, _word_vectors())
+    pred = predict(net, [(p.sentence_a, p.sentence_b) for p in pairs], inputs)
+    gold = np.array([p.score for p in pairs], dtype=np.float64)
+    seed = settings.seed
+    return Evaluation(
+        model=net.config.model, split=split, n=len(pairs),
+        pearson=_pearson(gold, pred), pearson_ci=bootstrap_ci(gold, pred, _pearson, bootstrap, seed),
+        spearman=_spearman(gold, pred), spearman_ci=bootstrap_ci(gold, pred, _spearman, bootstrap, seed),
+        mse=_mse(gold, pred), mse_ci=bootstrap_ci(gold, pred, _mse, bootstrap, seed),
+        checkpoint=str(path))
+
+
+def publish(settings: Settings, model: str, evaluations: list[Evaluation], dest_dir: Path = PUBLISHED_DIR) -> Path:
+    """Copy the installed model into the repository's ``data/models`` with its scores in the JSON."""
+    src = model_dir(settings) / checkpoint_name(model)
+    if not src.is_file():
+        raise MuttlabError(f"no trained ReVal {model} model to publish; "
+                           f"train it with `muttlab reval train --model {model}`")
+    scores = {e.split: {k: v for k, v in e.as_row().items()
+                        if k not in ("model", "split", "checkpoint") and not k.startswith("published_")}
+              for e in evaluations}
+    dest = dest_dir / checkpoint_name(model)
+    _copy_checkpoint(src, dest, {"scores": scores, "published": time.strftime("%Y-%m-%d"),
+                                 "reference_test_scores": {"source": "Tai et al. 2015, Table 3 (300-d GloVe)",
+                                                           **PUBLISHED[model]}})
+    return dest

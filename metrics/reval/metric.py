@@ -1,0 +1,165 @@
+"""ReVal as a metric: a trained similarity model scores a candidate against its references.
+
+Gupta et al. (EMNLP 2015, §3) score a hypothesis by the predicted similarity ŷ ∈ [1, 5] to the reference.
+With several references the best one counts (as for the multi-reference metrics of this project); the
+score is mapped to [0, 1] as (ŷ − 1) / 4.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from metrics.base import Metric, MetricError, MetricUnavailable
+from metrics.reval.model import MODELS
+
+# Trained models shipped with the repository, used when the model folder has none.
+PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
+
+NAMES = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
+
+
+def checkpoint_name(model: str) -> str:
+    return f"reval-{model}.pt"
+
+
+def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
+    """The checkpoint a ReVal metric uses: the model folder's first, else the bundled one, else None."""
+    for folder in ([Path(model_dir)] if model_dir else []) + [PUBLISHED_DIR]:
+        path = folder / checkpoint_name(model)
+        if path.is_file():
+            return path
+    return None
+
+
+class ReVal(Metric):
+    """Best predicted SICK relatedness over the references, mapped to [0, 1] (Gupta et al. 2015).
+
+    Args:
+      model: ``lstm`` or ``treelstm`` (child-sum dependency Tree-LSTM).
+      model_dir: folder searched first for ``reval-<model>.pt`` (``muttlab reval train`` writes there);
+        the checkpoints bundled in ``data/models`` are the fallback.
+    """
+
+    name: ClassVar[str] = "ReVal"
+    version: ClassVar[str] = "1"
+    requires: ClassVar[tuple[str, ...]] = ("torch", "glove-6B-50d", "spacy en_core_web_sm", "trained model")
+    description: ClassVar[str] = ("learned similarity (LSTM / dependency Tree-LSTM over GloVe) trained on SICK "
+                                  "relatedness; best over references, in [0, 1]")
+    # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.
+    parallel: ClassVar[bool] = False
+
+    def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None):
+        if model not in MODELS:
+            raise ValueError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
+        self.model = model
+        self.name = NAMES[model]
+        self.model_dir = Path(model_dir) if model_dir else None
+        self._net = None
+        self._vectors = None
+        self._digest: str | None = None
+        self._inputs: dict[str, object] = {}
+
+    @property
+    def checkpoint(self) -> Path | None:
+        return find_checkpoint(self.model, self.model_dir)
+
+    def params(self) -> dict[str, object]:
+        # The checkpoint's digest makes retraining invalidate cached scores.
+        return {"model": self.model, "ckpt": self._checkpoint_digest()}
+
+    def _checkpoint_digest(self) -> str:
+        if self._digest is None:
+            path = self.checkpoint
+            self._digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path else "none"
+        return self._digest
+
+    def check_available(self) -> None:
+        if self.checkpoint is None:
+            raise MetricUnavailable(
+                f"{self.name}: no trained model (looked for {checkpoint_name(self.model)} in "
+                f"{self.model_dir or 'the model folder'} and {PUBLISHED_DIR}); "
+                f"train it with `muttlab reval train --model {self.model}`")
+        try:
+            import torch  # noqa: F401
+        except ImportError as exc:
+            raise MetricUnavailable(f"{self.name} needs PyTorch: pip install torch==2.13.0 ({exc})") from exc
+
+    def _load(self):
+        if self._net is None:
+            self.check_available()
+            from metrics.reval.model import WordVectors, load_checkpoint
+            try:
+                from resources.glove import DIM, VectorsMissing, load_glove
+                vectors = WordVectors(load_glove(), DIM)
+            except VectorsMissing as exc:
+                raise MetricUnavailable(f"{self.name}: {exc}") from exc
+            try:
+                self._net = load_checkpoint(self.checkpoint)
+            except ValueError as exc:
+                raise MetricUnavailable(f"{self.name}: {exc}; train it again with "
+                                        f"`muttlab reval train --model {self.model} --force`") from exc
+            self._vectors = vectors
+            self._checkpoint_digest()
+        return self._net
+
+    def _prepare(self, sentences: list[str]) -> None:
+        """Parse (Tree-LSTM) or tokenise (LSTM) the sentences not seen before, in one spaCy batch."""
+        from metrics.reval.trees import DepTree, parse_trees, tokenize
+
+        todo = [s for s in dict.fromkeys(sentences) if s not in self._inputs]
+        if not todo:
+            return
+        blank = next((s for s in todo if not s.strip()), None)
+        if blank is not None:
+            raise MetricError(f"{self.name}: a reference is empty ({blank!r}); give non-empty references")
+        try:
+            if self.model == "treelstm":
+                trees = parse_trees(todo)
+            else:
+                # The sequential LSTM reads tokens only; a chain stands in for the tree.
+                trees = [DepTree(tokens, tuple(range(-1, len(tokens) - 1)))
+                         for tokens in tokenize(todo)]
+        except RuntimeError as exc:  # resources.spacy_nlp.ModelMissing
+            raise MetricUnavailable(f"{self.name}: {exc}") from exc
+        for s, tree in zip(todo, trees):
+            self._inputs[s] = (tree, self._vectors.encode(tree.tokens))
+        # Bound the memo so scoring a large corpus does not keep every sentence alive.
+        if len(self._inputs) > 200_000:
+            self._inputs = dict(list(self._inputs.items())[-100_000:])
+
+    def similarities(self, first: list[str], second: list[str]) -> np.ndarray:
+        """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i])."""
+        import torch
+
+        net = self._load()
+        sentences = list(dict.fromkeys(first + second))
+        self._prepare(sentences)
+        index = {s: k for k, s in enumerate(sentences)}
+        out = []
+        with torch.no_grad():
+            encoded = []
+            for k in range(0, len(sentences), 512):
+                chunk = [self._inputs[s] for s in sentences[k:k + 512]]
+                encoded.append(net.encode([t for t, _ in chunk], [v for _, v in chunk]))
+            encoded = torch.cat(encoded)
+            for k in range(0, len(first), 4096):
+                h1 = encoded.index_select(0, torch.tensor([index[s] for s in first[k:k + 4096]]))
+                h2 = encoded.index_select(0, torch.tensor([index[s] for s in second[k:k + 4096]]))
+                out.append(net.expected_score(net.log_probs(h1, h2)))
+        return torch.cat(out).numpy().astype(np.float64)
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        owner = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
+        refs = [r for rs in references for r in rs]
+        cands = [candidates[i] for i in owner]
+        sim = (self.similarities(refs, cands) - 1.0) / 4.0
+        best = np.full(len(candidates), -np.inf)
+        np.maximum.at(best, owner, sim)
+        return np.clip(best, 0.0, 1.0)
+
+    def close(self) -> None:
+        self._net = None
+        self._inputs = {}

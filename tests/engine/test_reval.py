@@ -1,0 +1,108 @@
+"""ReVal on SICK through the engine and ``muttlab reval``: checkpoint cache, evaluation, scoring, the runner."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from engine import reval
+from engine.cli import main
+from engine.runner import model_dir, registry_for, score_batches
+from engine.settings import Settings
+from metrics.reval import metric as reval_metric
+from metrics.reval.train import TrainConfig
+
+LIMIT = 60  # pairs per split: enough to exercise everything, small enough to train in seconds
+
+
+@pytest.fixture(scope="module")
+def settings(data_dir, tmp_path_factory):
+    return Settings(data_dir=data_dir, cache_dir=tmp_path_factory.mktemp("cache"), workers=1)
+
+
+@pytest.fixture(autouse=True)
+def no_bundled_models(tmp_path, monkeypatch):
+    # Only models trained here count; the ones shipped in data/models must not hide a missing checkpoint.
+    monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "no-bundled-models")
+
+
+@pytest.fixture(scope="module")
+def trained(settings):
+    return reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT)
+
+
+def test_training_is_cached_with_config_and_data_hash(settings, trained):
+    assert not trained.cached
+    info = json.loads(trained.path.with_suffix(".json").read_text())
+    assert info["complete"] and info["data"] == {"source": "SICK", "train": LIMIT, "dev": LIMIT, "test": LIMIT}
+    assert [h["epoch"] for h in info["history"]] == [1, 2]
+    assert info["dev_pearson"] == max(h["dev_pearson"] for h in info["history"])
+    again = reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT)
+    assert again.cached and again.path == trained.path
+    other = reval.checkpoint_key(reval.ModelConfig("treelstm"), TrainConfig(epochs=2, seed=8), info["data_hash"])
+    assert other != info["key"]
+    # installed where the metric looks
+    assert (model_dir(settings) / "reval-treelstm.pt").read_bytes() == trained.path.read_bytes()
+
+
+def test_evaluation_matches_scipy(settings, trained):
+    ev = reval.evaluate_model(settings, "treelstm", "dev", bootstrap=200, limit=LIMIT)
+    assert ev.n == LIMIT
+    metric = registry_for(settings).get("ReVal-TreeLSTM")
+    data = reval.load_sick_data(settings, limit=LIMIT)
+    pairs = data.splits["dev"]
+    pred = 1 + 4 * metric.score([p.sentence_b for p in pairs], [[p.sentence_a] for p in pairs])
+    gold = np.array([p.score for p in pairs])
+    assert ev.pearson == pytest.approx(sps.pearsonr(gold, pred)[0], abs=1e-5)
+    assert ev.spearman == pytest.approx(sps.spearmanr(gold, pred)[0], abs=1e-4)
+    assert ev.mse == pytest.approx(np.mean((gold - pred) ** 2), abs=1e-5)
+    assert ev.pearson_ci[0] <= ev.pearson <= ev.pearson_ci[1]
+    assert ev.as_row()["published_pearson"] == 0.8676  # Tai et al. 2015, Table 3
+
+
+def test_runner_scores_reval_through_the_cache(settings, trained):
+    registry = registry_for(settings)
+    metric = registry.get("ReVal-TreeLSTM")
+    batch = (["A man is playing a guitar", "A dog is running"],
+             [["A man is playing a flute", "Someone is playing a guitar"], ["A cat is sleeping"]])
+    first = score_batches(metric, [batch], settings, registry)[0]
+    again = score_batches(metric, [batch], settings, registry)[0]
+    assert np.array_equal(first, again) and np.all((first >= 0) & (first <= 1))
+
+
+def test_cli_train_eval_score(settings, trained, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(settings.cache_dir))
+    data = ["--data-dir", str(settings.data_dir)]
+    assert main(["reval", "train", *data, "--model", "treelstm", "--epochs", "2", "--seed", "7",
+                 "--limit", str(LIMIT), "--no-progress"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert dict(zip(header.split(), row.split()))["cached"] == "True"  # reused the cached checkpoint
+    assert main(["reval", "eval", *data, "--model", "treelstm", "--split", "dev", "--limit", str(LIMIT),
+                 "--bootstrap", "50", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["model"] == "treelstm" and row["n"] == LIMIT
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("A man is playing a guitar\tA man plays a guitar\nA dog runs\tA cat sleeps\n")
+    assert main(["reval", "score", "--pairs", str(pairs), "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "candidate,references,score" and len(out) == 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["eval", "--model", "lstm"], "muttlab reval train --model lstm"),
+    (["score", "--candidate", "a dog"], "at least one --candidate and one --reference"),
+    (["train", "--epochs", "0"], "--epochs"),
+])
+def test_cli_errors_name_the_fix(args, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(tmp_path / "empty-cache"))
+    assert main(["reval", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_best_of_seeds_installs_the_best_dev_run(settings, trained):
+    best, runs = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT)
+    assert [r.info["train"]["seed"] for r in runs] == [3, 4]
+    assert best.info["dev_pearson"] == max(r.info["dev_pearson"] for r in runs)
+    assert (model_dir(settings) / "reval-lstm.pt").read_bytes() == best.path.read_bytes()
