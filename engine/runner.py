@@ -96,8 +96,7 @@ class _Scorer:
     def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
         """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
         total = sum(len(c) for c, _ in jobs)
-        rebuildable = metric.name in self.registry.names and getattr(metric, "parallel", True)
-        if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not rebuildable:
+        if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             return [metric.score(c, r) for c, r in jobs]
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
@@ -105,6 +104,15 @@ class _Scorer:
                                              initargs=(self.registry.extra_paths, self.registry.model_dir))
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
         return [f.result() for f in futures]
+
+    def _rebuildable(self, metric: Metric) -> bool:
+        """Whether a worker rebuilding ``metric`` by name gets the same metric (same signature)."""
+        if not getattr(metric, "parallel", True) or metric.name not in self.registry.names:
+            return False
+        try:
+            return self.registry.get(metric.name).signature() == metric.signature()
+        except MetricUnavailable:
+            return False
 
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
         """One score array per batch, from the cache where possible."""

@@ -91,6 +91,20 @@ def test_parallel_workers_give_the_same_scores(mutt_suite, data_dir, tmp_path):
     assert np.array_equal(serial.table["s_corr"].to_numpy(), p20["s_corr"].to_numpy())
 
 
+def test_metric_with_own_parameters_is_not_rebuilt_in_workers(mutt_suite, data_dir, tmp_path, monkeypatch):
+    """A worker rebuilds a metric by name; an instance with other parameters must be scored as it is."""
+    from engine import runner as runner_module
+    from metrics.bleu import Bleu
+    monkeypatch.setattr(runner_module, "PARALLEL_MIN_ITEMS", 10)
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=2)
+    registry = Registry()
+    untokenized = Bleu(4, tokenize="none")  # same name as the registry's BLEU-4, other parameters
+    trials = mutt_suite.of("det_sub")
+    batch = ([t.original for t in trials], [list(t.refs(5)) for t in trials])
+    scores = runner_module.score_batches(untokenized, [batch], settings, registry)[0]
+    assert np.array_equal(scores, untokenized.score(*batch))
+
+
 @pytest.mark.parametrize("metrics, refs, message", [
     (["BLEU-9"], [5], "unknown metric 'BLEU-9'"),
     (["BLEU-4"], [25], "reference count(s) [25] not possible"),

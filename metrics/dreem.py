@@ -1,0 +1,253 @@
+"""DREEM: a representation-based similarity of a candidate and its references.
+
+After Chen & Guo, "Representation based translation evaluation metrics" (ACL 2015): the candidate and the
+reference are each represented several ways, the cosine similarity of each representation is taken, and a
+weighted sum of the cosines is multiplied by a length penalty. The representations here:
+
+* ``bow`` — one-hot bag of words (token counts after PTB tokenisation);
+* ``glove`` — the average of the words' GloVe 6B-50d vectors (:mod:`resources.glove`);
+* ``sent`` — a sentence encoding. The paper uses a recursive auto-encoder; here it is a SIF-weighted
+  GloVe average (Arora, Liang & Ma, ICLR 2017, eq. of §3 with a = 1e-3), word probabilities from
+  Zipf's law over the GloVe vocabulary's frequency rank. The common-component removal of SIF is left
+  out because it would make a sentence's vector depend on the batch.
+
+With several references the best score is kept. The weights and the length-penalty exponent are tuned
+(``muttlab multilevel tune``) and read from ``dreem.json`` in the model folder, falling back to the copy
+bundled in ``data/models``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from metrics.base import Metric, MetricError, MetricUnavailable
+from metrics.tokenize import ptb_tokenize
+
+COMPONENTS = ("bow", "glove", "sent")
+DEFAULT_WEIGHTS = {"bow": 1 / 3, "glove": 1 / 3, "sent": 1 / 3}
+DEFAULT_LENGTH_PENALTY = 1.0
+MODEL_FILE = "dreem.json"
+BUNDLED_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+SIF_A = 1e-3
+_EULER_GAMMA = 0.5772156649
+
+
+def find_model_file(model_dir: Path | None, filename: str) -> Path | None:
+    """The tuned-parameter file: the model folder's copy first, then the bundled one; None if neither."""
+    for folder in (model_dir, BUNDLED_MODELS):
+        if folder is not None and (Path(folder) / filename).is_file():
+            return Path(folder) / filename
+    return None
+
+
+def read_model_file(path: Path, required: Sequence[str]) -> dict:
+    """A tuned-parameter JSON object with the required keys, or a MetricError naming the file and the fix."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MetricError(f"{path}: cannot read tuned parameters ({exc}); re-run `muttlab multilevel tune` "
+                          "or delete the file to use the bundled one") from None
+    missing = [k for k in required if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise MetricError(f"{path}: tuned parameters lack {', '.join(missing)}; re-run `muttlab multilevel tune`")
+    return data
+
+
+def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
+    """Weights of the three representations, validated (known names, non-negative, not all zero)."""
+    unknown = set(weights) - set(COMPONENTS)
+    if unknown:
+        raise MetricError(f"DREEM: unknown representation(s) {sorted(unknown)}; use {', '.join(COMPONENTS)}")
+    out = {k: float(weights.get(k, 0.0)) for k in COMPONENTS}
+    if any(v < 0 for v in out.values()) or sum(out.values()) <= 0:
+        raise MetricError(f"DREEM: weights must be non-negative and not all zero, got {out}")
+    return out
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    counts: Counter
+    length: int
+    mean: np.ndarray  # averaged GloVe; zeros when no word is known
+    sif: np.ndarray
+
+
+class _Encoder:
+    """Per-process sentence representations, cached by sentence text."""
+
+    def __init__(self):
+        self._kv = None
+        self._norm = 0.0
+        self._cache: dict[str, _Sentence] = {}
+
+    def _vectors(self):
+        if self._kv is None:
+            from resources.glove import VectorsMissing, load_glove
+            try:
+                self._kv = load_glove()
+            except VectorsMissing as exc:
+                raise MetricUnavailable(str(exc)) from None
+            # Zipf: p(rank r) = 1 / (r * H_N), H_N ~ ln N + gamma.
+            self._norm = math.log(len(self._kv.index_to_key)) + _EULER_GAMMA
+        return self._kv
+
+    def encode(self, sentence: str) -> _Sentence:
+        found = self._cache.get(sentence)
+        if found is not None:
+            return found
+        kv = self._vectors()
+        tokens = ptb_tokenize(sentence).split()
+        index = [kv.key_to_index[t] for t in tokens if t in kv.key_to_index]
+        if index:
+            vecs = kv.vectors[index].astype(np.float64)
+            prob = 1.0 / ((np.asarray(index, dtype=np.float64) + 1.0) * self._norm)
+            sif_w = SIF_A / (SIF_A + prob)
+            mean = vecs.mean(axis=0)
+            sif = (sif_w[:, None] * vecs).sum(axis=0) / len(tokens)
+        else:
+            mean = sif = np.zeros(kv.vector_size)
+        found = _Sentence(Counter(tokens), len(tokens), mean, sif)
+        if len(self._cache) > 200_000:
+            self._cache.clear()
+        self._cache[sentence] = found
+        return found
+
+
+_ENCODER = _Encoder()
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    return float(a @ b / (na * nb)) if na > 0 and nb > 0 else 0.0
+
+
+def _bow_cosine(a: Counter, b: Counter) -> float:
+    dot = sum(v * b[k] for k, v in a.items() if k in b)
+    if dot == 0:
+        return 0.0
+    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+
+
+def length_penalty(cand_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """exp(1 − longer/shorter): 1 for equal lengths, falling as they differ, in either direction.
+
+    BLEU's brevity penalty (Papineni et al. 2002, §2.2.2) applied symmetrically, as DREEM penalises both
+    too-short and too-long candidates.
+    """
+    cand_len = np.maximum(np.asarray(cand_len, dtype=np.float64), 1.0)
+    ref_len = np.maximum(np.asarray(ref_len, dtype=np.float64), 1.0)
+    return np.exp(1.0 - np.maximum(cand_len, ref_len) / np.minimum(cand_len, ref_len))
+
+
+@dataclass(frozen=True)
+class PairComponents:
+    """Per (candidate, reference) pair: the cosine of each representation and the length penalty."""
+
+    cosines: dict[str, np.ndarray]
+    length_penalty: np.ndarray
+
+    def combine(self, weights: Mapping[str, float], lp_exponent: float) -> np.ndarray:
+        """LP^p · Σ_k w_k·cos_k / Σ_k w_k: DREEM's score of each pair."""
+        weights = check_weights(weights)
+        total = sum(weights.values())
+        mixed = sum(weights[k] * self.cosines[k] for k in COMPONENTS) / total
+        return mixed * self.length_penalty ** lp_exponent
+
+
+def pair_components(candidates: Sequence[str], references: Sequence[str]) -> PairComponents:
+    """The representation cosines and length penalty of each (candidate, reference) pair."""
+    if len(candidates) != len(references):
+        raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
+    cands = [_ENCODER.encode(s) for s in candidates]
+    refs = [_ENCODER.encode(s) for s in references]
+    cosines = {
+        "bow": np.array([_bow_cosine(c.counts, r.counts) for c, r in zip(cands, refs)]),
+        "glove": np.array([_cosine(c.mean, r.mean) for c, r in zip(cands, refs)]),
+        "sent": np.array([_cosine(c.sif, r.sif) for c, r in zip(cands, refs)]),
+    }
+    lp = length_penalty([c.length for c in cands], [r.length for r in refs])
+    # Rounding can put the cosine of identical vectors a hair above 1.
+    return PairComponents({k: np.clip(v, -1.0, 1.0) for k, v in cosines.items()}, lp)
+
+
+def flatten(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[str], list[str], np.ndarray]:
+    """Every (candidate, reference) pair, and for each pair the index of its candidate."""
+    cands, refs, owner = [], [], []
+    for i, (cand, rs) in enumerate(zip(candidates, references)):
+        for ref in rs:
+            cands.append(cand)
+            refs.append(ref)
+            owner.append(i)
+    return cands, refs, np.asarray(owner, dtype=np.int64)
+
+
+def best_per_candidate(pair_scores: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """The highest pair score of each candidate (several references: the best one counts)."""
+    out = np.full(n, -np.inf)
+    np.maximum.at(out, owner, pair_scores)
+    return out
+
+
+class Dreem(Metric):
+    """DREEM with tuned representation weights (see the module docstring)."""
+
+    name: ClassVar[str] = "DREEM"
+    version: ClassVar[str] = "1"
+    requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d",)
+    description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe and SIF sentence vectors, weighted, "
+                                  "times a length penalty; best reference")
+
+    def __init__(self, weights: Mapping[str, float] | None = None, length_penalty: float | None = None,
+                 model_dir: Path | None = None):
+        self.model_dir = Path(model_dir) if model_dir is not None else None
+        self._weights = check_weights(weights) if weights is not None else None
+        self._lp = float(length_penalty) if length_penalty is not None else None
+        self._source = "given" if weights is not None else None
+        if weights is not None or length_penalty is not None:
+            # The runner rebuilds parallel metrics by registry name in its workers, which would read the
+            # tuned file instead of these explicit parameters.
+            self.parallel = False
+
+    def _load(self) -> None:
+        if self._weights is not None and self._lp is not None:
+            return
+        path = find_model_file(self.model_dir, MODEL_FILE)
+        data = read_model_file(path, ("weights", "length_penalty")) if path else {}
+        if self._weights is None:
+            self._weights = check_weights(data.get("weights", DEFAULT_WEIGHTS))
+            self._source = str(path) if path else "defaults"
+        if self._lp is None:
+            self._lp = float(data.get("length_penalty", DEFAULT_LENGTH_PENALTY))
+
+    @property
+    def weights(self) -> dict[str, float]:
+        self._load()
+        return dict(self._weights)
+
+    @property
+    def lp_exponent(self) -> float:
+        self._load()
+        return self._lp
+
+    def params(self) -> dict[str, object]:
+        w = self.weights
+        return {"w_bow": round(w["bow"], 4), "w_glove": round(w["glove"], 4), "w_sent": round(w["sent"], 4),
+                "lp": round(self.lp_exponent, 4), "sent": "sif"}
+
+    def check_available(self) -> None:
+        from resources.glove import VectorsMissing, glove_root
+        try:
+            glove_root()
+        except VectorsMissing as exc:
+            raise MetricUnavailable(str(exc)) from None
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        cands, refs, owner = flatten(candidates, references)
+        pair = pair_components(cands, refs).combine(self.weights, self.lp_exponent)
+        return best_per_candidate(pair, owner, len(candidates))
