@@ -15,7 +15,7 @@ from engine.errors import MuttlabError
 from metrics.base import MetricError, MetricUnavailable
 
 # Subcommand modules, in the order ``muttlab --help`` lists them.
-COMMANDS = ("run", "metrics_cmd")
+COMMANDS = ("run", "metrics_cmd", "dbleu", "vectors", "reval", "serve", "multilevel", "corrupt", "pairs", "correlate")
 
 EXIT_USER_ERROR = 2
 
