@@ -7,7 +7,9 @@ from engine.runner import model_dir
 from tests.dashboard.conftest import open_page, shown_errors
 
 
-def test_untrained_model_is_reported_and_training_offered(app_env):
+def test_untrained_model_is_reported_and_training_offered(app_env, monkeypatch, tmp_path):
+    # Without the checkpoints bundled in data/models, nothing is trained yet.
+    monkeypatch.setattr("metrics.reval.metric.PUBLISHED_DIR", tmp_path / "no-bundled-models")
     at = open_page("learned", state={"learned-model": "lstm"})
     assert not shown_errors(at)
     assert any("No trained ReVal-LSTM model yet" in w.value for w in at.warning)
