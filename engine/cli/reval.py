@@ -32,7 +32,7 @@ def register(subparsers, common) -> None:
                     "vectors, trained on SICK relatedness (TRAIN), selected on TRIAL, reported on TEST.")
     actions = parser.add_subparsers(dest="reval_action", metavar="ACTION")
 
-    from metrics.reval.train import TrainConfig
+    from metrics.reval.config import TrainConfig
     defaults = TrainConfig()
     train = actions.add_parser("train", parents=[common], help="train a model on SICK (cached on disk)")
     train.add_argument("--model", choices=MODEL_CHOICES, default="treelstm")
@@ -110,7 +110,7 @@ class _Bar:
 
 def _train(args) -> int:
     from engine import reval
-    from metrics.reval.train import TrainConfig
+    from metrics.reval.config import TrainConfig
 
     settings = settings_from_args(args)
     _torch_threads(args.threads)

@@ -6,6 +6,7 @@ frozen GloVe vectors; a small similarity head predicts a distribution over the r
 Modules:
   trees: dependency trees from spaCy and level-by-level batching of many trees.
   model: the encoders, the similarity head and the loss.
+  config: the training settings (no torch needed to read them).
   train: the training loop over plain (sentence_a, sentence_b, score) lists, and evaluation.
   metric: :class:`ReVal`, the trained model behind the :class:`~metrics.base.Metric` interface.
 """

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
 
+from metrics.reval.config import TrainConfig
 from metrics.reval.model import ModelConfig, ReValModel, WordVectors, kl_loss, target_distribution
 from metrics.reval.trees import DepTree
 
@@ -25,20 +26,6 @@ class Pair:
     sentence_a: str
     sentence_b: str
     score: float
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Optimisation settings (Tai et al. 2015, §5.2). ``epochs`` is the maximum; the best dev epoch is kept."""
-
-    epochs: int = 20
-    batch_size: int = 25
-    learning_rate: float = 0.05
-    weight_decay: float = 1e-4
-    seed: int = 13
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
