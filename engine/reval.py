@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from scipy import stats as sps
 
+from engine import stats
 from engine.errors import MuttlabError
 from engine.runner import model_dir
 from engine.settings import Settings
@@ -231,31 +231,8 @@ def _copy_checkpoint(src: Path, dest: Path, extra: dict | None = None) -> None:
     dest.with_suffix(".json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def bootstrap_ci(gold: np.ndarray, pred: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], float],
-                 samples: int, seed: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) of ``statistic`` over pairs."""
-    if samples <= 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    values = np.empty(samples)
-    for b in range(samples):
-        idx = rng.integers(0, len(gold), len(gold))
-        values[b] = statistic(gold[idx], pred[idx])
-    alpha = (1 - confidence) / 2
-    lo, hi = np.nanquantile(values, [alpha, 1 - alpha])
-    return (float(lo), float(hi))
-
-
-def _pearson(a, b) -> float:
-    return float(np.corrcoef(a, b)[0, 1])
-
-
-def _spearman(a, b) -> float:
-    return _pearson(sps.rankdata(a), sps.rankdata(b))
-
-
-def _mse(a, b) -> float:
-    return float(np.mean((a - b) ** 2))
+def _mse_rows(pred: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    return np.mean((pred - gold) ** 2, axis=1)
 
 
 def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "test",
@@ -263,7 +240,7 @@ def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "te
     """Pearson r, Spearman ρ and MSE of a trained model's predictions on a SICK split (Tai et al. §5.2).
 
     The model is the one the ReVal metric would use (model dir first, then the bundled ``data/models``)
-    unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs, seeded by ``settings.seed``.
+    unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs (``engine.stats``), seeded by ``settings.seed``.
     """
     if split not in SPLITS:
         raise MuttlabError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
@@ -280,11 +257,14 @@ def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "te
     pred = predict(net, [(p.sentence_a, p.sentence_b) for p in pairs], inputs)
     gold = np.array([p.score for p in pairs], dtype=np.float64)
     seed = settings.seed
+    pearson = stats.correlate(pred, gold, "pearson", n_boot=bootstrap, seed=seed)
+    spearman = stats.correlate(pred, gold, "spearman", n_boot=bootstrap, seed=seed)
+    mse = stats.bootstrap_ci(_mse_rows, (pred, gold), n_boot=bootstrap, seed=seed)
     return Evaluation(
         model=net.config.model, split=split, n=len(pairs),
-        pearson=_pearson(gold, pred), pearson_ci=bootstrap_ci(gold, pred, _pearson, bootstrap, seed),
-        spearman=_spearman(gold, pred), spearman_ci=bootstrap_ci(gold, pred, _spearman, bootstrap, seed),
-        mse=_mse(gold, pred), mse_ci=bootstrap_ci(gold, pred, _mse, bootstrap, seed),
+        pearson=pearson.value, pearson_ci=(pearson.ci_low, pearson.ci_high),
+        spearman=spearman.value, spearman_ci=(spearman.ci_low, spearman.ci_high),
+        mse=mse.value, mse_ci=(mse.ci_low, mse.ci_high),
         checkpoint=str(path))
 
 
