@@ -118,12 +118,17 @@ class Registry:
     def _lazy(path: str, kwargs: dict) -> Callable[[], Metric]:
         return lambda: _instantiate(load_callable(path), path, **kwargs)
 
+    def add(self, metric: Metric, source: str = "added in code") -> str:
+        """Register a metric instance under its name (replacing one of that name); returns the name."""
+        if not isinstance(metric, Metric):
+            raise ValueError(f"{source}: {type(metric).__name__} is not a metrics.base.Metric")
+        self._factories[metric.name] = (source, lambda: metric)
+        self._instances.pop(metric.name, None)
+        return metric.name
+
     def add_path(self, path: str) -> str:
         """Register an outside metric by import path; returns its name."""
-        metric = _instantiate(load_callable(path), path)
-        self._factories[metric.name] = (f"import path {path}", lambda: metric)
-        self._instances[metric.name] = metric
-        return metric.name
+        return self.add(_instantiate(load_callable(path), path), f"import path {path}")
 
     @property
     def names(self) -> list[str]:

@@ -97,7 +97,7 @@ class _ErrorRate(Metric):
 def test_error_rates_are_oriented(settings):
     registry = registry_for(settings)
     error = _ErrorRate()
-    registry._factories[error.name] = ("test", lambda: error)
+    registry.add(error)
     study = flickr.flickr_correlations(settings, ["BLEU-1", error.name], datasets=("expert",), n_boot=0,
                                        registry=registry)
     taus = study.table.set_index("metric")["tau"]
