@@ -33,7 +33,8 @@ from engine import stats
 from engine.errors import MuttlabError
 from engine.runner import model_dir, score_batches
 from engine.settings import Settings
-from engine.sources import load_flickr_captions, load_flickr_expert, load_sick
+from engine.sources import load_sick
+from engine.studies.flickr import expert_samples
 from metrics.base import Metric
 from metrics.dependencies import pair_f
 from metrics.dreem import BUNDLED_MODELS, COMPONENTS, Dreem, flatten, pair_components
@@ -86,25 +87,15 @@ class EvalSet:
 
 
 def flickr_expert_set(settings: Settings, dev_fraction: float = 0.5, seed: int | None = None) -> EvalSet:
-    """Flickr8K-Expert as an :class:`EvalSet`; images split into dev / test with a seeded shuffle."""
-    captions = load_flickr_captions(settings)
-    judgments = [j for j in load_flickr_expert(settings) if j.caption_image != j.image]
-    missing = [j.caption_id for j in judgments if j.caption_image not in captions or j.image not in captions]
-    if missing:
-        raise MuttlabError(f"Flickr8K-Expert names captions absent from Flickr8k.token.txt (e.g. {missing[0]}); "
-                           "use the token file that ships with the annotations")
-    images = sorted({j.image for j in judgments})
+    """Flickr8K-Expert as an :class:`EvalSet` (protocol of ``engine.studies.flickr``); images split into
+    dev / test with a seeded shuffle."""
+    judged = expert_samples(settings)
+    images = sorted(set(judged.images))
     rng = np.random.default_rng(settings.seed if seed is None else seed)
     dev_images = set(rng.permutation(images)[: int(round(dev_fraction * len(images)))].tolist())
-    candidates, references, human, split = [], [], [], []
-    for j in judgments:
-        k = int(j.caption_id.rsplit("#", 1)[1])
-        candidates.append(captions[j.caption_image][k])
-        references.append(list(captions[j.image]))
-        human.append(j.scores)
-        split.append("dev" if j.image in dev_images else "test")
-    return EvalSet("flickr8k", candidates, references, np.asarray(human, dtype=np.float64), np.asarray(split),
-                   CORRELATION["flickr8k"])
+    human = judged.human.reshape(len(judged.candidates), -1)  # three expert ratings per candidate
+    split = np.array(["dev" if image in dev_images else "test" for image in judged.images])
+    return EvalSet("flickr8k", judged.candidates, judged.references, human, split, CORRELATION["flickr8k"])
 
 
 def sick_set(settings: Settings) -> EvalSet:
