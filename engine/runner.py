@@ -107,7 +107,7 @@ class _Scorer:
 
     def _rebuildable(self, metric: Metric) -> bool:
         """Whether a worker rebuilding ``metric`` by name gets the same metric (same signature)."""
-        if not getattr(metric, "parallel", True) or metric.name not in self.registry.names:
+        if not metric.parallel or metric.name not in self.registry.names:
             return False
         try:
             return self.registry.get(metric.name).signature() == metric.signature()

@@ -32,6 +32,8 @@ class Metric(ABC):
       requires: human-readable requirements (``java``, ``glove-6B-50d``...), shown by ``muttlab metrics``.
       corpus_dependent: True when a sentence's score depends on the rest of the batch (CIDEr's document
         frequencies come from the batch's references); the runner then caches per batch context.
+      parallel: False when the runner must score the metric in-process rather than rebuild it by name in
+        worker processes (a JVM behind it, a model that is slow to load, code vectorised over the batch).
     """
 
     name: ClassVar[str]
@@ -39,6 +41,7 @@ class Metric(ABC):
     higher_is_better: ClassVar[bool] = True
     requires: ClassVar[tuple[str, ...]] = ()
     corpus_dependent: ClassVar[bool] = False
+    parallel: ClassVar[bool] = True
     description: ClassVar[str] = ""
 
     def params(self) -> dict[str, object]:

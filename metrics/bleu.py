@@ -69,6 +69,8 @@ class Bleu(Metric):
     """BLEU-n (Papineni et al. 2002) per sentence as coco-caption computes it."""
 
     version = "1"
+    # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
+    parallel = False
     description = "clipped n-gram precision with brevity penalty, coco-caption per-sentence variant"
 
     def __init__(self, n: int = 4, tokenize: str = "ptb"):

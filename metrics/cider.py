@@ -62,6 +62,8 @@ class CiderD(Metric):
     """CIDEr-D (Vedantam et al. 2015) as coco-caption computes it, per sentence."""
 
     name = "CIDEr-D"
+    # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
+    parallel = False
     version = "1"
     corpus_dependent = True
     description = "consensus tf-idf n-gram similarity with clipping and length penalty (coco-caption)"

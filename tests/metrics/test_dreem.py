@@ -100,4 +100,4 @@ def test_explicit_parameters_are_not_rebuilt_by_name_in_workers(data_settings):
     # The runner's workers rebuild a metric from the registry by name (reading the tuned file), so a
     # metric given explicit parameters must be scored in-process.
     assert Dreem(weights={"bow": 1, "glove": 0, "sent": 0}).parallel is False
-    assert getattr(registry_for(data_settings).get("DREEM"), "parallel", True) is True
+    assert registry_for(data_settings).get("DREEM").parallel is True

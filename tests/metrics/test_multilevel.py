@@ -145,4 +145,4 @@ def test_ml_meteor_is_registered_and_cheap_to_build(data_settings):
 def test_explicit_model_is_not_rebuilt_by_name_in_workers(data_settings):
     level = {"weights": {"bow": 1, "glove": 0, "sent": 0}, "length_penalty": 0.0}
     assert MultiLevelDreem(model=_model({lv: level for lv in LEVELS})).parallel is False
-    assert getattr(registry_for(data_settings).get("ML-DREEM"), "parallel", True) is True
+    assert registry_for(data_settings).get("ML-DREEM").parallel is True
