@@ -88,6 +88,25 @@ def chart(fig: go.Figure, name: str, key: str, on_select: str = "ignore", **kwar
     return state if on_select != "ignore" else None
 
 
+def with_progress(text: str, compute, failure: str = "The study failed", unit: str = ""):
+    """Run ``compute(progress)`` under a progress bar fed by the engine's ``(step, total, message)`` callback.
+
+    Returns what ``compute`` returns, or None after showing the :class:`MuttlabError` it raised.
+    """
+    bar = st.progress(0.0, text=text)
+
+    def progress(step: int, total: int, message: str) -> None:
+        bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total}{unit}")
+
+    try:
+        return compute(progress)
+    except MuttlabError as exc:
+        st.error(f"{failure}: {exc}")
+        return None
+    finally:
+        bar.empty()
+
+
 def not_available(what: str, module: str, issue_hint: str = "") -> None:
     """The notice a page shows in place of a part of the project that is not installed."""
     st.warning(f"**{what} is not available in this installation** (the module `{module}` is missing). "

@@ -11,15 +11,6 @@ from engine.errors import MuttlabError
 DEFAULT_STUDY_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "METEOR-1.5", "CIDEr-D", "TER", "BADGER", "W2V-AVG")
 
 
-def _progress_bar(text: str):
-    bar = st.progress(0.0, text=text)
-
-    def progress(step: int, total: int, message: str) -> None:
-        bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total}")
-
-    return bar, progress
-
-
 def _flickr_section(settings, flickr, available: list[str]) -> None:
     st.subheader("Flickr8K: correlation with human ratings of captions")
     st.caption("Kendall τ × 100 between each metric and the human ratings: τ-c on Flickr8K-Expert, τ-b on "
@@ -43,18 +34,13 @@ def _flickr_section(settings, flickr, available: list[str]) -> None:
     if not metrics or not datasets:
         st.warning("Choose at least one metric and one set of ratings.")
         return
-    bar, progress = _progress_bar("Scoring the judged captions…")
-    try:
-        study = services.memoised(
-            ("flickr", settings, metrics, datasets, n_boot),
-            lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
-                                               registry=services.registry(settings), progress=progress),
-            settings)
-    except MuttlabError as exc:
-        bar.empty()
-        st.error(f"The study failed: {exc}")
+    study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
+        ("flickr", settings, metrics, datasets, n_boot),
+        lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
+                                           registry=services.registry(settings), progress=progress),
+        settings))
+    if study is None:
         return
-    bar.empty()
     for name, why in study.skipped.items():
         st.warning(f"{name} skipped: {why}")
     table = study.table

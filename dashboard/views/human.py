@@ -9,7 +9,6 @@ import streamlit as st
 
 from dashboard import charts, services, ui
 from engine import stats
-from engine.errors import MuttlabError
 
 METHOD_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_b": "Kendall τ-b",
                  "kendall_c": "Kendall τ-c"}
@@ -50,22 +49,13 @@ def page() -> None:
                                           "sentence": "sentence A only"}.get, key="human-reference")
     wanted = tuple(dict.fromkeys([metric] + list(matrix_metrics)))
 
-    bar = st.progress(0.0, text="Scoring the SICK pairs…")
-
-    def progress(step: int, total: int, message: str) -> None:
-        bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total}")
-
-    try:
-        study = services.memoised(
-            ("sick", settings, corruption, wanted, method, reference),
-            lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
-                                    registry=services.registry(settings), progress=progress),
-            settings)
-    except MuttlabError as exc:
-        bar.empty()
-        st.error(f"The study failed: {exc}")
+    study = ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
+        ("sick", settings, corruption, wanted, method, reference),
+        lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
+                                registry=services.registry(settings), progress=progress),
+        settings))
+    if study is None:
         return
-    bar.empty()
     for note in study.notes():
         st.caption(note)
     if metric not in study.metrics:

@@ -9,7 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import charts, services, ui
-from engine.errors import MuttlabError
 
 SELECTION_KEY = "run_selection"
 CELL_KEY = "drilldown_cell"
@@ -95,18 +94,10 @@ def page() -> None:
         st.warning("Choose at least one metric, one corruption type and one reference count.")
         return
 
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(step: int, total: int, message: str) -> None:
-        bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total} metrics")
-
-    try:
-        results = services.run_grid(settings, selection, progress=progress)
-    except MuttlabError as exc:
-        bar.empty()
-        st.error(f"The run failed: {exc}")
+    results = ui.with_progress("Starting…", lambda progress: services.run_grid(settings, selection, progress=progress),
+                               failure="The run failed", unit=" metrics")
+    if results is None:
         return
-    bar.empty()
     accuracy = results.accuracy()
 
     n_trials = results.table.drop_duplicates("trial").shape[0]
