@@ -10,9 +10,8 @@ import numpy as np
 
 from metrics.base import Metric
 from metrics.ngrams import Batch, encode, item_rows, lookup
-from metrics.tokenize import ptb_tokenize
+from metrics.tokenize import tokenizer
 
-TOKENIZERS = {"ptb": ptb_tokenize, "none": None}
 # pycocoevalcap's guards against zero counts (bleu_scorer.py, compute_score).
 TINY, SMALL = 1e-15, 1e-9
 
@@ -76,14 +75,13 @@ class Bleu(Metric):
     def __init__(self, n: int = 4, tokenize: str = "ptb"):
         if n not in (1, 2, 3, 4):
             raise ValueError(f"BLEU order must be 1..4, got {n}")
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {sorted(TOKENIZERS)}, got {tokenize!r}")
         self.n = n
         self.tokenize = tokenize
+        self._tokenizer = tokenizer(tokenize)
         self.name = f"BLEU-{n}"
 
     def params(self) -> dict[str, object]:
         return {"n": self.n, "tok": self.tokenize, "bp": "closest"}
 
     def _score(self, candidates, references):
-        return sentence_bleu(encode(candidates, references, self.n, TOKENIZERS[self.tokenize]), self.n)
+        return sentence_bleu(encode(candidates, references, self.n, self._tokenizer), self.n)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.base import Metric
-from metrics.bleu import TOKENIZERS
 from metrics.ngrams import Batch, encode, item_rows, lookup
+from metrics.tokenize import tokenizer
 
 
 def _tfidf(batch: Batch, k: int, n_docs: int):
@@ -69,14 +69,13 @@ class CiderD(Metric):
     description = "consensus tf-idf n-gram similarity with clipping and length penalty (coco-caption)"
 
     def __init__(self, n: int = 4, sigma: float = 6.0, tokenize: str = "ptb"):
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {sorted(TOKENIZERS)}, got {tokenize!r}")
         self.n = n
         self.sigma = sigma
         self.tokenize = tokenize
+        self._tokenizer = tokenizer(tokenize)
 
     def params(self) -> dict[str, object]:
         return {"n": self.n, "sigma": self.sigma, "tok": self.tokenize}
 
     def _score(self, candidates, references):
-        return cider_d(encode(candidates, references, self.n, TOKENIZERS[self.tokenize]), self.n, self.sigma)
+        return cider_d(encode(candidates, references, self.n, self._tokenizer), self.n, self.sigma)

@@ -29,6 +29,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from metrics.base import Metric, MetricError
+from metrics.tokenize import tokenizer
 
 WeightedRef = tuple[str, float]
 
@@ -194,20 +195,16 @@ class DeltaBleu(Metric):
     def __init__(self, n: int = DEFAULT_N, smoothing: str = DEFAULT_SMOOTHING, tokenize: str = "ptb"):
         if smoothing not in SMOOTHING:
             raise ValueError(f"ΔBLEU smoothing must be one of {', '.join(SMOOTHING)}, got {smoothing!r}")
-        if tokenize not in ("ptb", "none"):
-            raise ValueError(f"ΔBLEU tokenize must be 'ptb' or 'none', got {tokenize!r}")
         self.n = int(n)
         self.smoothing = smoothing
         self.tokenize = tokenize
+        self._tokenizer = tokenizer(tokenize)
 
     def params(self) -> dict[str, object]:
         return {"n": self.n, "smooth": self.smoothing, "tok": self.tokenize}
 
     def _tok(self, text: str) -> str:
-        if self.tokenize == "none":
-            return text
-        from metrics.tokenize import ptb_tokenize
-        return ptb_tokenize(text)
+        return text if self._tokenizer is None else self._tokenizer(text)
 
     def stats(self, candidates: Sequence[str], references: Sequence[Sequence[WeightedRef]]) -> np.ndarray:
         """:func:`segment_stats` after this metric's tokenisation."""

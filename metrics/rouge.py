@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.base import Metric
-from metrics.bleu import TOKENIZERS
 from metrics.ngrams import token_ids
+from metrics.tokenize import tokenizer
 
 BETA = 1.2
 _WORD = 63  # reference tokens that fit in one uint64 without overflow of V + U
@@ -107,16 +107,15 @@ class RougeL(Metric):
     description = "longest-common-subsequence F-measure against the best-matching references"
 
     def __init__(self, beta: float = BETA, tokenize: str = "ptb"):
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {sorted(TOKENIZERS)}, got {tokenize!r}")
         self.beta = beta
         self.tokenize = tokenize
+        self._tokenizer = tokenizer(tokenize)
 
     def params(self) -> dict[str, object]:
         return {"beta": self.beta, "tok": self.tokenize}
 
     def _score(self, candidates, references):
-        tok = TOKENIZERS[self.tokenize]
+        tok = self._tokenizer
         if tok is not None:
             candidates = [tok(c) for c in candidates]
             references = [[tok(r) for r in refs] for refs in references]

@@ -72,3 +72,14 @@ def _split_word(word: str) -> list[str]:
 def _keeps_period(word: str) -> bool:
     stem = word[:-1]
     return stem in _ABBREVIATIONS or bool(_ACRONYM.match(word)) or (len(stem) == 1 and stem.isalpha())
+
+
+# Tokenizers a metric can be asked for by name; "none" means the text is already tokenised.
+TOKENIZERS = {"ptb": ptb_tokenize, "none": None}
+
+
+def tokenizer(name: str):
+    """The tokenizer called ``name`` (None for ``none``); a ValueError naming the choices otherwise."""
+    if name not in TOKENIZERS:
+        raise ValueError(f"tokenize must be one of {sorted(TOKENIZERS)}, got {name!r}")
+    return TOKENIZERS[name]
