@@ -43,6 +43,17 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
+def parse_int_list(text: str, option: str, example: str) -> list[int]:
+    """Whole numbers separated by commas (``5,10,20``); a MuttlabError naming the option otherwise."""
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise MuttlabError(f"{option} {text!r}: give whole numbers separated by commas, e.g. {example}") from None
+    if not values:
+        raise MuttlabError(f"{option} is empty: give whole numbers such as {example}")
+    return values
+
+
 def add_output_options(parser: argparse.ArgumentParser, default: str = "table") -> None:
     parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
     parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
 from engine.errors import MuttlabError
 
 MODEL_CHOICES = ("lstm", "treelstm", "both")
@@ -118,7 +118,9 @@ def _train(args) -> int:
         raise MuttlabError("--epochs and --batch-size must be at least 1 and --lr positive")
     config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
                          weight_decay=args.weight_decay, seed=settings.seed if args.seed is None else args.seed)
-    seeds = _seeds(args.seeds) if args.seeds else None
+    seeds = None
+    if args.seeds is not None:
+        seeds = list(dict.fromkeys(parse_int_list(args.seeds, "--seeds", "13,1,2")))
     rows = []
     for model in _models(args.model):
         if seeds is None:
@@ -145,16 +147,6 @@ def _train(args) -> int:
                          "checkpoint": str(trained.path)})
     print(pd.DataFrame(rows).to_string(index=False))
     return 0
-
-
-def _seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise MuttlabError(f"--seeds {text!r}: give whole numbers separated by commas, e.g. 13,1,2") from None
-    if not seeds:
-        raise MuttlabError("--seeds needs at least one seed")
-    return list(dict.fromkeys(seeds))
 
 
 def _eval(args) -> int:

@@ -9,7 +9,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from corruptions import catalog
-from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
 from engine.errors import MuttlabError
 from engine.runner import Results, registry_for, run
 from engine.sources import load_default_suite, load_mutt_experiments, load_sample
@@ -18,18 +18,6 @@ from engine.suites import suite_from_store
 DEFAULT_METRICS = "BLEU-1,BLEU-2,BLEU-3,BLEU-4,ROUGE-L,CIDEr-D"
 SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample": lambda settings: load_sample(),
           "store": suite_from_store}
-
-
-def parse_ref_counts(text: str | None) -> list[int] | None:
-    if text is None:
-        return None
-    try:
-        counts = [int(k) for k in text.split(",") if k.strip()]
-    except ValueError:
-        raise MuttlabError(f"--refs {text!r}: give whole numbers separated by commas, e.g. 5,10,20") from None
-    if not counts:
-        raise MuttlabError("--refs is empty: give reference counts such as 5,10,20")
-    return counts
 
 
 def select_corruptions(suite, spec: str):
@@ -78,6 +66,7 @@ def handle(args: argparse.Namespace) -> int:
     if suite.is_sample:
         print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
               "MUTT experiment sets)", file=sys.stderr)
+    ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
     registry = registry_for(settings)
     bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
 
@@ -88,7 +77,7 @@ def handle(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        results = run(suite, args.metrics, parse_ref_counts(args.refs), settings, registry, progress)
+        results = run(suite, args.metrics, ref_counts, settings, registry, progress)
     finally:
         bar.close()
         registry.close()
