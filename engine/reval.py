@@ -12,7 +12,7 @@ import hashlib
 import json
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -24,8 +24,9 @@ from engine.runner import model_dir
 from engine.settings import Settings
 from engine.sources import load_sick
 from metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint
-from metrics.reval.model import MODELS, ModelConfig, WordVectors, load_checkpoint, save_checkpoint
-from metrics.reval.train import Inputs, Pair, Progress, TrainConfig, TrainResult, predict, train
+from metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
+                                 save_checkpoint)
+from metrics.reval.train import Inputs, Pair, Progress, TrainConfig, TrainResult, pearson, predict, train
 from metrics.reval.trees import DepTree, load_trees, parse_trees, save_trees
 
 SPLITS = {"train": "TRAIN", "dev": "TRIAL", "test": "TEST"}
@@ -70,6 +71,8 @@ class Evaluation:
     mse: float
     mse_ci: tuple[float, float]
     checkpoint: str
+    predictions: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0))
+    gold: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0))
 
     def as_row(self) -> dict:
         pub = PUBLISHED.get(self.model, {})
@@ -199,11 +202,12 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
 
 def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None,
                         progress: Callable[[int, Progress], None] | None = None, force: bool = False,
-                        limit: int | None = None) -> tuple[Trained, list[Trained]]:
-    """Train one model per seed (each cached) and install the one with the best dev Pearson r.
+                        limit: int | None = None, ensemble: bool = False) -> tuple[Trained, list[Trained]]:
+    """Train one model per seed (each cached) and install the one with the best dev Pearson r, or, with
+    ``ensemble``, all of them as one :class:`~metrics.reval.model.ReValEnsemble` (see :func:`build_ensemble`).
 
     Model selection stays on the dev split (TRIAL), as for the epoch; TEST is never looked at.
-    Returns the chosen run and all runs, in seed order.
+    Returns the installed model and all runs, in seed order.
     """
     if not seeds:
         raise MuttlabError("give at least one seed")
@@ -213,9 +217,40 @@ def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_
         report = (lambda p, seed=seed: progress(seed, p)) if progress else None
         runs.append(train_model(settings, model, replace(base, seed=seed), progress=report, force=force,
                                 limit=limit, install=False))
-    best = max(runs, key=lambda r: r.info["dev_pearson"])
+    best = build_ensemble(settings, model, runs, limit=limit) if ensemble else max(
+        runs, key=lambda r: r.info["dev_pearson"])
     _install(settings, best.path, model)
     return best, runs
+
+
+def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: int | None = None) -> Trained:
+    """One checkpoint holding every run's model; it predicts their mean ŷ (mean p̂).
+
+    Its dev Pearson r is measured on the same TRIAL pairs the runs were selected on. The checkpoint is
+    keyed by the members' weights, so building the same ensemble twice writes it once and retraining a
+    member (``--force``) builds it again.
+    """
+    if len({r.info["data_hash"] for r in runs}) != 1:
+        raise MuttlabError("ensemble members were trained on different data; train them with the same --limit")
+    key = _hash(hashlib.sha256(r.path.read_bytes()).hexdigest() for r in runs)[:16]
+    path = reval_dir(settings) / f"{model}-ensemble-{key}.pt"
+    if path.is_file() and path.with_suffix(".json").is_file():
+        return Trained(model, path, True, json.loads(path.with_suffix(".json").read_text(encoding="utf-8")))
+    net = ReValEnsemble([load_checkpoint(r.path) for r in runs])
+    data = load_sick_data(settings, limit=limit)
+    dev = data.splits["dev"]
+    pred = predict(net, [(p.sentence_a, p.sentence_b) for p in dev], Inputs(data.trees, _word_vectors()))
+    first = runs[0].info
+    info = {"model": model, "key": key, "data_hash": first["data_hash"], "data": first["data"],
+            "inputs": first["inputs"], "parser": first["parser"], "ensemble": True,
+            "train": {k: v for k, v in first["train"].items() if k != "seed"},
+            "members_info": [{"seed": r.info["train"]["seed"], "key": r.info["key"],
+                              "best_epoch": r.info["best_epoch"], "dev_pearson": r.info["dev_pearson"],
+                              "train_seconds": r.info["train_seconds"]} for r in runs],
+            "dev_pearson": pearson(pred, np.array([p.score for p in dev])),
+            "train_seconds": round(sum(r.info["train_seconds"] for r in runs), 1), "complete": True}
+    save_checkpoint(net, path, info)
+    return Trained(model, path, False, json.loads(path.with_suffix(".json").read_text(encoding="utf-8")))
 
 
 def _install(settings: Settings, path: Path, model: str) -> None:
@@ -265,7 +300,31 @@ def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "te
         pearson=pearson.value, pearson_ci=(pearson.ci_low, pearson.ci_high),
         spearman=spearman.value, spearman_ci=(spearman.ci_low, spearman.ci_high),
         mse=mse.value, mse_ci=(mse.ci_low, mse.ci_high),
-        checkpoint=str(path))
+        checkpoint=str(path), predictions=pred, gold=gold)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Is model A's Pearson r with the gold scores above model B's, on the same pairs?"""
+
+    model_a: str
+    model_b: str
+    bootstrap: stats.PairedComparison
+    williams: stats.WilliamsResult
+
+
+def compare_evaluations(a: Evaluation, b: Evaluation, bootstrap: int = 1000, seed: int = 0) -> Comparison:
+    """Paired bootstrap of r_a − r_b and Williams' test (one-sided, A better) of two evaluations of one split.
+
+    Two models scored on the same pairs are dependent, so their separate CIs overlapping says little; the
+    paired tests are the ones to read (Graham & Baldwin 2014).
+    """
+    if a.split != b.split or a.n != b.n or not np.array_equal(a.gold, b.gold):
+        raise MuttlabError("compare two evaluations of the same split")
+    return Comparison(a.model, b.model,
+                      stats.paired_bootstrap(a.gold, a.predictions, b.predictions, "pearson",
+                                             n_boot=max(1, bootstrap), seed=seed),
+                      stats.compare_williams(a.gold, a.predictions, b.predictions, "pearson"))
 
 
 def publish(settings: Settings, model: str, evaluations: list[Evaluation], dest_dir: Path = PUBLISHED_DIR) -> Path:

@@ -80,13 +80,21 @@ def page() -> None:
         st.warning(f"No trained {LABELS[model]} model yet: the metric is unavailable until one is trained.",
                    icon=":material/psychology:")
     else:
+        members = info.get("members_info") or []
         a, b, c = st.columns(3)
-        a.metric("best epoch", info.get("best_epoch", "–"))
+        if members:
+            a.metric("ensemble", f"{len(members)} seeds", help="The installed model averages the predictions "
+                                                             "of one model per training seed.")
+        else:
+            a.metric("best epoch", info.get("best_epoch", "–"))
         dev = info.get("dev_pearson")
         b.metric("dev Pearson (SICK trial)", f"{dev:.4f}" if isinstance(dev, (int, float)) else "–")
         c.metric("training time", f"{info.get('train_seconds', 0):.0f} s" if info.get("train_seconds") else "–")
         st.caption(f"checkpoint: {path}")
         history = _history(info)
+        if members:
+            ui.table(pd.DataFrame(members).drop(columns=["key"], errors="ignore"), f"reval-{model}-members",
+                     key="learned-members")
         if len(history):
             ui.chart(charts.loss_curve(history, f"{LABELS[model]}: loss and dev correlation by epoch"),
                      f"reval-{model}-training", key="learned-curve")

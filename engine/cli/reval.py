@@ -45,6 +45,8 @@ def register(subparsers, common) -> None:
     train.add_argument("--seed", type=int, help="training seed (default: the settings' seed)")
     train.add_argument("--seeds", help="comma-separated seeds: train one model per seed (each cached) and "
                                        "install the one with the best dev Pearson")
+    train.add_argument("--ensemble", action="store_true",
+                       help="with --seeds: install all the seeds' models as one ensemble (mean prediction)")
     train.add_argument("--limit", type=int, help="use only the first N pairs of each split (quick runs)")
     train.add_argument("--force", action="store_true", help="train again even if a checkpoint is cached")
     train.add_argument("--threads", type=int, default=THREADS, help=f"torch threads (default {THREADS})")
@@ -121,6 +123,8 @@ def _train(args) -> int:
     seeds = None
     if args.seeds is not None:
         seeds = list(dict.fromkeys(parse_int_list(args.seeds, "--seeds", "13,1,2")))
+    if args.ensemble and (seeds is None or len(seeds) < 2):
+        raise MuttlabError("--ensemble combines several runs: give at least two seeds, e.g. --seeds 13,1,2")
     rows = []
     for model in _models(args.model):
         if seeds is None:
@@ -135,16 +139,16 @@ def _train(args) -> int:
             try:
                 best, runs = reval.train_best_of_seeds(settings, model, seeds, config,
                                                        progress=lambda s, p: bars[s](p), force=args.force,
-                                                       limit=args.limit)
+                                                       limit=args.limit, ensemble=args.ensemble)
             finally:
                 for bar in bars.values():
                     bar.close()
-        for trained in runs:
+        for trained in runs + ([best] if args.ensemble else []):
             info = trained.info
-            rows.append({"model": model, "seed": info["train"]["seed"], "cached": trained.cached,
-                         "best_epoch": info["best_epoch"], "dev_pearson": round(info["dev_pearson"], 4),
-                         "train_seconds": info["train_seconds"], "installed": trained is best,
-                         "checkpoint": str(trained.path)})
+            rows.append({"model": model, "seed": "all" if info.get("ensemble") else info["train"]["seed"],
+                         "cached": trained.cached, "best_epoch": info.get("best_epoch", ""),
+                         "dev_pearson": round(info["dev_pearson"], 4), "train_seconds": info["train_seconds"],
+                         "installed": trained is best, "checkpoint": str(trained.path)})
     print(pd.DataFrame(rows).to_string(index=False))
     return 0
 
@@ -156,7 +160,7 @@ def _eval(args) -> int:
     _torch_threads(args.threads)
     if args.checkpoint is not None and args.model == "both":
         raise MuttlabError("--checkpoint evaluates one file; name its --model (lstm or treelstm)")
-    rows, records = [], []
+    rows, records, evaluations = [], [], []
     for model in _models(args.model):
         evaluation = reval.evaluate_model(settings, model, args.split, checkpoint=args.checkpoint,
                                           bootstrap=args.bootstrap, limit=args.limit)
@@ -167,6 +171,7 @@ def _eval(args) -> int:
             dev = reval.evaluate_model(settings, model, "dev", bootstrap=args.bootstrap)
             dest = reval.publish(settings, model, [dev, evaluation] if args.split != "dev" else [dev])
             print(f"published {dest}", file=sys.stderr)
+        evaluations.append(evaluation)
         row = evaluation.as_row()
         records.append(row)
         rows.append(row)
@@ -174,6 +179,15 @@ def _eval(args) -> int:
     if args.format in ("table", "markdown", "latex"):
         frame = frame.drop(columns=["checkpoint"])
     emit(_render(frame, args.format, records), args.output)
+    by_model = {e.model: e for e in evaluations}
+    if len(by_model) == 2:
+        # Dependent correlations on the same pairs: the paired tests, not overlapping CIs, answer this.
+        c = reval.compare_evaluations(by_model["treelstm"], by_model["lstm"], bootstrap=args.bootstrap,
+                                      seed=settings.seed)
+        b, w = c.bootstrap, c.williams
+        print(f"Tree-LSTM − LSTM on {args.split}: Δr = {b.diff:+.4f} [{b.ci_low:+.4f}, {b.ci_high:+.4f}], "
+              f"paired bootstrap p = {b.p_value:.4f} ({b.n_boot} resamples); Williams t = {w.t:.2f}, "
+              f"p = {w.p_value:.2g} (one-sided)", file=sys.stderr)
     return 0
 
 

@@ -50,6 +50,7 @@ class ReVal(Metric):
                                   "relatedness; best over references, in [0, 1]")
     # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.
     parallel: ClassVar[bool] = False
+    MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has about 40,000)
 
     def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None):
         if model not in MODELS:
@@ -60,7 +61,7 @@ class ReVal(Metric):
         self._net = None
         self._vectors = None
         self._digest: str | None = None
-        self._inputs: dict[str, object] = {}
+        self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, see _encode_new
 
     @property
     def checkpoint(self) -> Path | None:
@@ -105,16 +106,22 @@ class ReVal(Metric):
             self._checkpoint_digest()
         return self._net
 
-    def _prepare(self, sentences: list[str]) -> None:
-        """Parse (Tree-LSTM) or tokenise (LSTM) the sentences not seen before, in one spaCy batch."""
+    def _encode_new(self, sentences: list[str]) -> None:
+        """Parse (Tree-LSTM) or tokenise (LSTM) and encode the sentences not seen before.
+
+        Encodings are kept: a reference pool is scored against many candidates (both sides of a trial,
+        5/10/20 references), and encoding is most of the cost, the more so for an ensemble.
+        """
+        import torch
+
         from metrics.reval.trees import DepTree, parse_trees, tokenize
 
-        todo = [s for s in dict.fromkeys(sentences) if s not in self._inputs]
+        todo = [s for s in dict.fromkeys(sentences) if s not in self._encoded]
         if not todo:
             return
         blank = next((s for s in todo if not s.strip()), None)
         if blank is not None:
-            raise MetricError(f"{self.name}: a reference is empty ({blank!r}); give non-empty references")
+            raise MetricError(f"{self.name}: cannot encode an empty sentence ({blank!r})")
         try:
             if self.model == "treelstm":
                 trees = parse_trees(todo)
@@ -124,11 +131,11 @@ class ReVal(Metric):
                          for tokens in tokenize(todo)]
         except RuntimeError as exc:  # resources.spacy_nlp.ModelMissing
             raise MetricUnavailable(f"{self.name}: {exc}") from exc
-        for s, tree in zip(todo, trees):
-            self._inputs[s] = (tree, self._vectors.encode(tree.tokens))
-        # Bound the memo so scoring a large corpus does not keep every sentence alive.
-        if len(self._inputs) > 200_000:
-            self._inputs = dict(list(self._inputs.items())[-100_000:])
+        with torch.no_grad():
+            for k in range(0, len(todo), 512):
+                chunk = trees[k:k + 512]
+                encoded = self._net.encode(chunk, [self._vectors.encode(t.tokens) for t in chunk])
+                self._encoded.update(zip(todo[k:k + 512], encoded))
 
     def similarities(self, first: list[str], second: list[str]) -> np.ndarray:
         """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i])."""
@@ -136,15 +143,14 @@ class ReVal(Metric):
 
         net = self._load()
         sentences = list(dict.fromkeys(first + second))
-        self._prepare(sentences)
+        self._encode_new(sentences)
         index = {s: k for k, s in enumerate(sentences)}
         out = []
         with torch.no_grad():
-            encoded = []
-            for k in range(0, len(sentences), 512):
-                chunk = [self._inputs[s] for s in sentences[k:k + 512]]
-                encoded.append(net.encode([t for t, _ in chunk], [v for _, v in chunk]))
-            encoded = torch.cat(encoded)
+            encoded = torch.stack([self._encoded[s] for s in sentences])
+            # Bound the memo so scoring a large corpus does not keep every sentence's encoding alive.
+            if len(self._encoded) > self.MEMO_SIZE:
+                self._encoded = dict(list(self._encoded.items())[-(self.MEMO_SIZE // 2):])
             for k in range(0, len(first), 4096):
                 h1 = encoded.index_select(0, torch.tensor([index[s] for s in first[k:k + 4096]]))
                 h2 = encoded.index_select(0, torch.tensor([index[s] for s in second[k:k + 4096]]))
@@ -152,6 +158,13 @@ class ReVal(Metric):
         return torch.cat(out).numpy().astype(np.float64)
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        # A blank reference has no tree to encode and says nothing about the candidate, so it is left out of
+        # the best-over-references (three of the study's MUTT pools contain one); only-blank is an error.
+        references = [[r for r in rs if r.strip()] for rs in references]
+        lonely = next((i for i, rs in enumerate(references) if not rs), None)
+        if lonely is not None:
+            raise MetricError(f"{self.name}: every reference of candidate {lonely} is empty; "
+                              f"give it at least one non-empty reference")
         owner = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
         refs = [r for rs in references for r in rs]
         cands = [candidates[i] for i in owner]
@@ -162,4 +175,4 @@ class ReVal(Metric):
 
     def close(self) -> None:
         self._net = None
-        self._inputs = {}
+        self._encoded = {}

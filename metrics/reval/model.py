@@ -201,6 +201,45 @@ class ReValModel(nn.Module):
         return log_probs.exp() @ self.ratings
 
 
+class ReValEnsemble(nn.Module):
+    """Several ReVal models of one architecture (e.g. one per training seed), scoring as one.
+
+    The ensemble's distribution is the mean of the members' p̂, so its ŷ = rᵀ mean(p̂) is the mean of the
+    members' predictions. Every member encodes each sentence; ``encode`` concatenates their encodings and
+    ``log_probs`` splits them again, so callers treat an ensemble exactly like a single :class:`ReValModel`.
+    """
+
+    def __init__(self, members: Sequence[ReValModel]):
+        super().__init__()
+        if not members:
+            raise ValueError("an ensemble needs at least one model")
+        configs = {m.config for m in members}
+        if len(configs) != 1:
+            raise ValueError(f"ensemble members must share one architecture, got {sorted(map(str, configs))}")
+        self.config = members[0].config
+        self.members = nn.ModuleList(members)
+        self.register_buffer("ratings", torch.arange(1, self.config.classes + 1, dtype=torch.float32),
+                             persistent=False)
+
+    def encode(self, trees: Sequence[DepTree], vectors: Sequence[torch.Tensor]) -> torch.Tensor:
+        """``(n, members × memory)``: each member's encoding, side by side."""
+        if self.config.model == "treelstm":
+            # One TreeBatch serves every member: building it is the costly, model-free part.
+            batch = TreeBatch.build(trees)
+            inputs = batch.gather_inputs(vectors)
+            return torch.cat([m.encoder(inputs, batch) for m in self.members], dim=1)
+        return torch.cat([m.encoder(vectors) for m in self.members], dim=1)
+
+    def log_probs(self, h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
+        """log of the members' mean p̂."""
+        parts = [m.log_probs(a, b) for m, a, b in zip(self.members, h1.split(self.config.memory, dim=1),
+                                                       h2.split(self.config.memory, dim=1))]
+        return torch.logsumexp(torch.stack(parts), dim=0) - float(np.log(len(parts)))
+
+    def expected_score(self, log_probs: torch.Tensor) -> torch.Tensor:
+        return log_probs.exp() @ self.ratings
+
+
 def target_distribution(scores: torch.Tensor, classes: int = 5) -> torch.Tensor:
     """Sparse target p (Tai et al. §4.2): p_⌊y⌋ = ⌊y⌋ − y + 1, p_⌊y⌋+1 = y − ⌊y⌋, zero elsewhere.
 
@@ -224,33 +263,38 @@ def kl_loss(log_probs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 # --------------------------------------------------------------------------- checkpoints
 
-CHECKPOINT_FORMAT = 1
+# Format 2 stores a list of member state dicts; format 1 (a single "state_dict") is still read.
+CHECKPOINT_FORMAT = 2
+READABLE_FORMATS = (1, 2)
 
 
-def save_checkpoint(model: ReValModel, path, info: dict | None = None) -> None:
+def save_checkpoint(model: ReValModel | ReValEnsemble, path, info: dict | None = None) -> None:
     """Write the learned weights and the architecture (``path``, torch format) and, beside it, ``info``
-    plus the architecture as JSON (``path`` with suffix ``.json``). Word vectors are not stored: they are
-    frozen GloVe, rebuilt on load. Writes are atomic, so a reader never sees half a checkpoint.
+    plus the architecture as JSON (``path`` with suffix ``.json``). An ensemble stores one state dict per
+    member. Word vectors are not stored: they are frozen GloVe, rebuilt on load. Writes are atomic, so a
+    reader never sees half a checkpoint.
     """
     import json
     from pathlib import Path
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    members = model.members if isinstance(model, ReValEnsemble) else [model]
     payload = {"format": CHECKPOINT_FORMAT, "config": model.config.to_dict(),
-               "state_dict": {k: v.detach().clone() for k, v in model.state_dict().items()}}
+               "members": [{k: v.detach().clone() for k, v in m.state_dict().items()} for m in members]}
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(payload, tmp)
     tmp.replace(path)
-    meta = {"format": CHECKPOINT_FORMAT, "config": model.config.to_dict(), **(info or {})}
+    meta = {"format": CHECKPOINT_FORMAT, "config": model.config.to_dict(), "members": len(members), **(info or {})}
     meta_path = path.with_suffix(".json")
     tmp = meta_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(meta_path)
 
 
-def load_checkpoint(path) -> ReValModel:
-    """The model saved at ``path`` by :func:`save_checkpoint`, in eval mode.
+def load_checkpoint(path) -> ReValModel | ReValEnsemble:
+    """The model saved at ``path`` by :func:`save_checkpoint`, in eval mode: a :class:`ReValModel`, or a
+    :class:`ReValEnsemble` when the file holds more than one member.
 
     Raises:
       ValueError: the file is not a ReVal checkpoint of a known format.
@@ -259,9 +303,15 @@ def load_checkpoint(path) -> ReValModel:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for a damaged or foreign file
         raise ValueError(f"{path} is not a readable ReVal checkpoint ({exc})") from exc
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a ReVal checkpoint of format {CHECKPOINT_FORMAT}")
-    model = ReValModel(ModelConfig(**payload["config"]))
-    model.load_state_dict(payload["state_dict"])
+    if not isinstance(payload, dict) or payload.get("format") not in READABLE_FORMATS:
+        raise ValueError(f"{path} is not a ReVal checkpoint of format {' or '.join(map(str, READABLE_FORMATS))}")
+    states = payload["members"] if payload["format"] >= 2 else [payload["state_dict"]]
+    config = ModelConfig(**payload["config"])
+    members = []
+    for state in states:
+        member = ReValModel(config)
+        member.load_state_dict(state)
+        members.append(member)
+    model = members[0] if len(members) == 1 else ReValEnsemble(members)
     model.eval()
     return model

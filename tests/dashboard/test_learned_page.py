@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.runner import model_dir
 from tests.dashboard.conftest import open_page, shown_errors
 
@@ -42,3 +44,17 @@ def test_read_only_server_offers_no_training(app_env, monkeypatch):
     assert not shown_errors(at)
     assert not at.get("form_submit_button")
     assert any("read-only" in i.value for i in at.info)
+
+
+def test_an_installed_ensemble_shows_its_runs(app_env):
+    from metrics.reval.metric import PUBLISHED_DIR
+
+    info = json.loads((PUBLISHED_DIR / "reval-treelstm.json").read_text())
+    seeds = sorted(m["seed"] for m in info.get("members_info", []))
+    if not seeds:
+        pytest.skip("the bundled Tree-LSTM is a single run, not an ensemble")
+    at = open_page("learned", state={"learned-model": "treelstm"})
+    assert not shown_errors(at)
+    assert any(m.label == "ensemble" and m.value == f"{len(seeds)} seeds" for m in at.metric)
+    members = next(d.value for d in at.dataframe if "seed" in d.value.columns)
+    assert sorted(members["seed"]) == seeds

@@ -106,3 +106,36 @@ def test_best_of_seeds_installs_the_best_dev_run(settings, trained):
     assert [r.info["train"]["seed"] for r in runs] == [3, 4]
     assert best.info["dev_pearson"] == max(r.info["dev_pearson"] for r in runs)
     assert (model_dir(settings) / "reval-lstm.pt").read_bytes() == best.path.read_bytes()
+
+
+def test_seeds_as_an_ensemble_are_installed_with_their_dev_score(settings, trained):
+    best, runs = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT,
+                                           ensemble=True)
+    assert best.info["ensemble"] and [m["seed"] for m in best.info["members_info"]] == [3, 4]
+    installed = model_dir(settings) / "reval-lstm.pt"
+    assert installed.read_bytes() == best.path.read_bytes()
+    ev = reval.evaluate_model(settings, "lstm", "dev", bootstrap=0, limit=LIMIT)
+    assert ev.pearson == pytest.approx(best.info["dev_pearson"], abs=1e-6)
+    again, _ = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT,
+                                         ensemble=True)
+    assert again.cached and again.path == best.path
+
+
+def test_cli_ensemble_needs_two_seeds(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(tmp_path / "empty-cache"))
+    assert main(["reval", "train", "--seeds", "3", "--ensemble"]) == 2
+    assert "at least two seeds" in capsys.readouterr().err
+
+
+def test_comparison_is_paired_and_matches_the_evaluations(settings, trained):
+    lstm = reval.train_model(settings, "lstm", TrainConfig(epochs=1, seed=7), limit=LIMIT, install=False)
+    a = reval.evaluate_model(settings, "treelstm", "dev", checkpoint=trained.path, bootstrap=0, limit=LIMIT)
+    b = reval.evaluate_model(settings, "lstm", "dev", checkpoint=lstm.path, bootstrap=0, limit=LIMIT)
+    c = reval.compare_evaluations(a, b, bootstrap=300, seed=1)
+    assert c.bootstrap.r_a == pytest.approx(a.pearson) and c.bootstrap.r_b == pytest.approx(b.pearson)
+    assert c.bootstrap.ci_low <= c.bootstrap.diff <= c.bootstrap.ci_high
+    r_ab = sps.pearsonr(a.predictions, b.predictions)[0]
+    assert c.williams.r23 == pytest.approx(r_ab) and np.sign(c.williams.t) == np.sign(a.pearson - b.pearson)
+    test = reval.evaluate_model(settings, "lstm", "test", checkpoint=lstm.path, bootstrap=0, limit=LIMIT)
+    with pytest.raises(reval.MuttlabError, match="same split"):
+        reval.compare_evaluations(a, test)

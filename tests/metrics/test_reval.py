@@ -10,8 +10,8 @@ from engine.sources import load_sick
 from metrics.base import MetricError, MetricUnavailable
 from metrics.reval import metric as reval_metric
 from metrics.reval.metric import ReVal, checkpoint_name
-from metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValModel, WordVectors, load_checkpoint,
-                                 save_checkpoint, target_distribution)
+from metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValEnsemble, ReValModel, WordVectors,
+                                 load_checkpoint, save_checkpoint, target_distribution)
 from metrics.reval.train import Inputs, Pair, TrainConfig, mean_loss, predict, train
 from metrics.reval.trees import DepTree, TreeBatch, parse_trees
 
@@ -169,6 +169,41 @@ def test_checkpoint_round_trip(one_epoch, sick_subset, inputs, tmp_path):
         load_checkpoint(tmp_path / "junk.pt")
 
 
+def test_format_1_checkpoints_still_load(one_epoch, sick_subset, inputs, tmp_path):
+    name, _, result = one_epoch
+    path = tmp_path / "old.pt"
+    torch.save({"format": 1, "config": result.model.config.to_dict(), "state_dict": result.model.state_dict()}, path)
+    pairs = [(p.sentence_a, p.sentence_b) for p in sick_subset[1]]
+    assert np.array_equal(predict(load_checkpoint(path), pairs, inputs), predict(result.model, pairs, inputs))
+
+
+@pytest.fixture(scope="module")
+def ensemble(one_epoch, sick_subset, inputs):
+    """The one-epoch model plus a second one trained with another seed, as an ensemble."""
+    name, _, result = one_epoch
+    other = train(sick_subset[0][:100], [], inputs, ModelConfig(model=name), TrainConfig(epochs=1, seed=11)).model
+    return name, [result.model, other], ReValEnsemble([result.model, other])
+
+
+def test_ensemble_predicts_the_mean_of_its_members(ensemble, sick_subset, inputs, tmp_path):
+    _, members, net = ensemble
+    pairs = [(p.sentence_a, p.sentence_b) for p in sick_subset[1]]
+    each = [predict(m, pairs, inputs) for m in members]
+    assert not np.allclose(each[0], each[1], atol=1e-3)  # two different models, or the test proves nothing
+    assert np.allclose(predict(net, pairs, inputs), np.mean(each, axis=0), atol=1e-5)
+    save_checkpoint(net, tmp_path / "ensemble.pt", {"note": "test"})
+    loaded = load_checkpoint(tmp_path / "ensemble.pt")
+    assert isinstance(loaded, ReValEnsemble) and len(loaded.members) == 2
+    assert np.allclose(predict(loaded, pairs, inputs), predict(net, pairs, inputs), atol=1e-6)
+
+
+def test_ensemble_members_must_share_an_architecture():
+    with pytest.raises(ValueError, match="one architecture"):
+        ReValEnsemble([ReValModel(ModelConfig(model="lstm")), ReValModel(ModelConfig(model="treelstm"))])
+    with pytest.raises(ValueError, match="at least one"):
+        ReValEnsemble([])
+
+
 # --------------------------------------------------------------------------- the metric
 
 def test_metric_without_model_says_how_to_train(tmp_path, monkeypatch):
@@ -196,5 +231,20 @@ def test_metric_is_best_similarity_over_references(one_epoch, sick_subset, input
         y_hat = predict(result.model, [(r[0], c) for c, r in zip(candidates, references)], inputs)
         assert np.allclose(singles[0], (y_hat - 1) / 4, atol=1e-5)
     assert f"model:{name}" in metric.signature()
-    with pytest.raises(MetricError, match="reference is empty"):
+    # a blank reference (the study's MUTT pools have three) is skipped; only blank ones are an error
+    with_blank = metric.score(candidates[:3], [[r[0], "   "] for r in references[:3]])
+    assert np.allclose(with_blank, singles[0][:3])
+    with pytest.raises(MetricError, match="every reference of candidate 0 is empty"):
         metric.score(["A dog runs"], [["  "]])
+
+
+def test_metric_scores_with_an_ensemble_checkpoint(ensemble, sick_subset, inputs, tmp_path, monkeypatch):
+    name, members, net = ensemble
+    monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "none")
+    save_checkpoint(net, tmp_path / checkpoint_name(name))
+    dev = sick_subset[1][:20]
+    scores = ReVal(model=name, model_dir=tmp_path).score([p.sentence_b for p in dev], [[p.sentence_a] for p in dev])
+    if name == "treelstm":
+        y_hat = np.mean([predict(m, [(p.sentence_a, p.sentence_b) for p in dev], inputs) for m in members], axis=0)
+        assert np.allclose(scores, (y_hat - 1) / 4, atol=1e-5)
+    assert scores.shape == (20,) and np.all((scores >= 0) & (scores <= 1))
