@@ -1,11 +1,12 @@
-"""Benchmark: METEOR 1.5 against pycocoevalcap's wrapper, and W2V-AVG / BADGER / TERp / ΔBLEU over the
+"""Benchmark: METEOR 1.5 against pycocoevalcap's wrapper, and W2V-AVG / BADGER / TERp / ΔBLEU / ReVal over the
 whole MUTT experiment set (10 sets x 5/10/20 references x original and corruption).
 
     .venv/bin/python benchmarks/bench_metrics.py [--data-dir ../shared/data] [--skip-meteor] [--only NAME]
 
 Each metric runs in its own child process, so the time includes loading (JVM, vectors, WordNet, the hashed
-paraphrase table) and the peak memory (ru_maxrss) is that metric's alone. Nothing here is a test; the
-numbers depend on the machine and on what else runs on it (the load average is printed).
+paraphrase table, spaCy and the ReVal model bundled in data/models) and the peak memory (ru_maxrss) is that
+metric's alone. Nothing here is a test; the numbers depend on the machine and on what else runs on it (the
+load average is printed).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.settings import REPO_ROOT, Settings  # noqa: E402
 from engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
-OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU")
+OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM")
 
 
 def _batches(data_dir: Path):
