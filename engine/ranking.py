@@ -19,8 +19,9 @@ reference  the segment's reference translation
 candidate  the system's translation of the segment
 ========== ==========================================================
 
-WMT's wide CSVs (``system1Id`` … ``system5rank``) become this table by melting the five system columns
-and joining the reference and system outputs by segment.
+WMT's own wide CSVs (WMT 2012–2014 "WMT format": ``srcIndex``, ``judgeId``, ``system1Id`` …
+``system5rank``) are read by :func:`read_wmt_rankings`, which melts the system columns into this table
+and joins the plain-text reference and system-output files by ``srcIndex``.
 
 Scores: score = hi − (mean rank − 1)·(hi − lo)/(R − 1), R the largest rank in the file, so rank 1 on
 every screen maps to ``hi`` (5) and rank R to ``lo`` (1), the relatedness scale ReVal is trained on.
@@ -38,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import DataError, MuttlabError
+from engine.sources import read_lines, read_table
 
 COLUMNS = ("judgment", "segment", "system", "rank", "reference", "candidate")
 DEFAULT_MIN_JUDGMENTS = 2
@@ -48,20 +50,150 @@ SCALE = (1.0, 5.0)
 def read_rankings(path: Path) -> pd.DataFrame:
     """The judgments table of ``path`` (columns :data:`COLUMNS`), validated; DataError on bad input."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(path, "no such file", fix="give the path of a CSV/TSV ranking file")
     sep = "\t" if path.suffix.lower() in (".tsv", ".txt") else ","
-    try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise DataError(path, f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+    frame = read_table(path, sep, fix="give the path of a CSV/TSV ranking file")
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise DataError(path, f"missing column(s) {', '.join(missing)}; the header must name "
                               f"{', '.join(COLUMNS)}", line=1)
     return validate(frame[list(COLUMNS)], path)
+
+
+WMT_REQUIRED = ("srclang", "trglang", "srcIndex", "system1Id", "system1rank")
+# Language names as WMT 2012-2014 write them, for --pair given as codes (cs-en).
+WMT_LANGUAGES = {"cs": "czech", "de": "german", "en": "english", "es": "spanish", "fr": "french",
+                 "hi": "hindi", "ru": "russian"}
+
+
+def is_wmt_format(path: Path) -> bool:
+    """Whether the file's header is WMT's wide ranking format (``system1Id`` …)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            header = handle.readline().strip().split(",")
+    except OSError:
+        return False
+    return all(column in header for column in WMT_REQUIRED)
+
+
+@dataclass
+class WmtRankings:
+    """A WMT ranking file as the judgments table (:data:`COLUMNS`) and what reading it left out.
+
+    Attributes:
+      frame: one row per ranked system per screen; a screen (``judgment``) is a line of the CSV.
+      pair: the language pair read, as written in the file (``Czech-English``).
+      blank: ranks left blank by the annotator (-1 in WMT files), dropped.
+      missing_outputs: systems with no output file, and how many of their ranks were dropped.
+      empty_texts: ranks dropped because the reference or the system output line was empty.
+    """
+
+    frame: pd.DataFrame
+    pair: str
+    blank: int
+    missing_outputs: dict[str, int]
+    empty_texts: int
+
+
+def _language(value: str) -> str:
+    value = value.strip().lower()
+    return WMT_LANGUAGES.get(value, value)
+
+
+def read_wmt_rankings(path: Path, references: Path, systems: Path, pair: str | None = None) -> WmtRankings:
+    """Judgments from a WMT ranking CSV, with texts from a plain reference file and a system-output folder.
+
+    Args:
+      path: the CSV (header ``srclang,trglang,srcIndex,…,system1Id,…,system1rank,…``).
+      references: the reference translations, one line per source segment; ``srcIndex`` (1-based) is the line.
+      systems: a folder with one file per system, named as the ``systemNId`` values, lines as the references.
+      pair: ``src-trg`` (codes such as ``cs-en`` or names such as ``Czech-English``) when the CSV holds
+        several language pairs; the reference and outputs must be that pair's.
+
+    Raises:
+      DataError: a missing file or column, a pair not in the file (or several and none chosen), a bad
+        ``srcIndex`` or rank, a ``srcIndex`` past the end of the reference file.
+    """
+    path, references, systems = Path(path), Path(references), Path(systems)
+    wide = read_table(path, fix="give the path of a WMT ranking CSV")
+    if not references.is_file():
+        raise DataError(references, "no such file", fix="give the plain-text reference file, one segment per line")
+    if not systems.is_dir():
+        raise DataError(systems, "not a folder", fix="give the folder of system outputs, one file per system")
+    missing = [c for c in WMT_REQUIRED if c not in wide.columns]
+    if missing:
+        raise DataError(path, f"missing column(s) {', '.join(missing)}; not a WMT ranking CSV", line=1)
+    wide["line"] = np.arange(len(wide)) + 2
+    pairs = wide["srclang"].str.strip() + "-" + wide["trglang"].str.strip()
+    present = list(dict.fromkeys(pairs))
+    if pair is None:
+        if len(present) > 1:
+            raise DataError(path, f"holds {len(present)} language pairs ({', '.join(present)})",
+                            fix="choose the one the reference and system outputs belong to, e.g. --pair cs-en")
+        chosen = present[0] if present else ""
+    else:
+        src, _, trg = pair.partition("-")
+        matches = [p for p in present if [_language(x) for x in p.split("-", 1)] == [_language(src), _language(trg)]]
+        if not matches:
+            raise DataError(path, f"has no judgments for {pair!r}; it holds {', '.join(present) or 'none'}")
+        chosen = matches[0]
+    wide = wide[pairs == chosen]
+    index = pd.to_numeric(wide["srcIndex"], errors="coerce")
+    bad = np.flatnonzero(index.isna() | (index < 1) | (index != index.round()))
+    if bad.size:
+        raise DataError(path, f"srcIndex must be a whole number >= 1, got {wide['srcIndex'].iloc[bad[0]]!r}",
+                        line=int(wide["line"].iloc[bad[0]]))
+    ref_lines = read_lines(references)
+    beyond = np.flatnonzero(index.to_numpy() > len(ref_lines))
+    if beyond.size:
+        raise DataError(path, f"srcIndex {int(index.iloc[beyond[0]])} is past the {len(ref_lines)} lines of "
+                              f"{references}", line=int(wide["line"].iloc[beyond[0]]),
+                        fix="give the reference file of this test set and language pair")
+    slots = sorted(int(c[len("system"):-len("Id")]) for c in wide.columns
+                   if c.startswith("system") and c.endswith("Id") and c[len("system"):-len("Id")].isdigit())
+    rows, blank, empty, seen = [], 0, 0, set()
+    missing_outputs: dict[str, int] = {}
+    outputs: dict[str, list[str] | None] = {}
+    for slot in slots:
+        rank_column = f"system{slot}rank"
+        if rank_column not in wide.columns:
+            continue
+        for line, segment, system, rank in zip(wide["line"], index.astype(int), wide[f"system{slot}Id"],
+                                                wide[rank_column]):
+            system = system.strip()
+            if not system:
+                continue
+            if rank.strip() == "-1":
+                blank += 1
+                continue
+            if not rank.strip().isdigit() or int(rank) < 1:
+                raise DataError(path, f"{rank_column} must be a whole number >= 1 (or -1 for blank), got {rank!r}",
+                                line=int(line))
+            if (line, system) in seen:
+                raise DataError(path, f"system {system!r} appears twice on one screen", line=int(line))
+            seen.add((line, system))
+            if system not in outputs:
+                file = systems / system
+                outputs[system] = read_lines(file) if file.is_file() else None
+            lines = outputs[system]
+            if lines is None:
+                missing_outputs[system] = missing_outputs.get(system, 0) + 1
+                continue
+            reference = ref_lines[segment - 1].strip()
+            candidate = lines[segment - 1].strip() if segment <= len(lines) else ""
+            if not reference or not candidate:
+                empty += 1
+                continue
+            rows.append({"judgment": str(line), "segment": str(segment), "system": system, "rank": rank,
+                         "reference": reference, "candidate": candidate, "line": line})
+    if not rows:
+        raise DataError(path, f"no usable judgments for {chosen}"
+                              + (f": no output file in {systems} for any ranked system" if missing_outputs else ""),
+                        fix="check that the system-output files are named as the systemNId values")
+    # Ranks, blanks and repeats are checked above with the CSV's own line numbers; validate() adds the
+    # one-text-per-segment checks, which a consistent reference file and output folder always pass.
+    frame = pd.DataFrame(rows).sort_values(["line", "system"], kind="stable")
+    frame = validate(frame[list(COLUMNS)].reset_index(drop=True), path)
+    return WmtRankings(frame, chosen, blank, missing_outputs, empty)
 
 
 def validate(frame: pd.DataFrame, origin: object = "rankings") -> pd.DataFrame:

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from engine import stats
-from engine.errors import MuttlabError
+from engine.errors import DataError, MuttlabError
 from engine.runner import model_dir
 from engine.settings import Settings
-from engine.sources import load_sick
+from engine.sources import load_sick, read_table
 from metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint
 from metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
                                  save_checkpoint)
@@ -39,12 +40,16 @@ PUBLISHED = {
 
 
 @dataclass(frozen=True)
-class SickData:
-    """SICK pairs by split (train/dev/test), every sentence's tree, and a hash of all of it."""
+class PairData:
+    """Similarity pairs by split (train/dev/test), every sentence's tree, and a hash of all of it.
+
+    ``source`` names where the pairs came from (``SICK``, or the pairs file) for the checkpoint's JSON.
+    """
 
     splits: dict[str, list[Pair]]
     trees: dict[str, DepTree]
     data_hash: str
+    source: str = "SICK"
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def reval_dir(settings: Settings) -> Path:
     return model_dir(settings) / "reval"
 
 
-def load_sick_data(settings: Settings, limit: int | None = None) -> SickData:
+def load_sick_data(settings: Settings, limit: int | None = None) -> PairData:
     """SICK as ReVal training data, with trees from the on-disk parse cache (parsed once per data set).
 
     ``limit`` keeps only the first ``limit`` pairs of each split (for quick experiments and tests).
@@ -119,14 +124,68 @@ def load_sick_data(settings: Settings, limit: int | None = None) -> SickData:
             splits[by_sick[p.split]].append(Pair(p.sentence_a, p.sentence_b, float(p.relatedness)))
     if limit is not None:
         splits = {k: v[:limit] for k, v in splits.items()}
+    return _pair_data(settings, splits, "SICK")
+
+
+def _pair_data(settings: Settings, splits: dict[str, list[Pair]], source: str) -> PairData:
     data_hash = _hash(f"{name}\t{p.sentence_a}\t{p.sentence_b}\t{p.score!r}"
                       for name, pairs in splits.items() for p in pairs)[:16]
     sentences = list(dict.fromkeys(s for pairs in splits.values() for p in pairs
                                    for s in (p.sentence_a, p.sentence_b)))
-    return SickData(splits, sick_trees(settings, sentences), data_hash)
+    return PairData(splits, cached_trees(settings, sentences), data_hash, source)
 
 
-def sick_trees(settings: Settings, sentences: list[str]) -> dict[str, DepTree]:
+# Column pairs accepted in a pairs file: the ranking converter writes reference/candidate.
+PAIR_COLUMNS = (("sentence_a", "sentence_b"), ("reference", "candidate"))
+
+
+def read_pairs_file(path: Path) -> list[Pair]:
+    """(sentence_a, sentence_b, score) pairs from a TSV with a header, scores on ReVal's 1–5 scale.
+
+    The header names ``sentence_a``/``sentence_b`` or ``reference``/``candidate`` (what ``muttlab ranking
+    convert --pairs`` writes), and ``score``; other columns are ignored.
+    """
+    frame = read_table(path, "\t", fix="give a TSV of sentence pairs with a score column")
+    columns = next((c for c in PAIR_COLUMNS if set(c) <= set(frame.columns)), None)
+    if columns is None or "score" not in frame.columns:
+        raise DataError(path, f"the header must name score and one of "
+                              f"{' or '.join('/'.join(c) for c in PAIR_COLUMNS)}; it has {', '.join(frame.columns)}",
+                        line=1)
+    scores = pd.to_numeric(frame["score"], errors="coerce")
+    lo, hi = 1.0, 5.0
+    bad = np.flatnonzero(scores.isna() | (scores < lo) | (scores > hi))
+    if bad.size:
+        raise DataError(path, f"score must be a number in [{lo:g}, {hi:g}] (ReVal predicts on that scale), "
+                              f"got {frame['score'].iloc[bad[0]]!r}", line=int(bad[0]) + 2)
+    for column in columns:
+        empty = np.flatnonzero(frame[column].str.strip() == "")
+        if empty.size:
+            raise DataError(path, f"empty {column}", line=int(empty[0]) + 2)
+    return [Pair(a.strip(), b.strip(), float(y)) for a, b, y in zip(frame[columns[0]], frame[columns[1]], scores)]
+
+
+def load_pair_files(settings: Settings, train: Path, dev: Path | None = None, dev_share: float = 0.1) -> PairData:
+    """ReVal training data from pairs files (e.g. converted ranking judgments) instead of SICK.
+
+    Without ``dev`` a seeded ``dev_share`` of the training pairs is held out to select the epoch. There is
+    no test split: evaluate a model trained this way on SICK or on data of your own.
+    """
+    pairs = read_pairs_file(train)
+    if dev is not None:
+        dev_pairs = read_pairs_file(dev)
+    else:
+        order = np.random.default_rng(settings.seed).permutation(len(pairs))
+        n_dev = int(round(dev_share * len(pairs)))
+        dev_pairs = [pairs[i] for i in sorted(order[:n_dev])]
+        pairs = [pairs[i] for i in sorted(order[n_dev:])]
+    if len(pairs) < 2 or len(dev_pairs) < 2:
+        raise MuttlabError(f"{train}: training needs at least 2 training and 2 dev pairs, got {len(pairs)} and "
+                           f"{len(dev_pairs)}; give more pairs or a --dev-pairs file")
+    name = Path(train).name + (f" + {Path(dev).name}" if dev is not None else "")
+    return _pair_data(settings, {"train": pairs, "dev": dev_pairs, "test": []}, f"pairs: {name}")
+
+
+def cached_trees(settings: Settings, sentences: list[str]) -> dict[str, DepTree]:
     """Trees for the sentences, read from the parse cache or parsed now and cached."""
     key = _hash([_spacy_version(), *sentences])[:16]
     path = reval_dir(settings) / f"parses-{key}.json"
@@ -158,15 +217,16 @@ def checkpoint_key(model_config: ModelConfig, train_config: TrainConfig, data_ha
 
 def train_model(settings: Settings, model: str = "treelstm", train_config: TrainConfig | None = None,
                 progress: Callable[[Progress], None] | None = None, force: bool = False,
-                limit: int | None = None, install: bool = True) -> Trained:
+                limit: int | None = None, install: bool = True, data: PairData | None = None) -> Trained:
     """Train ReVal on SICK TRAIN, selecting the epoch on TRIAL; a cached checkpoint is reused.
 
-    With ``install`` the result becomes the model the ReVal metric uses (``<model dir>/reval-<model>.pt``).
+    ``data`` trains on other pairs instead (:func:`load_pair_files`). With ``install`` the result becomes
+    the model the ReVal metric uses (``<model dir>/reval-<model>.pt``).
     """
     if model not in MODELS:
         raise MuttlabError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
     train_config = train_config or TrainConfig(seed=settings.seed)
-    data = load_sick_data(settings, limit=limit)
+    data = data or load_sick_data(settings, limit=limit)
     model_config = ModelConfig(model=model)
     key = checkpoint_key(model_config, train_config, data.data_hash)
     path = reval_dir(settings) / f"{model}-{key}.pt"
@@ -180,7 +240,7 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
 
     def info_of(result: TrainResult, complete: bool) -> dict:
         return {"model": model, "key": key, "data_hash": data.data_hash, "train": train_config.to_dict(),
-                "data": {"source": "SICK", "train": len(data.splits["train"]),
+                "data": {"source": data.source, "train": len(data.splits["train"]),
                          "dev": len(data.splits["dev"]), "test": len(data.splits["test"])},
                 "inputs": "glove-6B-50d (frozen)", "parser": _spacy_version(),
                 "best_epoch": result.best_epoch, "dev_pearson": result.best_dev_pearson,
@@ -202,7 +262,8 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
 
 def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None,
                         progress: Callable[[int, Progress], None] | None = None, force: bool = False,
-                        limit: int | None = None, ensemble: bool = False) -> tuple[Trained, list[Trained]]:
+                        limit: int | None = None, ensemble: bool = False,
+                        data: PairData | None = None) -> tuple[Trained, list[Trained]]:
     """Train one model per seed (each cached) and install the one with the best dev Pearson r, or, with
     ``ensemble``, all of them as one :class:`~metrics.reval.model.ReValEnsemble` (see :func:`build_ensemble`).
 
@@ -216,14 +277,15 @@ def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_
     for seed in seeds:
         report = (lambda p, seed=seed: progress(seed, p)) if progress else None
         runs.append(train_model(settings, model, replace(base, seed=seed), progress=report, force=force,
-                                limit=limit, install=False))
-    best = build_ensemble(settings, model, runs, limit=limit) if ensemble else max(
+                                limit=limit, install=False, data=data))
+    best = build_ensemble(settings, model, runs, limit=limit, data=data) if ensemble else max(
         runs, key=lambda r: r.info["dev_pearson"])
     _install(settings, best.path, model)
     return best, runs
 
 
-def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: int | None = None) -> Trained:
+def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: int | None = None,
+                   data: PairData | None = None) -> Trained:
     """One checkpoint holding every run's model; it predicts their mean ŷ (mean p̂).
 
     Its dev Pearson r is measured on the same TRIAL pairs the runs were selected on. The checkpoint is
@@ -237,7 +299,9 @@ def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: i
     if path.is_file() and path.with_suffix(".json").is_file():
         return Trained(model, path, True, json.loads(path.with_suffix(".json").read_text(encoding="utf-8")))
     net = ReValEnsemble([load_checkpoint(r.path) for r in runs])
-    data = load_sick_data(settings, limit=limit)
+    data = data or load_sick_data(settings, limit=limit)
+    if data.data_hash != runs[0].info["data_hash"]:
+        raise MuttlabError("the ensemble's dev pairs are not the data its members were trained on")
     dev = data.splits["dev"]
     pred = predict(net, [(p.sentence_a, p.sentence_b) for p in dev], Inputs(data.trees, _word_vectors()))
     first = runs[0].info

@@ -56,6 +56,22 @@ def read_lines(path: Path) -> list[str]:
     return text.splitlines()
 
 
+def read_table(path: Path, sep: str = ",", fix: str = "give the path of the file"):
+    """A delimited text file with a header as a pandas DataFrame of strings (blank cells stay ""),
+    with a DataError for a missing, non-UTF-8 or unparsable file."""
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "no such file", fix=fix)
+    try:
+        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DataError(path, f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+
+
 def read_json(path: Path):
     text = "\n".join(read_lines(path))
     try:

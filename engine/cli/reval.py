@@ -48,6 +48,12 @@ def register(subparsers, common) -> None:
     train.add_argument("--ensemble", action="store_true",
                        help="with --seeds: install all the seeds' models as one ensemble (mean prediction)")
     train.add_argument("--limit", type=int, help="use only the first N pairs of each split (quick runs)")
+    train.add_argument("--train-pairs", type=Path,
+                       help="train on this TSV of pairs instead of SICK (header: score and sentence_a/sentence_b "
+                            "or reference/candidate, as `muttlab ranking convert --pairs` writes; scores 1-5)")
+    train.add_argument("--dev-pairs", type=Path,
+                       help="with --train-pairs: the pairs that select the epoch (default: a seeded 10%% of "
+                            "the training pairs)")
     train.add_argument("--force", action="store_true", help="train again even if a checkpoint is cached")
     train.add_argument("--threads", type=int, default=THREADS, help=f"torch threads (default {THREADS})")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -125,12 +131,20 @@ def _train(args) -> int:
         seeds = list(dict.fromkeys(parse_int_list(args.seeds, "--seeds", "13,1,2")))
     if args.ensemble and (seeds is None or len(seeds) < 2):
         raise MuttlabError("--ensemble combines several runs: give at least two seeds, e.g. --seeds 13,1,2")
+    data = None
+    if args.train_pairs is not None:
+        if args.limit is not None:
+            raise MuttlabError("--limit cuts SICK's splits; with --train-pairs, give a shorter file instead")
+        data = reval.load_pair_files(settings, args.train_pairs, args.dev_pairs)
+    elif args.dev_pairs is not None:
+        raise MuttlabError("--dev-pairs goes with --train-pairs (SICK's dev split is TRIAL)")
     rows = []
     for model in _models(args.model):
         if seeds is None:
             bar = _Bar(model, enabled=not args.no_progress)
             try:
-                runs = [reval.train_model(settings, model, config, progress=bar, force=args.force, limit=args.limit)]
+                runs = [reval.train_model(settings, model, config, progress=bar, force=args.force, limit=args.limit,
+                                          data=data)]
             finally:
                 bar.close()
             best = runs[0]
@@ -139,7 +153,7 @@ def _train(args) -> int:
             try:
                 best, runs = reval.train_best_of_seeds(settings, model, seeds, config,
                                                        progress=lambda s, p: bars[s](p), force=args.force,
-                                                       limit=args.limit, ensemble=args.ensemble)
+                                                       limit=args.limit, ensemble=args.ensemble, data=data)
             finally:
                 for bar in bars.values():
                     bar.close()

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from metrics.base import Metric, MetricError, MetricUnavailable
 from metrics.reval.model import MODELS
+
+if TYPE_CHECKING:
+    import torch
 
 # Trained models shipped with the repository, used when the model folder has none.
 PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "data" / "models"

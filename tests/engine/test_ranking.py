@@ -117,3 +117,81 @@ def test_cli_convert_writes_pairs(ranking_file, tmp_path, capsys):
     assert set(pairs["reference"]) == {REF1}
     assert "threshold,kept,tau" in capsys.readouterr().out
     assert main(["ranking", "convert", str(tmp_path / "nope.tsv")]) == 2
+
+
+# --------------------------------------------------------------------------- WMT's wide CSV format
+
+def _wmt_files(tmp_path, extra_pair: bool = True):
+    """The screens above as a WMT 2013-style CSV (5 system slots), with a reference file and output folder.
+
+    Each screen also shows the reference as a system ("_ref", no output file) and one slot left blank (-1);
+    a German-English screen stands for the other pairs a WMT file holds.
+    """
+    index = {"s1": 1, "s2": 2}
+    systems = tmp_path / "outputs"
+    systems.mkdir()
+    for system in "ABXCD":
+        lines = [CANDS.get((seg, system), f"{system} output for another segment") for seg in ("s1", "s2")]
+        (systems / system).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    references = tmp_path / "ref.en"
+    references.write_text(f"{REF1}\n{REF2}\n", encoding="utf-8")
+    header = ["srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId"]
+    header += [f"system{k}{f}" for k in range(1, 6) for f in ("Number", "Id")]
+    header += [f"system{k}rank" for k in range(1, 6)]
+    rows = []
+    for judgment, segment, ranks in SCREENS:
+        shown = list(ranks.items()) + [("_ref", 1), ("A" if segment == "s2" else "C", -1)]
+        shown += [("", -1)] * (5 - len(shown))
+        row = ["Czech", "English", str(index[segment]), "-1", str(index[segment]), f"judge-{judgment}"]
+        row += [x for system, _ in shown for x in ("-1", system)]
+        row += [str(rank) for _, rank in shown]
+        rows.append(row)
+    if extra_pair:
+        rows.append(["German", "English", "1", "-1", "1", "judge-9", *["-1", "A", "-1", "B"], *["-1", ""] * 3,
+                     "2", "1", "-1", "-1", "-1"])
+    path = tmp_path / "wmt13-judgments.csv"
+    path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
+    return path, references, systems
+
+
+def test_wmt_csv_gives_the_same_conversion_as_the_long_table(tmp_path, ranking_file):
+    path, references, systems = _wmt_files(tmp_path)
+    assert ranking.is_wmt_format(path) and not ranking.is_wmt_format(ranking_file)
+    wmt = ranking.read_wmt_rankings(path, references, systems, pair="cs-en")
+    assert wmt.pair == "Czech-English"
+    assert wmt.blank == 5 and wmt.missing_outputs == {"_ref": 5} and wmt.empty_texts == 0
+    assert len(wmt.frame) == sum(len(r) for _, _, r in SCREENS) and wmt.frame["judgment"].nunique() == 5
+    ours = ranking.convert(wmt.frame)
+    theirs = ranking.convert(ranking.read_rankings(ranking_file))
+    assert (ours.threshold, ours.tau, ours.ranked) == (theirs.threshold, theirs.tau, theirs.ranked)
+    columns = ["reference", "candidate", "score", "n", "variance"]
+    assert ours.pairs[columns].sort_values("candidate").values.tolist() == \
+        theirs.pairs[columns].sort_values("candidate").values.tolist()
+
+
+def test_wmt_csv_errors_say_what_to_give(tmp_path):
+    path, references, systems = _wmt_files(tmp_path)
+    with pytest.raises(DataError, match=r"2 language pairs \(Czech-English, German-English\).*--pair"):
+        ranking.read_wmt_rankings(path, references, systems)
+    with pytest.raises(DataError, match="no judgments for 'fr-en'"):
+        ranking.read_wmt_rankings(path, references, systems, pair="fr-en")
+    short = tmp_path / "short.en"
+    short.write_text(f"{REF1}\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 6: srcIndex 2 is past the 1 lines"):
+        ranking.read_wmt_rankings(path, short, systems, pair="Czech-English")
+    empty = tmp_path / "empty-outputs"
+    empty.mkdir()
+    with pytest.raises(DataError, match="no usable judgments"):
+        ranking.read_wmt_rankings(path, references, empty, pair="cs-en")
+
+
+def test_cli_converts_a_wmt_csv(tmp_path, capsys):
+    path, references, systems = _wmt_files(tmp_path, extra_pair=False)
+    out = tmp_path / "pairs.tsv"
+    assert main(["ranking", "convert", str(path), "--pairs", str(out)]) == 2
+    assert "--references REF_FILE and --systems" in capsys.readouterr().err
+    assert main(["ranking", "convert", str(path), "--references", str(references), "--systems", str(systems),
+                 "--pairs", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "WMT Czech-English: 14 ranks on 5 screens; dropped 5 blank ranks; 5 ranks of 1 systems" in err
+    assert sorted(pd.read_csv(out, sep="\t")["candidate"]) == sorted([CANDS[("s1", "A")], CANDS[("s1", "B")]])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
@@ -139,3 +140,32 @@ def test_comparison_is_paired_and_matches_the_evaluations(settings, trained):
     test = reval.evaluate_model(settings, "lstm", "test", checkpoint=lstm.path, bootstrap=0, limit=LIMIT)
     with pytest.raises(reval.MuttlabError, match="same split"):
         reval.compare_evaluations(a, test)
+
+
+def test_training_on_a_pairs_file_instead_of_sick(settings, tmp_path, capsys):
+    sick = reval.load_sick_data(settings, limit=LIMIT).splits["train"]
+    path = tmp_path / "pairs.tsv"
+    # the columns `muttlab ranking convert --pairs` writes, plus one it adds that training ignores
+    pd.DataFrame({"reference": [p.sentence_a for p in sick], "candidate": [p.sentence_b for p in sick],
+                  "score": [p.score for p in sick], "system": "sys"}).to_csv(path, sep="\t", index=False)
+    data = reval.load_pair_files(settings, path)
+    assert (len(data.splits["train"]), len(data.splits["dev"]), data.splits["test"]) == (54, 6, [])
+    assert sorted(data.splits["train"] + data.splits["dev"], key=sick.index) == sick
+    assert main(["reval", "train", "--model", "lstm", "--train-pairs", str(path), "--epochs", "1",
+                 "--no-progress", "--cache-dir", str(settings.cache_dir)]) == 0
+    installed = json.loads((model_dir(settings) / "reval-lstm.json").read_text())
+    assert installed["data"] == {"source": "pairs: pairs.tsv", "train": 54, "dev": 6, "test": 0}
+    assert main(["reval", "score", "--model", "lstm", "-c", sick[0].sentence_b, "-r", sick[0].sentence_a,
+                 "--cache-dir", str(settings.cache_dir)]) == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("reference\tcandidate\tscore\na dog\ta cat\t7\n", r"line 2: score must be a number in \[1, 5\]"),
+    ("first\tsecond\tscore\na dog\ta cat\t3\n", "the header must name score and one of sentence_a/sentence_b"),
+    ("sentence_a\tsentence_b\tscore\na dog\t \t3\n", "line 2: empty sentence_b"),
+])
+def test_bad_pairs_files_name_line_and_fix(tmp_path, text, message):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(reval.DataError, match=message):
+        reval.read_pairs_file(path)
