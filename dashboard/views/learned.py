@@ -26,6 +26,12 @@ def _checkpoint_info(path: Path | None) -> dict | None:
         return {}
 
 
+def _duration(seconds) -> str:
+    if not isinstance(seconds, (int, float)) or seconds <= 0:
+        return "–"
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
 def _history(info: dict) -> pd.DataFrame:
     rows = info.get("history") or []
     frame = pd.DataFrame(rows)
@@ -89,12 +95,16 @@ def page() -> None:
             a.metric("best epoch", info.get("best_epoch", "–"))
         dev = info.get("dev_pearson")
         b.metric("dev Pearson (SICK trial)", f"{dev:.4f}" if isinstance(dev, (int, float)) else "–")
-        c.metric("training time", f"{info.get('train_seconds', 0):.0f} s" if info.get("train_seconds") else "–")
+        c.metric("training time", _duration(info.get("train_seconds")),
+                 help="All runs together for an ensemble." if members else None)
         st.caption(f"checkpoint: {path}")
         history = _history(info)
         if members:
-            ui.table(pd.DataFrame(members).drop(columns=["key"], errors="ignore"), f"reval-{model}-members",
-                     key="learned-members")
+            st.markdown("**Runs in the ensemble**: one per seed, each at its best dev epoch; the ensemble "
+                        "predicts their mean.")
+            runs = pd.DataFrame(members)
+            ui.table(runs[[c for c in ("seed", "best_epoch", "dev_pearson", "train_seconds") if c in runs]],
+                     f"reval-{model}-runs", key="learned-members")
         if len(history):
             ui.chart(charts.loss_curve(history, f"{LABELS[model]}: loss and dev correlation by epoch"),
                      f"reval-{model}-training", key="learned-curve")
