@@ -247,12 +247,17 @@ def meteor_grid(alphas: Sequence[float] = METEOR_ALPHAS) -> list[dict]:
     return grid
 
 
-def dreem_grid(step: float = DREEM_WEIGHT_STEP, lp_exponents: Sequence[float] = DREEM_LP_EXPONENTS) -> list[dict]:
-    """DREEM settings: representation weights on a simplex grid, times the length-penalty exponents."""
+def dreem_grid(step: float = DREEM_WEIGHT_STEP, lp_exponents: Sequence[float] = DREEM_LP_EXPONENTS,
+               components: Sequence[str] = COMPONENTS) -> list[dict]:
+    """DREEM settings: representation weights on a simplex grid, times the length-penalty exponents.
+
+    Representations left out of ``components`` weigh 0 everywhere.
+    """
     ticks = int(round(1 / step))
-    weights = [(a * step, b * step, (ticks - a - b) * step) for a in range(ticks + 1) for b in range(ticks + 1 - a)]
-    return [{"weights": dict(zip(COMPONENTS, (round(v, 4) for v in w))), "length_penalty": float(p)}
-            for w in weights for p in lp_exponents]
+    weights = [w for w in itertools.product(range(ticks + 1), repeat=len(components)) if sum(w) == ticks]
+    return [{"weights": {k: round(dict(zip(components, w)).get(k, 0) * step, 4) for k in COMPONENTS},
+             "length_penalty": float(p)}
+            for w in sorted(weights, reverse=True) for p in lp_exponents]
 
 
 def meteor_pair_scores(pairs: PairArrays, grid: Sequence[dict], settings: Settings,
@@ -271,9 +276,10 @@ def meteor_pair_scores(pairs: PairArrays, grid: Sequence[dict], settings: Settin
     return np.vstack(rows)
 
 
-def dreem_pair_scores(pairs: PairArrays, grid: Sequence[dict]) -> np.ndarray:
+def dreem_pair_scores(pairs: PairArrays, grid: Sequence[dict], settings: Settings) -> np.ndarray:
     """(len(grid), n_pairs) DREEM scores; the representation cosines are computed once."""
-    comps = pair_components(pairs.cands, pairs.refs)
+    used = [k for k in COMPONENTS if any(p["weights"][k] > 0 for p in grid)]
+    comps = pair_components(pairs.cands, pairs.refs, used, model_dir(settings))
     return np.vstack([comps.combine(p["weights"], p["length_penalty"]) for p in grid])
 
 
@@ -411,15 +417,19 @@ def _write(path: Path, data: dict) -> str:
 
 def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = None,
          progress: Callable[[str], None] | None = None, lambdas: Sequence[float] = LAMBDAS,
-         thetas: Sequence[float] | None = None) -> TuneReport:
+         thetas: Sequence[float] | None = None, representations: Sequence[str] = COMPONENTS) -> TuneReport:
     """Tune one multi-level metric on one dataset's development split and save its parameters.
 
     Writes ``<stem>.<dataset>.json`` into ``out_dir`` (default: the model folder of ``settings``); for the
     default dataset also ``<stem>.json``, the file the metric itself reads. DREEM's single-level weights go
-    to ``dreem[.<dataset>].json`` the same way.
+    to ``dreem[.<dataset>].json`` the same way; ``representations`` limits the ones DREEM's grid may weight.
     """
     if metric not in METRICS:
         raise MuttlabError(f"unknown metric {metric!r} for tuning; choose from {', '.join(METRICS)}")
+    unknown = [r for r in representations if r not in COMPONENTS]
+    if unknown or not representations:
+        raise MuttlabError(f"unknown DREEM representation(s) {', '.join(unknown) or '(none given)'}; "
+                           f"choose from {', '.join(COMPONENTS)}")
     out_dir = Path(out_dir) if out_dir is not None else model_dir(settings)
     data = load_eval_set(dataset, settings).subset("dev")
     if progress:
@@ -429,8 +439,8 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
         grid = meteor_grid()
         scores = meteor_pair_scores(pairs, grid, settings, progress)
     else:
-        grid = dreem_grid()
-        scores = dreem_pair_scores(pairs, grid)
+        grid = dreem_grid(components=representations)
+        scores = dreem_pair_scores(pairs, grid, settings)
     if progress:
         progress(f"searching λ, θ and {len(grid)} per-level choices")
     result = search(scores, pairs, data.human, data.correlation, lambdas=lambdas, thetas=thetas)
@@ -487,9 +497,11 @@ def evaluation_metrics(metric: str, dataset: str, settings: Settings) -> list[Va
                 Variant("ML-METEOR", MultiLevelMeteor(model=model), source, model["dev_correlation"])]
     single, single_source = _load_tuned(MODEL_STEMS["dreem-single"], dataset, settings)
     model, source = _load_tuned(MODEL_STEMS["dreem"], dataset, settings)
-    return [Variant("DREEM", Dreem(weights=single["weights"], length_penalty=single["length_penalty"]),
-                    single_source, single["dev_correlation"]),
-            Variant("ML-DREEM", MultiLevelDreem(model=model), source, model["dev_correlation"])]
+    # The model folder is where the reval representation's ReVal model is looked for first.
+    folder = model_dir(settings)
+    return [Variant("DREEM", Dreem(weights=single["weights"], length_penalty=single["length_penalty"],
+                                   model_dir=folder), single_source, single["dev_correlation"]),
+            Variant("ML-DREEM", MultiLevelDreem(model_dir=folder, model=model), source, model["dev_correlation"])]
 
 
 @dataclass

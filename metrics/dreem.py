@@ -10,6 +10,9 @@ weighted sum of the cosines is multiplied by a length penalty. The representatio
   GloVe average (Arora, Liang & Ma, ICLR 2017, eq. of §3 with a = 1e-3), word probabilities from
   Zipf's law over the GloVe vocabulary's frequency rank. The common-component removal of SIF is left
   out because it would make a sentence's vector depend on the batch.
+* ``reval`` — a learned sentence encoding: the ReVal Tree-LSTM's root state (:mod:`metrics.reval`, the
+  installed ``reval-treelstm`` model). Computed only when its weight is above zero, so DREEM without it
+  needs neither torch nor a trained model; with it, the checkpoint's digest is part of the signature.
 
 With several references the best score is kept. The weights and the length-penalty exponent are tuned
 (``muttlab multilevel tune``) and read from ``dreem.json`` in the model folder, falling back to the copy
@@ -29,8 +32,9 @@ import numpy as np
 from metrics.base import Metric, MetricError, MetricUnavailable
 from metrics.tokenize import ptb_tokenize
 
-COMPONENTS = ("bow", "glove", "sent")
-DEFAULT_WEIGHTS = {"bow": 1 / 3, "glove": 1 / 3, "sent": 1 / 3}
+COMPONENTS = ("bow", "glove", "sent", "reval")
+DEFAULT_WEIGHTS = {"bow": 1 / 3, "glove": 1 / 3, "sent": 1 / 3, "reval": 0.0}
+REVAL_ENCODER = "treelstm"
 DEFAULT_LENGTH_PENALTY = 1.0
 MODEL_FILE = "dreem.json"
 BUNDLED_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
@@ -60,7 +64,8 @@ def read_model_file(path: Path, required: Sequence[str]) -> dict:
 
 
 def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
-    """Weights of the three representations, validated (known names, non-negative, not all zero)."""
+    """Weights of the representations, validated (known names, non-negative, not all zero); a missing
+    one weighs 0 (files tuned before ``reval`` existed have three)."""
     unknown = set(weights) - set(COMPONENTS)
     if unknown:
         raise MetricError(f"DREEM: unknown representation(s) {sorted(unknown)}; use {', '.join(COMPONENTS)}")
@@ -147,7 +152,7 @@ def length_penalty(cand_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PairComponents:
-    """Per (candidate, reference) pair: the cosine of each representation and the length penalty."""
+    """Per (candidate, reference) pair: the cosine of each computed representation and the length penalty."""
 
     cosines: dict[str, np.ndarray]
     length_penalty: np.ndarray
@@ -155,25 +160,61 @@ class PairComponents:
     def combine(self, weights: Mapping[str, float], lp_exponent: float) -> np.ndarray:
         """LP^p · Σ_k w_k·cos_k / Σ_k w_k: DREEM's score of each pair."""
         weights = check_weights(weights)
+        missing = [k for k in COMPONENTS if weights[k] > 0 and k not in self.cosines]
+        if missing:
+            raise ValueError(f"representation(s) {missing} are weighted but were not computed")
         total = sum(weights.values())
-        mixed = sum(weights[k] * self.cosines[k] for k in COMPONENTS) / total
+        mixed = sum(weights[k] * self.cosines[k] for k in COMPONENTS if weights[k] > 0) / total
         return mixed * self.length_penalty ** lp_exponent
 
 
-def pair_components(candidates: Sequence[str], references: Sequence[str]) -> PairComponents:
-    """The representation cosines and length penalty of each (candidate, reference) pair."""
+def reval_encoder(model_dir: Path | None):
+    """The ReVal Tree-LSTM metric whose sentence encodings are DREEM's ``reval`` representation (one per
+    model folder and process, so its encodings are kept across calls)."""
+    key = str(model_dir) if model_dir is not None else None
+    if key not in _REVAL:
+        from metrics.reval.metric import ReVal
+        _REVAL[key] = ReVal(model=REVAL_ENCODER, model_dir=model_dir)
+    return _REVAL[key]
+
+
+_REVAL: dict[str | None, Metric] = {}
+
+
+def pair_components(candidates: Sequence[str], references: Sequence[str],
+                    components: Sequence[str] = ("bow", "glove", "sent"),
+                    model_dir: Path | None = None) -> PairComponents:
+    """The cosines of the named representations and the length penalty of each (candidate, reference) pair.
+
+    ``reval`` (not computed by default) encodes with the ReVal model found from ``model_dir``.
+    """
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
+    unknown = set(components) - set(COMPONENTS)
+    if unknown:
+        raise ValueError(f"unknown representation(s) {sorted(unknown)}; use {', '.join(COMPONENTS)}")
     cands = [_ENCODER.encode(s) for s in candidates]
     refs = [_ENCODER.encode(s) for s in references]
-    cosines = {
-        "bow": np.array([_bow_cosine(c.counts, r.counts) for c, r in zip(cands, refs)]),
-        "glove": np.array([_cosine(c.mean, r.mean) for c, r in zip(cands, refs)]),
-        "sent": np.array([_cosine(c.sif, r.sif) for c, r in zip(cands, refs)]),
-    }
+    cosines = {}
+    if "bow" in components:
+        cosines["bow"] = np.array([_bow_cosine(c.counts, r.counts) for c, r in zip(cands, refs)])
+    if "glove" in components:
+        cosines["glove"] = np.array([_cosine(c.mean, r.mean) for c, r in zip(cands, refs)])
+    if "sent" in components:
+        cosines["sent"] = np.array([_cosine(c.sif, r.sif) for c, r in zip(cands, refs)])
+    if "reval" in components:
+        encoded = reval_encoder(model_dir).encodings(list(candidates) + list(references))
+        a, b = encoded[:len(candidates)], encoded[len(candidates):]
+        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+        cosines["reval"] = np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(a)), where=norms > 0)
     lp = length_penalty([c.length for c in cands], [r.length for r in refs])
     # Rounding can put the cosine of identical vectors a hair above 1.
     return PairComponents({k: np.clip(v, -1.0, 1.0) for k, v in cosines.items()}, lp)
+
+
+def weighted(weights: Mapping[str, float]) -> tuple[str, ...]:
+    """The representations with a weight above zero: the ones worth computing."""
+    return tuple(k for k in COMPONENTS if weights.get(k, 0.0) > 0)
 
 
 def flatten(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[str], list[str], np.ndarray]:
@@ -199,9 +240,9 @@ class Dreem(Metric):
 
     name: ClassVar[str] = "DREEM"
     version: ClassVar[str] = "1"
-    requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d",)
-    description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe and SIF sentence vectors, weighted, "
-                                  "times a length penalty; best reference")
+    requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "a trained ReVal Tree-LSTM if reval is weighted")
+    description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe, SIF and ReVal sentence vectors, "
+                                  "weighted, times a length penalty; best reference")
 
     def __init__(self, weights: Mapping[str, float] | None = None, length_penalty: float | None = None,
                  model_dir: Path | None = None):
@@ -237,17 +278,27 @@ class Dreem(Metric):
 
     def params(self) -> dict[str, object]:
         w = self.weights
-        return {"w_bow": round(w["bow"], 4), "w_glove": round(w["glove"], 4), "w_sent": round(w["sent"], 4),
-                "lp": round(self.lp_exponent, 4), "sent": "sif"}
+        out = {"w_bow": round(w["bow"], 4), "w_glove": round(w["glove"], 4), "w_sent": round(w["sent"], 4),
+               "w_reval": round(w["reval"], 4), "lp": round(self.lp_exponent, 4), "sent": "sif"}
+        if w["reval"] > 0:
+            out["reval"] = reval_encoder(self.model_dir).params()["ckpt"]
+        return out
 
     def check_available(self) -> None:
-        from resources.glove import VectorsMissing, glove_root
-        try:
-            glove_root()
-        except VectorsMissing as exc:
-            raise MetricUnavailable(str(exc)) from None
+        check_representations(self.weights, self.model_dir)
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         cands, refs, owner = flatten(candidates, references)
-        pair = pair_components(cands, refs).combine(self.weights, self.lp_exponent)
-        return best_per_candidate(pair, owner, len(candidates))
+        comps = pair_components(cands, refs, weighted(self.weights), self.model_dir)
+        return best_per_candidate(comps.combine(self.weights, self.lp_exponent), owner, len(candidates))
+
+
+def check_representations(weights: Mapping[str, float], model_dir: Path | None) -> None:
+    """MetricUnavailable unless GloVe (and, when ``reval`` is weighted, a trained ReVal model) is there."""
+    from resources.glove import VectorsMissing, glove_root
+    try:
+        glove_root()
+    except VectorsMissing as exc:
+        raise MetricUnavailable(str(exc)) from None
+    if weights.get("reval", 0.0) > 0:
+        reval_encoder(model_dir).check_available()

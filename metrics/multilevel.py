@@ -19,8 +19,9 @@ import numpy as np
 
 from metrics.base import Metric, MetricError, MetricUnavailable
 from metrics.dependencies import pair_f
-from metrics.dreem import (DEFAULT_LENGTH_PENALTY, DEFAULT_WEIGHTS, best_per_candidate, check_weights,
-                           find_model_file, flatten, pair_components, read_model_file)
+from metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, DEFAULT_WEIGHTS, best_per_candidate,
+                           check_representations, check_weights, find_model_file, flatten, pair_components,
+                           read_model_file, reval_encoder, weighted)
 
 LEVELS = ("low", "medium", "high")
 # Meteor 1.5's English "rank" task parameters (Denkowski & Lavie 2014, Table 1), the jar's defaults.
@@ -190,10 +191,10 @@ class MultiLevelDreem(_MultiLevel):
 
     name: ClassVar[str] = "ML-DREEM"
     version: ClassVar[str] = "1"
-    requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "spacy")
+    requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "spacy", "a trained ReVal Tree-LSTM if reval is weighted")
     description: ClassVar[str] = "DREEM with weights per quality level (word + dependency F classifier)"
     model_file: ClassVar[str] = "ml-dreem.json"
-    level_keys: ClassVar[tuple[str, ...]] = ("bow", "glove", "sent", "length_penalty")
+    level_keys: ClassVar[tuple[str, ...]] = (*COMPONENTS, "length_penalty")
 
     @classmethod
     def default_level(cls) -> dict:
@@ -203,13 +204,19 @@ class MultiLevelDreem(_MultiLevel):
         weights = check_weights(params["weights"])
         return {**weights, "length_penalty": float(params.get("length_penalty", DEFAULT_LENGTH_PENALTY))}
 
+    def _uses_reval(self) -> bool:
+        return any(level["reval"] > 0 for level in self.model["levels"].values())
+
+    def params(self) -> dict[str, object]:
+        out = super().params()
+        if self._uses_reval():
+            out["reval"] = reval_encoder(self.model_dir).params()["ckpt"]
+        return out
+
     def check_available(self) -> None:
-        from resources.glove import VectorsMissing, glove_root
-        try:
-            glove_root()
-        except VectorsMissing as exc:
-            raise MetricUnavailable(str(exc)) from None
+        check_representations({"reval": 1.0 if self._uses_reval() else 0.0}, self.model_dir)
 
     def _score_level(self, params: dict, cands: list[str], refs: list[str]) -> np.ndarray:
-        weights = {k: params[k] for k in ("bow", "glove", "sent")}
-        return pair_components(cands, refs).combine(weights, params["length_penalty"])
+        weights = {k: params[k] for k in COMPONENTS}
+        comps = pair_components(cands, refs, weighted(weights), self.model_dir)
+        return comps.combine(weights, params["length_penalty"])

@@ -30,7 +30,9 @@ def _tune(args: argparse.Namespace) -> int:
     for metric in _choices(args.metric, multilevel.METRICS, "metric"):
         for dataset in _choices(args.dataset, multilevel.DATASETS, "dataset"):
             print(f"tuning {metric} on {dataset}", file=sys.stderr)
-            report = multilevel.tune(metric, dataset, settings, out_dir=args.out_dir, progress=_progress)
+            report = multilevel.tune(metric, dataset, settings, out_dir=args.out_dir, progress=_progress,
+                                     representations=[r.strip() for r in args.representations.split(",")
+                                                      if r.strip()])
             model = report.multi_model
             rows.append({
                 "metric": metric, "dataset": dataset, "correlation": report.correlation,
@@ -118,6 +120,9 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
         if name == "tune":
             sub.add_argument("--out-dir", type=Path,
                              help="where tuned JSON goes (default: the model folder, <cache-dir>/models)")
+            sub.add_argument("--representations", default=",".join(multilevel.COMPONENTS),
+                             help="DREEM representations the search may weight (default: "
+                                  f"{','.join(multilevel.COMPONENTS)}; reval needs a trained ReVal Tree-LSTM)")
         else:
             sub.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
         add_output_options(sub)

@@ -122,6 +122,11 @@ class ReVal(Metric):
         todo = [s for s in dict.fromkeys(sentences) if s not in self._encoded]
         if not todo:
             return
+        if len(self._encoded) + len(todo) > self.MEMO_SIZE:
+            # Bound the memo (a large corpus would keep every encoding alive), keeping this call's sentences.
+            needed = set(sentences)
+            self._encoded = {s: v for k, (s, v) in enumerate(self._encoded.items())
+                             if s in needed or k >= len(self._encoded) - self.MEMO_SIZE // 2}
         blank = next((s for s in todo if not s.strip()), None)
         if blank is not None:
             raise MetricError(f"{self.name}: cannot encode an empty sentence ({blank!r})")
@@ -140,6 +145,16 @@ class ReVal(Metric):
                 encoded = self._net.encode(chunk, [self._vectors.encode(t.tokens) for t in chunk])
                 self._encoded.update(zip(todo[k:k + 512], encoded))
 
+    def encodings(self, sentences: list[str]) -> np.ndarray:
+        """The model's sentence encodings, ``(len(sentences), memory × members)`` float64 (kept per sentence)."""
+        import torch
+
+        self._load()
+        self._encode_new(sentences)
+        if not sentences:
+            return np.zeros((0, 0))
+        return torch.stack([self._encoded[s] for s in sentences]).numpy().astype(np.float64)
+
     def similarities(self, first: list[str], second: list[str]) -> np.ndarray:
         """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i])."""
         import torch
@@ -151,9 +166,6 @@ class ReVal(Metric):
         out = []
         with torch.no_grad():
             encoded = torch.stack([self._encoded[s] for s in sentences])
-            # Bound the memo so scoring a large corpus does not keep every sentence's encoding alive.
-            if len(self._encoded) > self.MEMO_SIZE:
-                self._encoded = dict(list(self._encoded.items())[-(self.MEMO_SIZE // 2):])
             for k in range(0, len(first), 4096):
                 h1 = encoded.index_select(0, torch.tensor([index[s] for s in first[k:k + 4096]]))
                 h2 = encoded.index_select(0, torch.tensor([index[s] for s in second[k:k + 4096]]))

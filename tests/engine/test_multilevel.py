@@ -136,3 +136,12 @@ def test_eval_cli_reports_cis(small_sick, tuned, capsys, monkeypatch):
         assert row["n"] == 250 and row["ci_low"] <= row["test"] <= row["ci_high"]
     assert rows[1]["delta_low"] <= rows[1]["delta"] <= rows[1]["delta_high"]
     assert main(["multilevel", "eval", "--metric", "bleu"]) == 2
+
+
+def test_dreem_grid_covers_the_weight_simplex():
+    grid = multilevel.dreem_grid()
+    assert len(grid) == 35 * len(multilevel.DREEM_LP_EXPONENTS)  # 4 weights in steps of 1/4 summing to 1
+    assert all(abs(sum(g["weights"].values()) - 1.0) < 1e-9 for g in grid)
+    three = multilevel.dreem_grid(components=("bow", "glove", "sent"))
+    assert len(three) == 15 * len(multilevel.DREEM_LP_EXPONENTS) and all(g["weights"]["reval"] == 0 for g in three)
+    assert {tuple(sorted(g["weights"].items())) for g in three} < {tuple(sorted(g["weights"].items())) for g in grid}

@@ -10,7 +10,7 @@ import pytest
 from engine.runner import registry_for, score_batches
 from engine.sources import load_sick
 from metrics.base import MetricError
-from metrics.dreem import Dreem, length_penalty, pair_components
+from metrics.dreem import Dreem, length_penalty, pair_components, reval_encoder
 from metrics.tokenize import ptb_tokenize
 from resources.glove import load_glove
 
@@ -75,8 +75,9 @@ def test_model_dir_overrides_bundled_and_bad_file_is_clear(tmp_path):
     (tmp_path / "dreem.json").write_text(json.dumps({"weights": {"bow": 1, "glove": 0, "sent": 0},
                                                      "length_penalty": 0.0}), encoding="utf-8")
     metric = Dreem(model_dir=tmp_path)
-    assert metric.weights == {"bow": 1.0, "glove": 0.0, "sent": 0.0} and metric.lp_exponent == 0.0
-    assert "w_bow:1" in metric.signature()
+    # a file tuned before the reval representation existed: reval weighs 0 and is never computed
+    assert metric.weights == {"bow": 1.0, "glove": 0.0, "sent": 0.0, "reval": 0.0} and metric.lp_exponent == 0.0
+    assert "w_bow:1" in metric.signature() and "reval:" not in metric.signature().replace("w_reval:", "")
     bundled = Dreem(model_dir=tmp_path / "empty")
     assert bundled.signature() != metric.signature()
     (tmp_path / "dreem.json").write_text("{not json", encoding="utf-8")
@@ -101,3 +102,28 @@ def test_explicit_parameters_are_not_rebuilt_by_name_in_workers(data_settings):
     # metric given explicit parameters must be scored in-process.
     assert Dreem(weights={"bow": 1, "glove": 0, "sent": 0}).parallel is False
     assert registry_for(data_settings).get("DREEM").parallel is True
+
+
+def test_reval_representation_is_the_cosine_of_revals_encodings(sick_pairs):
+    cands = [p.sentence_b for p in sick_pairs[:30]]
+    refs = [p.sentence_a for p in sick_pairs[:30]]
+    comps = pair_components(cands, refs, ["reval"])
+    assert set(comps.cosines) == {"reval"}
+    encoder = reval_encoder(None)
+    a, b = encoder.encodings(cands), encoder.encodings(refs)
+    want = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    np.testing.assert_allclose(comps.cosines["reval"], want, atol=1e-9)
+    assert pair_components(cands[:3], cands[:3], ["reval"]).cosines["reval"] == pytest.approx([1.0] * 3)
+    with pytest.raises(ValueError, match="not computed"):
+        comps.combine({"bow": 1.0}, 0.0)
+
+
+def test_dreem_with_reval_weight_scores_with_it_and_signs_the_checkpoint(sick_pairs):
+    cands = [p.sentence_b for p in sick_pairs[:10]]
+    refs = [[p.sentence_a, sick_pairs[10 + k].sentence_a] for k, p in enumerate(sick_pairs[:10])]
+    metric = Dreem(weights={"reval": 1.0}, length_penalty=0.0)
+    metric.check_available()
+    scores = metric.score(cands, refs)
+    best = np.max([pair_components(cands, [r[j] for r in refs], ["reval"]).cosines["reval"] for j in range(2)], axis=0)
+    np.testing.assert_allclose(scores, best, atol=1e-12)
+    assert f"reval:{reval_encoder(None).params()['ckpt']}" in metric.signature()
