@@ -80,7 +80,8 @@ class Evaluation:
     gold: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0))
 
     def as_row(self) -> dict:
-        pub = PUBLISHED.get(self.model, {})
+        # Tai et al.'s numbers are SICK TEST numbers; beside anything else they would mislead.
+        pub = PUBLISHED.get(self.model, {}) if self.split == "test" else {}
         return {"model": self.model, "split": self.split, "n": self.n,
                 "pearson": self.pearson, "pearson_lo": self.pearson_ci[0], "pearson_hi": self.pearson_ci[1],
                 "spearman": self.spearman, "spearman_lo": self.spearman_ci[0],
@@ -335,13 +336,15 @@ def _mse_rows(pred: np.ndarray, gold: np.ndarray) -> np.ndarray:
 
 
 def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "test",
-                   checkpoint: Path | None = None, bootstrap: int = 1000, limit: int | None = None) -> Evaluation:
-    """Pearson r, Spearman ρ and MSE of a trained model's predictions on a SICK split (Tai et al. §5.2).
+                   checkpoint: Path | None = None, bootstrap: int = 1000, limit: int | None = None,
+                   pairs_file: Path | None = None) -> Evaluation:
+    """Pearson r, Spearman ρ and MSE of a trained model's predictions on a SICK split (Tai et al. §5.2),
+    or on the scored pairs of ``pairs_file`` (:func:`read_pairs_file`; the split is then its name).
 
     The model is the one the ReVal metric would use (model dir first, then the bundled ``data/models``)
     unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs (``engine.stats``), seeded by ``settings.seed``.
     """
-    if split not in SPLITS:
+    if pairs_file is None and split not in SPLITS:
         raise MuttlabError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     path = checkpoint or find_checkpoint(model, model_dir(settings))
     if path is None or not Path(path).is_file():
@@ -350,9 +353,16 @@ def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "te
         net = load_checkpoint(path)
     except ValueError as exc:
         raise MuttlabError(str(exc)) from None
-    data = load_sick_data(settings, limit=limit)
-    pairs = data.splits[split]
-    inputs = Inputs(data.trees, _word_vectors())
+    if pairs_file is not None:
+        pairs = read_pairs_file(pairs_file)[:limit]
+        split = Path(pairs_file).name
+        trees = cached_trees(settings, list(dict.fromkeys(s for p in pairs for s in (p.sentence_a, p.sentence_b))))
+    else:
+        data = load_sick_data(settings, limit=limit)
+        pairs, trees = data.splits[split], data.trees
+    if len(pairs) < 3:
+        raise MuttlabError(f"{len(pairs)} pairs are too few to correlate; give at least 3")
+    inputs = Inputs(trees, _word_vectors())
     pred = predict(net, [(p.sentence_a, p.sentence_b) for p in pairs], inputs)
     gold = np.array([p.score for p in pairs], dtype=np.float64)
     seed = settings.seed

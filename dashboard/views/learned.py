@@ -143,7 +143,8 @@ def page() -> None:
                 st.error(f"Evaluation failed: {exc}")
                 return
         ui.table(pd.DataFrame([evaluation.as_row()]), f"reval-{model}-{split}-evaluation", key="learned-eval")
-        st.caption("Published: Tai et al. (2015), Table 3 (300-d GloVe); ours uses 50-d GloVe.")
+        if split == "test":
+            st.caption("Published: Tai et al. (2015), Table 3 (300-d GloVe); ours uses 50-d GloVe.")
 
 
 page()

@@ -64,6 +64,9 @@ def register(subparsers, common) -> None:
     evaluate.add_argument("--model", choices=MODEL_CHOICES, default="both")
     evaluate.add_argument("--split", choices=("train", "dev", "test"), default="test")
     evaluate.add_argument("--checkpoint", type=Path, help="evaluate this checkpoint file instead")
+    evaluate.add_argument("--pairs", type=Path,
+                          help="evaluate on this TSV of scored pairs instead of a SICK split (the format of "
+                               "`train --train-pairs`)")
     evaluate.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples for the CIs (0: none)")
     evaluate.add_argument("--limit", type=int, help="use only the first N pairs of the split (quick runs)")
     evaluate.add_argument("--publish", action="store_true",
@@ -174,14 +177,14 @@ def _eval(args) -> int:
     _torch_threads(args.threads)
     if args.checkpoint is not None and args.model == "both":
         raise MuttlabError("--checkpoint evaluates one file; name its --model (lstm or treelstm)")
+    if args.publish and (args.limit is not None or args.checkpoint is not None or args.pairs is not None):
+        raise MuttlabError("--publish takes the installed model evaluated on whole SICK splits; "
+                           "drop --limit, --checkpoint and --pairs")
     rows, records, evaluations = [], [], []
     for model in _models(args.model):
         evaluation = reval.evaluate_model(settings, model, args.split, checkpoint=args.checkpoint,
-                                          bootstrap=args.bootstrap, limit=args.limit)
+                                          bootstrap=args.bootstrap, limit=args.limit, pairs_file=args.pairs)
         if args.publish:
-            if args.limit is not None or args.checkpoint is not None:
-                raise MuttlabError("--publish takes the installed model evaluated on whole splits; "
-                                   "drop --limit and --checkpoint")
             dev = reval.evaluate_model(settings, model, "dev", bootstrap=args.bootstrap)
             dest = reval.publish(settings, model, [dev, evaluation] if args.split != "dev" else [dev])
             print(f"published {dest}", file=sys.stderr)
@@ -199,8 +202,8 @@ def _eval(args) -> int:
         c = reval.compare_evaluations(by_model["treelstm"], by_model["lstm"], bootstrap=args.bootstrap,
                                       seed=settings.seed)
         b, w = c.bootstrap, c.williams
-        print(f"Tree-LSTM − LSTM on {args.split}: Δr = {b.diff:+.4f} [{b.ci_low:+.4f}, {b.ci_high:+.4f}], "
-              f"paired bootstrap p = {b.p_value:.4f} ({b.n_boot} resamples); Williams t = {w.t:.2f}, "
+        print(f"Tree-LSTM − LSTM on {by_model['lstm'].split}: Δr = {b.diff:+.4f} "
+              f"[{b.ci_low:+.4f}, {b.ci_high:+.4f}], paired bootstrap p = {b.p_value:.4f} ({b.n_boot} resamples); Williams t = {w.t:.2f}, "
               f"p = {w.p_value:.2g} (one-sided)", file=sys.stderr)
     return 0
 

@@ -60,7 +60,9 @@ def test_evaluation_matches_scipy(settings, trained):
     assert ev.spearman == pytest.approx(sps.spearmanr(gold, pred)[0], abs=1e-4)
     assert ev.mse == pytest.approx(np.mean((gold - pred) ** 2), abs=1e-5)
     assert ev.pearson_ci[0] <= ev.pearson <= ev.pearson_ci[1]
-    assert ev.as_row()["published_pearson"] == 0.8676  # Tai et al. 2015, Table 3
+    assert ev.as_row()["published_pearson"] is None  # Tai et al.'s numbers are for TEST only
+    test = reval.evaluate_model(settings, "treelstm", "test", bootstrap=0, limit=LIMIT)
+    assert test.as_row()["published_pearson"] == 0.8676  # Tai et al. 2015, Table 3
 
 
 def test_runner_scores_reval_through_the_cache(settings, trained):
@@ -157,6 +159,16 @@ def test_training_on_a_pairs_file_instead_of_sick(settings, tmp_path, capsys):
     assert installed["data"] == {"source": "pairs: pairs.tsv", "train": 54, "dev": 6, "test": 0}
     assert main(["reval", "score", "--model", "lstm", "-c", sick[0].sentence_b, "-r", sick[0].sentence_a,
                  "--cache-dir", str(settings.cache_dir)]) == 0
+    # evaluated on a pairs file, the numbers are the metric's own on those pairs
+    ev = reval.evaluate_model(settings, "lstm", bootstrap=0, pairs_file=path)
+    pred = 1 + 4 * registry_for(settings).get("ReVal-LSTM").score([p.sentence_b for p in sick],
+                                                                   [[p.sentence_a] for p in sick])
+    assert (ev.split, ev.n) == ("pairs.tsv", LIMIT) and ev.as_row()["published_pearson"] is None
+    assert ev.pearson == pytest.approx(sps.pearsonr([p.score for p in sick], pred)[0], abs=1e-5)
+    capsys.readouterr()
+    assert main(["reval", "eval", "--model", "lstm", "--pairs", str(path), "--publish",
+                 "--cache-dir", str(settings.cache_dir)]) == 2
+    assert "drop --limit, --checkpoint and --pairs" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text, message", [
