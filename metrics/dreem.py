@@ -203,10 +203,15 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
     if "sent" in components:
         cosines["sent"] = np.array([_cosine(c.sif, r.sif) for c, r in zip(cands, refs)])
     if "reval" in components:
-        encoded = reval_encoder(model_dir).encodings(list(candidates) + list(references))
-        a, b = encoded[:len(candidates)], encoded[len(candidates):]
-        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-        cosines["reval"] = np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(a)), where=norms > 0)
+        # A blank sentence has no tree; like the other representations of an empty text, its cosine is 0
+        # (three MUTT reference pools of the study hold a blank reference).
+        full = np.array([bool(c.strip() and r.strip()) for c, r in zip(candidates, references)], dtype=bool)
+        keep = np.flatnonzero(full)
+        encoded = reval_encoder(model_dir).encodings([candidates[i] for i in keep] + [references[i] for i in keep])
+        a, b = encoded[:len(keep)], encoded[len(keep):]
+        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) if len(keep) else np.zeros(0)
+        cosines["reval"] = np.zeros(len(candidates))
+        cosines["reval"][keep] = np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(keep)), where=norms > 0)
     lp = length_penalty([c.length for c in cands], [r.length for r in refs])
     # Rounding can put the cosine of identical vectors a hair above 1.
     return PairComponents({k: np.clip(v, -1.0, 1.0) for k, v in cosines.items()}, lp)

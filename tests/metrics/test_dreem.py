@@ -114,6 +114,9 @@ def test_reval_representation_is_the_cosine_of_revals_encodings(sick_pairs):
     want = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
     np.testing.assert_allclose(comps.cosines["reval"], want, atol=1e-9)
     assert pair_components(cands[:3], cands[:3], ["reval"]).cosines["reval"] == pytest.approx([1.0] * 3)
+    # a blank reference has no encoding: cosine 0, as for the other representations
+    blank = pair_components(cands[:2], [refs[0], "   "], ["reval", "sent"]).cosines
+    assert blank["reval"][1] == 0.0 == blank["sent"][1] and blank["reval"][0] == pytest.approx(want[0])
     with pytest.raises(ValueError, match="not computed"):
         comps.combine({"bow": 1.0}, 0.0)
 
