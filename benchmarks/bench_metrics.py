@@ -1,4 +1,4 @@
-"""Benchmark: METEOR 1.5 against pycocoevalcap's wrapper, and W2V-AVG / BADGER / TERp / ΔBLEU / ReVal over the
+"""Benchmark: METEOR 1.5 against pycocoevalcap's wrapper, and W2V-AVG / BADGER / TERp / ΔBLEU / ReVal / DREEM over the
 whole MUTT experiment set (10 sets x 5/10/20 references x original and corruption).
 
     .venv/bin/python benchmarks/bench_metrics.py [--data-dir ../shared/data] [--skip-meteor] [--only NAME]
@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.settings import REPO_ROOT, Settings  # noqa: E402
 from engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
-OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM")
+OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM",
+          "ML-DREEM")
 
 
 def _batches(data_dir: Path):
