@@ -37,6 +37,25 @@ def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
     return None
 
 
+# Dependency trees by sentence, shared by every ReVal instance of the process (the ReVal-TreeLSTM metric and
+# DREEM's reval representation parse the same sentences); bounded like the encoding memo.
+_TREES: dict = {}
+_TREES_SIZE = 200_000
+
+
+def _parsed(sentences: list[str]) -> list:
+    from metrics.reval.trees import parse_trees
+
+    found = {s: _TREES[s] for s in dict.fromkeys(sentences) if s in _TREES}
+    todo = [s for s in dict.fromkeys(sentences) if s not in found]
+    if todo:
+        found.update(zip(todo, parse_trees(todo)))
+        if len(_TREES) + len(todo) > _TREES_SIZE:
+            _TREES.clear()
+        _TREES.update((s, found[s]) for s in todo)
+    return [found[s] for s in sentences]
+
+
 class ReVal(Metric):
     """Best predicted SICK relatedness over the references, mapped to [0, 1] (Gupta et al. 2015).
 
@@ -117,7 +136,7 @@ class ReVal(Metric):
         """
         import torch
 
-        from metrics.reval.trees import DepTree, parse_trees, tokenize
+        from metrics.reval.trees import DepTree, tokenize
 
         todo = [s for s in dict.fromkeys(sentences) if s not in self._encoded]
         if not todo:
@@ -132,7 +151,7 @@ class ReVal(Metric):
             raise MetricError(f"{self.name}: cannot encode an empty sentence ({blank!r})")
         try:
             if self.model == "treelstm":
-                trees = parse_trees(todo)
+                trees = _parsed(todo)
             else:
                 # The sequential LSTM reads tokens only; a chain stands in for the tree.
                 trees = [DepTree(tokens, tuple(range(-1, len(tokens) - 1)))
