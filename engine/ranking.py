@@ -60,9 +60,14 @@ def read_rankings(path: Path) -> pd.DataFrame:
 
 
 WMT_REQUIRED = ("srclang", "trglang", "srcIndex", "system1Id", "system1rank")
-# Language names as WMT 2012-2014 write them, for --pair given as codes (cs-en).
-WMT_LANGUAGES = {"cs": "czech", "de": "german", "en": "english", "es": "spanish", "fr": "french",
-                 "hi": "hindi", "ru": "russian"}
+# WMT 2012-2014 files name languages in full (Czech); later ones use ISO 639-2 codes (ces). --pair may
+# use either, or ISO 639-1 (cs-en); all are compared by the full name.
+WMT_LANGUAGES = {
+    "czech": ("cs", "ces", "cze"), "german": ("de", "deu", "ger"), "english": ("en", "eng"),
+    "spanish": ("es", "spa"), "french": ("fr", "fra", "fre"), "hindi": ("hi", "hin"), "russian": ("ru", "rus"),
+    "finnish": ("fi", "fin"), "romanian": ("ro", "ron", "rum"), "turkish": ("tr", "tur"),
+}
+_LANGUAGE_NAMES = {code: name for name, codes in WMT_LANGUAGES.items() for code in codes}
 
 
 def is_wmt_format(path: Path) -> bool:
@@ -96,7 +101,7 @@ class WmtRankings:
 
 def _language(value: str) -> str:
     value = value.strip().lower()
-    return WMT_LANGUAGES.get(value, value)
+    return _LANGUAGE_NAMES.get(value, value)
 
 
 def read_wmt_rankings(path: Path, references: Path, systems: Path, pair: str | None = None) -> WmtRankings:
@@ -186,9 +191,13 @@ def read_wmt_rankings(path: Path, references: Path, systems: Path, pair: str | N
             rows.append({"judgment": str(line), "segment": str(segment), "system": system, "rank": rank,
                          "reference": reference, "candidate": candidate, "line": line})
     if not rows:
-        raise DataError(path, f"no usable judgments for {chosen}"
-                              + (f": no output file in {systems} for any ranked system" if missing_outputs else ""),
-                        fix="check that the system-output files are named as the systemNId values")
+        if missing_outputs:
+            present = sorted(f.name for f in systems.iterdir() if f.is_file())
+            raise DataError(path, f"no usable judgments for {chosen}: no file in {systems} is named as a ranked "
+                                  f"system (e.g. {next(iter(missing_outputs))!r}); the folder holds "
+                                  f"{', '.join(present[:5]) or 'no files'}{', ...' if len(present) > 5 else ''}",
+                            fix="give the folder of this pair's system outputs, one file per systemNId value")
+        raise DataError(path, f"no usable judgments for {chosen}: every rank is blank or has an empty text")
     # Ranks, blanks and repeats are checked above with the CSV's own line numbers; validate() adds the
     # one-text-per-segment checks, which a consistent reference file and output folder always pass.
     frame = pd.DataFrame(rows).sort_values(["line", "system"], kind="stable")

@@ -179,10 +179,16 @@ def test_wmt_csv_errors_say_what_to_give(tmp_path):
     short.write_text(f"{REF1}\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"line 6: srcIndex 2 is past the 1 lines"):
         ranking.read_wmt_rankings(path, short, systems, pair="Czech-English")
-    empty = tmp_path / "empty-outputs"
-    empty.mkdir()
-    with pytest.raises(DataError, match="no usable judgments"):
-        ranking.read_wmt_rankings(path, references, empty, pair="cs-en")
+    misnamed = tmp_path / "misnamed-outputs"
+    misnamed.mkdir()
+    (misnamed / "A.cs-en").write_text("x\ny\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"no file in .* is named as a ranked system .*holds A\.cs-en"):
+        ranking.read_wmt_rankings(path, references, misnamed, pair="cs-en")
+    # later WMT files write ISO 639-2 codes; --pair may use either kind of code or the names
+    coded = tmp_path / "coded.csv"
+    coded.write_text(path.read_text(encoding="utf-8").replace("Czech,English", "ces,eng"), encoding="utf-8")
+    assert ranking.read_wmt_rankings(coded, references, systems, pair="cs-en").pair == "ces-eng"
+    assert ranking.read_wmt_rankings(coded, references, systems, pair="Czech-English").pair == "ces-eng"
 
 
 def test_cli_converts_a_wmt_csv(tmp_path, capsys):
