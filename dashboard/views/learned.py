@@ -39,24 +39,41 @@ def _history(info: dict) -> pd.DataFrame:
     return frame[keep] if "epoch" in keep else pd.DataFrame(columns=["epoch"])
 
 
-def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool) -> None:
+def ensemble_seeds(settings, runs: int) -> list[int]:
+    """The seeds of ``runs`` training runs: the settings' seed, then 1, 2, … (the shipped models' 13, 1, …, 6)."""
+    return [settings.seed] + [k for k in range(1, runs + 5) if k != settings.seed][:runs - 1]
+
+
+def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool,
+           runs: int = 1) -> None:
     config = reval.TrainConfig(epochs=int(epochs), learning_rate=float(learning_rate), seed=settings.seed)
+    seeds = ensemble_seeds(settings, runs)
     bar = st.progress(0.0, text="Preparing SICK and its dependency trees…")
     curve = st.empty()
     seen: list[dict] = []
 
-    def progress(p) -> None:
-        done = ((p.epoch - 1) * p.steps + p.step) / max(1, p.epochs * p.steps)
-        bar.progress(min(1.0, done), text=f"epoch {p.epoch}/{p.epochs} · batch {p.step}/{p.steps} · "
+    def progress(seed, p) -> None:
+        run = seeds.index(seed)
+        done = (run * p.epochs * p.steps + (p.epoch - 1) * p.steps + p.step) / max(1, len(seeds) * p.epochs * p.steps)
+        label = f"run {run + 1}/{len(seeds)} (seed {seed}) · " if len(seeds) > 1 else ""
+        bar.progress(min(1.0, done), text=f"{label}epoch {p.epoch}/{p.epochs} · batch {p.step}/{p.steps} · "
                                           f"loss {p.loss:.4f}")
         if p.dev_pearson is not None:
-            seen.append({"epoch": p.epoch, "train_loss": p.loss, "dev_pearson": p.dev_pearson})
-            curve.plotly_chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"),
-                               key=f"live-{len(seen)}", config=charts.download_config("reval-training"))
+            seen.append({"epoch": p.epoch, "train_loss": p.loss, "dev_pearson": p.dev_pearson, "seed": seed})
+            if len(seeds) == 1:
+                curve.plotly_chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"),
+                                   key=f"live-{len(seen)}", config=charts.download_config("reval-training"))
+            else:
+                curve.dataframe(pd.DataFrame(seen).groupby("seed", sort=False).last().reset_index(),
+                                hide_index=True)
 
     try:
-        trained = reval.train_model(settings, model=model, train_config=config, progress=progress, force=force,
-                                    limit=limit)
+        if len(seeds) == 1:
+            trained = reval.train_model(settings, model=model, train_config=config,
+                                        progress=lambda p: progress(seeds[0], p), force=force, limit=limit)
+        else:
+            trained, _ = reval.train_best_of_seeds(settings, model, seeds, config, progress=progress, force=force,
+                                                   limit=limit, ensemble=True)
     except MuttlabError as exc:
         bar.empty()
         st.error(f"Training failed: {exc}")
@@ -64,7 +81,8 @@ def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit
     bar.progress(1.0, text="done")
     services.metric_catalogue.clear()  # the metric is available now
     where = "reused a cached checkpoint" if trained.cached else "trained"
-    st.success(f"{LABELS.get(model, model)}: {where} ({trained.path.name}); installed for the ReVal metric.")
+    what = f"an ensemble of {len(seeds)} runs (seeds {', '.join(map(str, seeds))})" if len(seeds) > 1 else "one run"
+    st.success(f"{LABELS.get(model, model)}: {where}, {what} ({trained.path.name}); installed for the ReVal metric.")
 
 
 def page() -> None:
@@ -115,17 +133,22 @@ def page() -> None:
         st.info("This server is read-only: training (which writes a model) is switched off.", icon=":material/lock:")
     else:
         with st.form("learned-train", border=True):
-            x, y, z = st.columns(3)
-            epochs = x.number_input("Epochs (maximum; the best dev epoch is kept)", 1, 50, 10, key="learned-epochs")
+            x, y, z, w = st.columns(4)
+            epochs = x.number_input("Epochs", 1, 50, 10, key="learned-epochs",
+                                    help="At most this many; the epoch with the best dev correlation is kept.")
             learning_rate = y.number_input("Learning rate (Adagrad)", 0.001, 1.0, 0.05, step=0.01, format="%.3f",
                                            key="learned-lr")
             limit = z.number_input("SICK pairs per split (0 = all)", 0, 10000, 0, step=100, key="learned-limit",
                                    help="A small number trains a quick, weak model for a try-out.")
+            runs = w.number_input("Runs", 1, 10, 1, key="learned-runs",
+                                  help="1 trains one model; more train one per seed (13, 1, 2, …) and install "
+                                       "them as an ensemble that predicts their mean, like the shipped models "
+                                       "(7 runs).")
             force = st.checkbox("Train again even if a checkpoint with these settings exists", key="learned-force")
             submitted = st.form_submit_button("Train", type="primary", icon=":material/model_training:",
                                               disabled=settings.using_sample)
         if submitted:
-            _train(reval, settings, model, epochs, learning_rate, int(limit) or None, force)
+            _train(reval, settings, model, epochs, learning_rate, int(limit) or None, force, int(runs))
 
     st.subheader("Evaluate on SICK")
     if path is None or settings.using_sample:

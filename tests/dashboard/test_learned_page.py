@@ -58,3 +58,17 @@ def test_an_installed_ensemble_shows_its_runs(app_env):
     assert any(m.label == "ensemble" and m.value == f"{len(seeds)} seeds" for m in at.metric)
     members = next(d.value for d in at.dataframe if "seed" in d.value.columns)
     assert sorted(members["seed"]) == seeds
+
+
+def test_several_runs_train_and_install_an_ensemble(app_env, app_settings):
+    at = open_page("learned", state={"learned-model": "lstm"})
+    at.number_input(key="learned-epochs").set_value(1)
+    at.number_input(key="learned-limit").set_value(30)
+    at.number_input(key="learned-runs").set_value(2)
+    at.get("form_submit_button")[0].click().run()
+    assert not shown_errors(at)
+    assert any("an ensemble of 2 runs (seeds 13, 1)" in s.value for s in at.success)
+    info = json.loads((model_dir(app_settings) / "reval-lstm.json").read_text())
+    assert info["ensemble"] and [m["seed"] for m in info["members_info"]] == [13, 1]
+    at = open_page("learned", state={"learned-model": "lstm"})
+    assert any(m.label == "ensemble" and m.value == "2 seeds" for m in at.metric)
