@@ -37,6 +37,10 @@ def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
     return None
 
 
+# Sentence encodings by checkpoint digest, then sentence: instances with the same model (the ReVal-TreeLSTM
+# metric and DREEM's reval representation) share them.
+_ENCODED: dict[str, dict] = {}
+
 # Dependency trees by sentence, shared by every ReVal instance of the process (the ReVal-TreeLSTM metric and
 # DREEM's reval representation parse the same sentences); bounded like the encoding memo.
 _TREES: dict = {}
@@ -83,7 +87,7 @@ class ReVal(Metric):
         self._net = None
         self._vectors = None
         self._digest: str | None = None
-        self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, see _encode_new
+        self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
 
     @property
     def checkpoint(self) -> Path | None:
@@ -125,7 +129,7 @@ class ReVal(Metric):
                 raise MetricUnavailable(f"{self.name}: {exc}; train it again with "
                                         f"`muttlab reval train --model {self.model} --force`") from exc
             self._vectors = vectors
-            self._checkpoint_digest()
+            self._encoded = _ENCODED.setdefault(f"{self.model}:{self._checkpoint_digest()}", {})
         return self._net
 
     def _encode_new(self, sentences: list[str]) -> None:
@@ -144,8 +148,9 @@ class ReVal(Metric):
         if len(self._encoded) + len(todo) > self.MEMO_SIZE:
             # Bound the memo (a large corpus would keep every encoding alive), keeping this call's sentences.
             needed = set(sentences)
-            self._encoded = {s: v for k, (s, v) in enumerate(self._encoded.items())
-                             if s in needed or k >= len(self._encoded) - self.MEMO_SIZE // 2}
+            oldest = len(self._encoded) - self.MEMO_SIZE // 2
+            for stale in [s for k, s in enumerate(self._encoded) if k < oldest and s not in needed]:
+                del self._encoded[stale]  # in place: the memo is shared (see _ENCODED)
         blank = next((s for s in todo if not s.strip()), None)
         if blank is not None:
             raise MetricError(f"{self.name}: cannot encode an empty sentence ({blank!r})")
@@ -208,5 +213,7 @@ class ReVal(Metric):
         return np.clip(best, 0.0, 1.0)
 
     def close(self) -> None:
+        if self._net is not None:
+            _ENCODED.pop(f"{self.model}:{self._checkpoint_digest()}", None)
         self._net = None
         self._encoded = {}

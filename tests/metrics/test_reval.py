@@ -248,3 +248,17 @@ def test_metric_scores_with_an_ensemble_checkpoint(ensemble, sick_subset, inputs
         y_hat = np.mean([predict(m, [(p.sentence_a, p.sentence_b) for p in dev], inputs) for m in members], axis=0)
         assert np.allclose(scores, (y_hat - 1) / 4, atol=1e-5)
     assert scores.shape == (20,) and np.all((scores >= 0) & (scores <= 1))
+
+
+def test_instances_of_one_checkpoint_share_their_encodings(one_epoch, sick_subset, tmp_path, monkeypatch):
+    name, _, result = one_epoch
+    monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "none")
+    save_checkpoint(result.model, tmp_path / checkpoint_name(name))
+    first, second = ReVal(model=name, model_dir=tmp_path), ReVal(model=name, model_dir=tmp_path)
+    sentences = [p.sentence_a for p in sick_subset[1][:5]]
+    encoded = first.encodings(sentences)
+    second._load()
+    assert all(s in second._encoded for s in sentences)  # nothing left to encode
+    np.testing.assert_array_equal(second.encodings(sentences), encoded)
+    first.close()
+    second.close()
