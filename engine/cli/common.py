@@ -43,10 +43,15 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
+def split_names(text: str | None) -> list[str]:
+    """The comma-separated items of an option value (``a, b,,c`` -> a, b, c); none for an empty value."""
+    return [item.strip() for item in text.split(",") if item.strip()] if text else []
+
+
 def parse_int_list(text: str, option: str, example: str) -> list[int]:
     """Whole numbers separated by commas (``5,10,20``); a MuttlabError naming the option otherwise."""
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
+        values = [int(v) for v in split_names(text)]
     except ValueError:
         raise MuttlabError(f"{option} {text!r}: give whole numbers separated by commas, e.g. {example}") from None
     if not values:

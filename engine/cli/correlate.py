@@ -16,7 +16,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from engine import stats
-from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from engine.errors import MuttlabError
 from engine.runner import registry_for
 from engine.studies import dbleu, flickr, sick
@@ -73,7 +73,7 @@ def _positive(text: str) -> int:
 
 def handle_flickr(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    datasets = split_names(args.datasets)
     bad = [d for d in datasets if d not in flickr.DATASETS]
     if bad or not datasets:
         raise MuttlabError(f"--datasets {args.datasets!r}: choose from {', '.join(flickr.DATASETS)}")

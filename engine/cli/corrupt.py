@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.cli.common import emit, render, settings_from_args
+from engine.cli.common import emit, render, settings_from_args, split_names
 from engine.errors import MuttlabError
 from engine.sources import SAMPLE_TRIALS
 from engine.suites import (SOURCES, STUDY_LIST_COUNTS, STUDY_MIN_REFS, build_suite, count_types, store_suite,
@@ -26,7 +26,7 @@ def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.seed is not None:
         settings = settings.with_overrides(seed=args.seed)
-    types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types else None
+    types = split_names(args.types) or None
     if args.sample:
         suite = write_sample_trials(seed=settings.seed)
         print(f"wrote {SAMPLE_TRIALS} ({len(suite.trials)} trials)", file=sys.stderr)

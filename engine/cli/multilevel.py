@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import multilevel, ranking
-from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from engine.errors import MuttlabError
 
 
@@ -17,7 +17,7 @@ def _progress(message: str) -> None:
 
 
 def _choices(value: str, allowed: tuple[str, ...], what: str) -> list[str]:
-    names = list(allowed) if value == "all" else [v.strip() for v in value.split(",") if v.strip()]
+    names = list(allowed) if value == "all" else split_names(value)
     bad = [n for n in names if n not in allowed]
     if bad or not names:
         raise MuttlabError(f"unknown {what} {', '.join(bad) or value!r}; choose from {', '.join(allowed)} or all")
@@ -31,8 +31,7 @@ def _tune(args: argparse.Namespace) -> int:
         for dataset in _choices(args.dataset, multilevel.DATASETS, "dataset"):
             print(f"tuning {metric} on {dataset}", file=sys.stderr)
             report = multilevel.tune(metric, dataset, settings, out_dir=args.out_dir, progress=_progress,
-                                     representations=[r.strip() for r in args.representations.split(",")
-                                                      if r.strip()])
+                                     representations=split_names(args.representations))
             model = report.multi_model
             rows.append({
                 "metric": metric, "dataset": dataset, "correlation": report.correlation,

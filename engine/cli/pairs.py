@@ -13,15 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.cli.common import add_output_options, emit, render, settings_from_args
+from engine.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from engine.errors import MuttlabError
 from engine.store import STATUSES, PairRecord, open_store
 
 LIST_COLUMNS = ["id", "key", "corruption", "status", "version", "original", "corrupted"]
-
-
-def _split(text: str | None) -> list[str] | None:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
 def _record_frame(records: list[PairRecord]) -> pd.DataFrame:
@@ -46,8 +42,8 @@ def _show_text(record: PairRecord, history) -> str:
 
 def handle_list(args: argparse.Namespace) -> int:
     with open_store(settings_from_args(args)) as store:
-        page = store.list(corruption=_split(args.type), status=_split(args.status), text=args.text,
-                          offset=args.offset, limit=args.limit)
+        page = store.list(corruption=split_names(args.type) or None, status=split_names(args.status) or None,
+                          text=args.text, offset=args.offset, limit=args.limit)
     emit(render(_record_frame(page.items), args.format, records=[r.to_json() | {"store_id": r.id}
                                                                    for r in page.items]), args.output)
     print(f"{len(page.items)} of {page.total} pairs (offset {page.offset})", file=sys.stderr)
@@ -101,7 +97,8 @@ def _review(args: argparse.Namespace, accept: bool) -> int:
 
 def handle_export(args: argparse.Namespace) -> int:
     with open_store(settings_from_args(args)) as store:
-        text = store.export_jsonl(None, corruption=_split(args.type), status=_split(args.status))
+        text = store.export_jsonl(None, corruption=split_names(args.type) or None,
+                                  status=split_names(args.status) or None)
     emit(text, args.output)
     return 0
 

@@ -9,7 +9,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from corruptions import catalog
-from engine.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
+from engine.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
+                               split_names)
 from engine.errors import MuttlabError
 from engine.runner import Results, registry_for, run
 from engine.sources import load_default_suite, load_mutt_experiments, load_sample
@@ -21,7 +22,7 @@ SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample"
 
 
 def select_corruptions(suite, spec: str):
-    names = [n.strip() for n in spec.split(",") if n.strip()]
+    names = split_names(spec)
     if names == ["all"] or not names:
         return suite
     for name in names:
