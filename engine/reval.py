@@ -153,7 +153,7 @@ def read_pairs_file(path: Path) -> list[Pair]:
                               f"{' or '.join('/'.join(c) for c in PAIR_COLUMNS)}; it has {', '.join(frame.columns)}",
                         line=1)
     scores = pd.to_numeric(frame["score"], errors="coerce")
-    lo, hi = 1.0, 5.0
+    lo, hi = 1.0, float(ModelConfig().classes)  # ŷ = rᵀp̂ with r = (1, …, K)
     bad = np.flatnonzero(scores.isna() | (scores < lo) | (scores > hi))
     if bad.size:
         raise DataError(path, f"score must be a number in [{lo:g}, {hi:g}] (ReVal predicts on that scale), "
@@ -232,7 +232,7 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
     key = checkpoint_key(model_config, train_config, data.data_hash)
     path = reval_dir(settings) / f"{model}-{key}.pt"
     if path.is_file() and path.with_suffix(".json").is_file() and not force:
-        info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        info = checkpoint_info(path)
         if info.get("complete"):
             if install:
                 _install(settings, path, model)
@@ -298,7 +298,7 @@ def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: i
     key = _hash(hashlib.sha256(r.path.read_bytes()).hexdigest() for r in runs)[:16]
     path = reval_dir(settings) / f"{model}-ensemble-{key}.pt"
     if path.is_file() and path.with_suffix(".json").is_file():
-        return Trained(model, path, True, json.loads(path.with_suffix(".json").read_text(encoding="utf-8")))
+        return Trained(model, path, True, checkpoint_info(path))
     net = ReValEnsemble([load_checkpoint(r.path) for r in runs])
     data = data or load_sick_data(settings, limit=limit)
     if data.data_hash != runs[0].info["data_hash"]:
@@ -315,7 +315,12 @@ def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: i
             "dev_pearson": pearson(pred, np.array([p.score for p in dev])),
             "train_seconds": round(sum(r.info["train_seconds"] for r in runs), 1), "complete": True}
     save_checkpoint(net, path, info)
-    return Trained(model, path, False, json.loads(path.with_suffix(".json").read_text(encoding="utf-8")))
+    return Trained(model, path, False, checkpoint_info(path))
+
+
+def checkpoint_info(path: Path) -> dict:
+    """The JSON written beside a checkpoint: configuration, data, training history, scores."""
+    return json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
 
 
 def _install(settings: Settings, path: Path, model: str) -> None:
@@ -326,7 +331,7 @@ def _install(settings: Settings, path: Path, model: str) -> None:
 def _copy_checkpoint(src: Path, dest: Path, extra: dict | None = None) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dest)
-    info = json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+    info = checkpoint_info(src)
     info.update(extra or {})
     dest.with_suffix(".json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 

@@ -209,7 +209,7 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
         keep = np.flatnonzero(full)
         encoded = reval_encoder(model_dir).encodings([candidates[i] for i in keep] + [references[i] for i in keep])
         a, b = encoded[:len(keep)], encoded[len(keep):]
-        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) if len(keep) else np.zeros(0)
+        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cosines["reval"] = np.zeros(len(candidates))
         cosines["reval"][keep] = np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(keep)), where=norms > 0)
     lp = length_penalty([c.length for c in cands], [r.length for r in refs])

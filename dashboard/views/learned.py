@@ -16,12 +16,12 @@ from engine.runner import model_dir
 LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
 
-def _checkpoint_info(path: Path | None) -> dict | None:
+def _checkpoint_info(reval, path: Path | None) -> dict | None:
+    """The checkpoint's JSON; empty when it is missing or unreadable (the page still shows the model)."""
     if path is None:
         return None
-    meta = Path(path).with_suffix(".json")
     try:
-        return json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
+        return reval.checkpoint_info(path)
     except (OSError, json.JSONDecodeError):
         return {}
 
@@ -99,7 +99,7 @@ def page() -> None:
     model = st.segmented_control("Model", list(LABELS), default="treelstm", format_func=LABELS.get,
                                  key="learned-model") or "treelstm"
     path = reval.find_checkpoint(model, model_dir(settings))
-    info = _checkpoint_info(path)
+    info = _checkpoint_info(reval, path)
     if path is None:
         st.warning(f"No trained {LABELS[model]} model yet: the metric is unavailable until one is trained.",
                    icon=":material/psychology:")

@@ -97,6 +97,9 @@ class ReVal(Metric):
         # The checkpoint's digest makes retraining invalidate cached scores.
         return {"model": self.model, "ckpt": self._checkpoint_digest()}
 
+    def _memo_key(self) -> str:
+        return f"{self.model}:{self._checkpoint_digest()}"
+
     def _checkpoint_digest(self) -> str:
         if self._digest is None:
             path = self.checkpoint
@@ -129,7 +132,7 @@ class ReVal(Metric):
                 raise MetricUnavailable(f"{self.name}: {exc}; train it again with "
                                         f"`muttlab reval train --model {self.model} --force`") from exc
             self._vectors = vectors
-            self._encoded = _ENCODED.setdefault(f"{self.model}:{self._checkpoint_digest()}", {})
+            self._encoded = _ENCODED.setdefault(self._memo_key(), {})
         return self._net
 
     def _encode_new(self, sentences: list[str]) -> None:
@@ -214,6 +217,6 @@ class ReVal(Metric):
 
     def close(self) -> None:
         if self._net is not None:
-            _ENCODED.pop(f"{self.model}:{self._checkpoint_digest()}", None)
+            _ENCODED.pop(self._memo_key(), None)
         self._net = None
         self._encoded = {}

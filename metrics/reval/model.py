@@ -218,8 +218,6 @@ class ReValEnsemble(nn.Module):
             raise ValueError(f"ensemble members must share one architecture, got {sorted(map(str, configs))}")
         self.config = members[0].config
         self.members = nn.ModuleList(members)
-        self.register_buffer("ratings", torch.arange(1, self.config.classes + 1, dtype=torch.float32),
-                             persistent=False)
 
     def encode(self, trees: Sequence[DepTree], vectors: Sequence[torch.Tensor]) -> torch.Tensor:
         """``(n, members × memory)``: each member's encoding, side by side."""
@@ -237,7 +235,8 @@ class ReValEnsemble(nn.Module):
         return torch.logsumexp(torch.stack(parts), dim=0) - float(np.log(len(parts)))
 
     def expected_score(self, log_probs: torch.Tensor) -> torch.Tensor:
-        return log_probs.exp() @ self.ratings
+        """ŷ = rᵀ mean(p̂): the members share r, so the first one's rule applies."""
+        return self.members[0].expected_score(log_probs)
 
 
 def target_distribution(scores: torch.Tensor, classes: int = 5) -> torch.Tensor:
