@@ -1,7 +1,7 @@
 """Time from opening the dashboard's Run page to a full accuracy grid on the MUTT experiment set, warm cache.
 
 What is measured (headless Debian chromium through Playwright, against `muttlab serve`):
-  1. engine warm-up: ``engine.runner.run`` over every available metric, corruption and reference count,
+  1. engine warm-up: ``muttlab.engine.runner.run`` over every available metric, corruption and reference count,
      which fills the score cache as ``muttlab run --metrics all`` does (cold the first time, then cached);
   2. baseline: the same ``runner.run`` again in this process (warm score cache, no UI);
   3. first visit of a freshly started server: open the Run page (the address bar preselects all metrics,
@@ -25,10 +25,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from engine import runner
-from engine.cli.serve import environment
-from engine.settings import Settings
-from engine.sources import load_mutt_experiments
+from muttlab.engine import runner
+from muttlab.cli.serve import environment
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_mutt_experiments
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",

@@ -4,8 +4,8 @@ Flickr8K-Expert weighted set into units of 100, for BLEU, sentence-BLEU averaged
 Prints the time of the vectorised study (n-gram matching once, then array sums over all assignments) next
 to two baselines measured in the same run on a few assignments and scaled to 1,000:
   * loop: the precomputed per-segment statistics, but a Python loop over assignments and units calling
-    metrics.delta_bleu.corpus_bleu / sentence_bleu and scipy's spearmanr / kendalltau;
-  * recompute: re-running metrics.delta_bleu.segment_stats on each unit's text (no precomputation).
+    muttlab.metrics.delta_bleu.corpus_bleu / sentence_bleu and scipy's spearmanr / kendalltau;
+  * recompute: re-running muttlab.metrics.delta_bleu.segment_stats on each unit's text (no precomputation).
 
     MUTTLAB_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_dbleu_units.py [--assignments 1000]
 """
@@ -17,9 +17,9 @@ import time
 import numpy as np
 from scipy import stats as sp
 
-from engine.settings import load_settings
-from engine.studies import dbleu
-from metrics.delta_bleu import corpus_bleu, segment_stats, sentence_bleu
+from muttlab.settings import load_settings
+from muttlab.human import dbleu
+from muttlab.metrics.delta_bleu import corpus_bleu, segment_stats, sentence_bleu
 
 
 def loop_baseline(data, table, assignments: int, seed: int) -> float:

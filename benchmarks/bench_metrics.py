@@ -19,10 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.settings import REPO_ROOT, Settings  # noqa: E402
-from engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
+from muttlab.settings import Settings  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+from muttlab.engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
 OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM",
           "ML-DREEM")
@@ -39,10 +40,10 @@ def _batches(data_dir: Path):
 
 
 def _metric(name: str):
-    from metrics.registry import Registry
+    from muttlab.metrics.registry import Registry
 
     if name == "TERp-no-para":
-        from metrics.terp import TerPlus
+        from muttlab.metrics.terp import TerPlus
         return TerPlus(paraphrases=False)
     return Registry(use_entry_points=False).get(name)
 
@@ -72,8 +73,8 @@ def run_meteor(data_dir: Path) -> dict:
     import numpy as np
     from pycocoevalcap.meteor.meteor import Meteor as CocoMeteor
 
-    from metrics.meteor import Meteor
-    from metrics.tokenize import ptb_tokenize
+    from muttlab.metrics.meteor import Meteor
+    from muttlab.metrics.tokenize import ptb_tokenize
 
     batches = list(_batches(data_dir))
     warm = (["a man is playing a guitar"], [["a man plays a guitar"]])
@@ -114,7 +115,7 @@ def run_meteor(data_dir: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MUTTLAB_DATA_DIR")
-                                                              or REPO_ROOT.parent / "shared" / "data"))
+                                                              or REPO.parent / "shared" / "data"))
     parser.add_argument("--skip-meteor", action="store_true")
     parser.add_argument("--only", choices=OTHERS + ("METEOR",))
     parser.add_argument("--child", help=argparse.SUPPRESS)

@@ -14,11 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.runner import run  # noqa: E402
-from engine.settings import load_settings  # noqa: E402
-from engine.sources import load_mutt_experiments  # noqa: E402
+from muttlab.engine.runner import run  # noqa: E402
+from muttlab.settings import load_settings  # noqa: E402
+from muttlab.engine.sources import load_mutt_experiments  # noqa: E402
 from tests.coco_reference import coco_scores, java_ptb  # noqa: E402
 
 METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L", "CIDEr-D"]

@@ -12,11 +12,11 @@ import time
 
 import torch
 
-from engine.reval import load_sick_data
-from engine.settings import load_settings
-from metrics.reval.model import ModelConfig, ReValModel, WordVectors
-from metrics.reval.train import Inputs
-from resources.glove import DIM, load_glove
+from muttlab.learned.reval import load_sick_data
+from muttlab.settings import load_settings
+from muttlab.metrics.reval.model import ModelConfig, ReValModel, WordVectors
+from muttlab.metrics.reval.train import Inputs
+from muttlab.resources.glove import DIM, load_glove
 
 
 def node_at_a_time(cell, tree, x):

@@ -1,17 +1,17 @@
 """Every corruption type MUTT Lab knows, by name.
 
 The study's types come from Boag et al. (2016), Table 1; the extra types are MUTT Lab's own (see
-docs/corruptions.md for why each is there). Each type carries its generator (``corruptions.generate``:
-spaCy Doc -> corrupted sentence or None) and/or its SICK extractor (``corruptions.extract``: SICK pair
+docs/corruptions.md for why each is there). Each type carries its generator (``muttlab.corruptions.generate``:
+spaCy Doc -> corrupted sentence or None) and/or its SICK extractor (``muttlab.corruptions.extract``: SICK pair
 -> extracted pair or None).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
-from corruptions.base import CorruptionType, Family
-from corruptions.extract import EXTRACTORS
-from corruptions.generate import GENERATORS
+from muttlab.corruptions.base import CorruptionType, Family
+from muttlab.corruptions.extract import EXTRACTORS
+from muttlab.corruptions.generate import GENERATORS
 
 _A, _P, _F = Family.MEANING_ALTERING, Family.MEANING_PRESERVING, Family.FLUENCY_DISRUPTING
 

@@ -1,4 +1,4 @@
-"""Corruptions generated from a spaCy parse (``en_core_web_sm``; see ``resources.spacy_nlp``).
+"""Corruptions generated from a spaCy parse (``en_core_web_sm``; see ``muttlab.resources.spacy_nlp``).
 
 Every generator takes a parsed sentence (a spaCy ``Doc``) and a seed, and returns the corrupted
 sentence, or None when the corruption does not apply to that sentence (no prepositional phrase to

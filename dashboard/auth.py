@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from engine.settings import Settings
+from muttlab.settings import Settings
 
 SESSION_KEY = "annotator"
 

@@ -186,7 +186,7 @@ def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title:
     """Playground: one group of bars per metric, one bar per candidate (e.g. the sentence and its corruptions).
 
     Args:
-      scores: :func:`dashboard.services.score_sentences` output (metric, candidate, score, ...).
+      scores: :func:`muttlab.dashboard.services.score_sentences` output (metric, candidate, score, ...).
     """
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]

@@ -8,7 +8,7 @@ Two caches, as Streamlit intends them:
     runs that draw a progress bar use :func:`memoised`, a memo held by ``st.cache_resource``.
 Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
 
-Settings come from :func:`engine.settings.load_settings` (the environment ``muttlab serve`` sets); they
+Settings come from :func:`muttlab.settings.load_settings` (the environment ``muttlab serve`` sets); they
 are passed explicitly to every cached helper so that two configurations never share an entry.
 """
 from __future__ import annotations
@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from corruptions import catalog
-from engine import runner, sources
-from engine.errors import MuttlabError
-from engine.settings import Settings, load_settings
-from engine.trials import Suite, Trial
-from metrics.base import MetricError, MetricUnavailable
-from metrics.registry import MetricInfo, Registry
+from muttlab.corruptions import catalog
+from muttlab.engine import runner, sources
+from muttlab.errors import MuttlabError
+from muttlab.settings import Settings, load_settings
+from muttlab.engine.trials import Suite, Trial
+from muttlab.metrics.base import MetricError, MetricUnavailable
+from muttlab.metrics.registry import MetricInfo, Registry
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
@@ -178,7 +178,7 @@ def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
 
 def run_grid(settings: Settings, selection: Selection,
              progress: Callable[[int, int, str], None] | None = None) -> runner.Results:
-    """``engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
+    """``muttlab.engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
 
     Kept by :func:`memoised` (not ``st.cache_data``: the progress callback draws a progress bar).
     Callers treat the returned Results as read-only (they are shared between sessions).
@@ -264,7 +264,7 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
 @st.cache_resource(show_spinner=False)
 def store(settings: Settings):
     """The pair store of these settings (read-only when the server is), or None when not installed."""
-    module = optional_module("engine.store")
+    module = optional_module("muttlab.pairs.store")
     return None if module is None else module.open_store(settings)
 
 
@@ -272,19 +272,19 @@ def store(settings: Settings):
 
 def generator_types() -> list[str]:
     """Corruption types with a generator (they apply to any parsed sentence); empty when not installed."""
-    generate = optional_module("corruptions.generate")
+    generate = optional_module("muttlab.corruptions.generate")
     return list(generate.GENERATORS) if generate is not None else []
 
 
 @st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
 def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[str, ...],
                      seed: int) -> pd.DataFrame:
-    """Every chosen generator applied to ``sentence`` (``engine.suites.generated_trials``).
+    """Every chosen generator applied to ``sentence`` (``muttlab.engine.suites.generated_trials``).
 
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
     """
-    suites = optional_module("engine.suites")
+    suites = optional_module("muttlab.engine.suites")
     rows = []
     if suites is not None and types:
         for trial in suites.generated_trials([("playground", sentence, tuple(references), "playground")],

@@ -2,7 +2,7 @@
 their downloads, and the notice shown when part of the project is not installed.
 
 User text is never passed to ``unsafe_allow_html``: tables go through ``st.dataframe``, sentences
-through ``st.text``/``st.code`` or the escaped HTML of :mod:`dashboard.diff`.
+through ``st.text``/``st.code`` or the escaped HTML of :mod:`muttlab.dashboard.diff`.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import charts, services
-from dashboard.diff import DIFF_CSS
-from engine.errors import MuttlabError
-from engine.settings import Settings
-from engine.trials import Suite
+from muttlab.dashboard import charts, services
+from muttlab.dashboard.diff import DIFF_CSS
+from muttlab.errors import MuttlabError
+from muttlab.settings import Settings
+from muttlab.engine.trials import Suite
 
 SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT Lab's small bundled sample "
                  "(sentences written for the project, corrupted by its own generators; no human scores). "

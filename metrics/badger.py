@@ -32,7 +32,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from metrics.base import Metric
+from muttlab.metrics.base import Metric
 
 _PUNCT = re.compile(r"[^\w\s]")
 COMBINE = ("mean", "max")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.base import Metric
-from metrics.ngrams import Batch, encode, item_rows, lookup
-from metrics.tokenize import tokenizer
+from muttlab.metrics.base import Metric
+from muttlab.metrics.ngrams import Batch, encode, item_rows, lookup
+from muttlab.metrics.tokenize import tokenizer
 
 # pycocoevalcap's guards against zero counts (bleu_scorer.py, compute_score).
 TINY, SMALL = 1e-15, 1e-9

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.base import Metric
-from metrics.ngrams import Batch, encode, item_rows, lookup
-from metrics.tokenize import tokenizer
+from muttlab.metrics.base import Metric
+from muttlab.metrics.ngrams import Batch, encode, item_rows, lookup
+from muttlab.metrics.tokenize import tokenizer
 
 
 def _tfidf(batch: Batch, k: int, n_docs: int):

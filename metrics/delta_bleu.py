@@ -28,8 +28,8 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from metrics.base import Metric, MetricError
-from metrics.tokenize import tokenizer
+from muttlab.metrics.base import Metric, MetricError
+from muttlab.metrics.tokenize import tokenizer
 
 WeightedRef = tuple[str, float]
 

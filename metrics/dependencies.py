@@ -3,7 +3,7 @@
 The multi-level metrics (Chen, Guo & Kuhn, "Multi-level evaluation for machine translation", WMT 2015)
 sort candidates into quality levels with an F-measure that mixes word matches and matches of dependency
 triplets ``(relation, head lemma, dependent lemma)``. Sentences are parsed with spaCy
-(:mod:`resources.spacy_nlp`); parses are cached per process because the same references come back for
+(:mod:`muttlab.resources.spacy_nlp`); parses are cached per process because the same references come back for
 every candidate of an image.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from resources.spacy_nlp import parse
+from muttlab.resources.spacy_nlp import parse
 
 ROOT_HEAD = "<root>"
 _CACHE_LIMIT = 200_000

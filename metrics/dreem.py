@@ -5,12 +5,12 @@ reference are each represented several ways, the cosine similarity of each repre
 weighted sum of the cosines is multiplied by a length penalty. The representations here:
 
 * ``bow`` — one-hot bag of words (token counts after PTB tokenisation);
-* ``glove`` — the average of the words' GloVe 6B-50d vectors (:mod:`resources.glove`);
+* ``glove`` — the average of the words' GloVe 6B-50d vectors (:mod:`muttlab.resources.glove`);
 * ``sent`` — a sentence encoding. The paper uses a recursive auto-encoder; here it is a SIF-weighted
   GloVe average (Arora, Liang & Ma, ICLR 2017, eq. of §3 with a = 1e-3), word probabilities from
   Zipf's law over the GloVe vocabulary's frequency rank. The common-component removal of SIF is left
   out because it would make a sentence's vector depend on the batch.
-* ``reval`` — a learned sentence encoding: the ReVal Tree-LSTM's root state (:mod:`metrics.reval`, the
+* ``reval`` — a learned sentence encoding: the ReVal Tree-LSTM's root state (:mod:`muttlab.metrics.reval`, the
   installed ``reval-treelstm`` model). Computed only when its weight is above zero, so DREEM without it
   needs neither torch nor a trained model; with it, the checkpoint's digest is part of the signature.
 
@@ -29,15 +29,16 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from metrics.base import Metric, MetricError, MetricUnavailable
-from metrics.tokenize import ptb_tokenize
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.tokenize import ptb_tokenize
+from muttlab.resources.bundled import models_dir
 
 COMPONENTS = ("bow", "glove", "sent", "reval")
 DEFAULT_WEIGHTS = {"bow": 1 / 3, "glove": 1 / 3, "sent": 1 / 3, "reval": 0.0}
 REVAL_ENCODER = "treelstm"
 DEFAULT_LENGTH_PENALTY = 1.0
 MODEL_FILE = "dreem.json"
-BUNDLED_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+BUNDLED_MODELS = models_dir()
 SIF_A = 1e-3
 _EULER_GAMMA = 0.5772156649
 
@@ -93,7 +94,7 @@ class _Encoder:
 
     def _vectors(self):
         if self._kv is None:
-            from resources.glove import VectorsMissing, load_glove
+            from muttlab.resources.glove import VectorsMissing, load_glove
             try:
                 self._kv = load_glove()
             except VectorsMissing as exc:
@@ -173,7 +174,7 @@ def reval_encoder(model_dir: Path | None):
     model folder and process, so its encodings are kept across calls)."""
     key = str(model_dir) if model_dir is not None else None
     if key not in _REVAL:
-        from metrics.reval.metric import ReVal
+        from muttlab.metrics.reval.metric import ReVal
         _REVAL[key] = ReVal(model=REVAL_ENCODER, model_dir=model_dir)
     return _REVAL[key]
 
@@ -300,7 +301,7 @@ class Dreem(Metric):
 
 def check_representations(weights: Mapping[str, float], model_dir: Path | None) -> None:
     """MetricUnavailable unless GloVe (and, when ``reval`` is weighted, a trained ReVal model) is there."""
-    from resources.glove import VectorsMissing, glove_root
+    from muttlab.resources.glove import VectorsMissing, glove_root
     try:
         glove_root()
     except VectorsMissing as exc:

@@ -12,7 +12,7 @@ remembered (a multi-reference score is the best single-reference score), and one
 take turns. Every read has a timeout; when the process dies or stops answering it is killed, restarted and the
 batch retried once. Processes are shut down by :meth:`Meteor.close`, :func:`shutdown_all` or at exit.
 
-Input text is PTB-tokenised as coco-caption does before it calls METEOR (:func:`metrics.tokenize.ptb_tokenize`),
+Input text is PTB-tokenised as coco-caption does before it calls METEOR (:func:`muttlab.metrics.tokenize.ptb_tokenize`),
 so the scores are those of the MUTT study's coco-caption pipeline; the tests compare them with pycocoevalcap's
 own ``Meteor`` wrapper on MUTT trials.
 """
@@ -29,7 +29,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 
 JAVA_HINT = "install a Java runtime, e.g. `apt-get install default-jre-headless`, and make sure `java` is on PATH"
 # Meteor 1.5's English defaults (task "rank"; Denkowski & Lavie 2014, Table 1): alpha, beta, gamma, delta.
@@ -261,7 +261,7 @@ class Meteor(Metric):
         return proc
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        from metrics.tokenize import ptb_tokenize
+        from muttlab.metrics.tokenize import ptb_tokenize
         hyps = [_clean(ptb_tokenize(c)) for c in candidates]
         refs = [[_clean(ptb_tokenize(r)) for r in rs] for rs in references]
         # The jar scores a segment against several references by keeping the best-scoring one, so the score

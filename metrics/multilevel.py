@@ -2,7 +2,7 @@
 
 Chen, Guo & Kuhn, "Multi-level evaluation for machine translation" (WMT 2015): a candidate is compared
 with a reference by F = λ·F_word + (1 − λ)·F_dep (§2; F_dep over dependency triplets, see
-:mod:`metrics.dependencies`); thresholds θ1 < θ2 put it in the low (F < θ1), medium or high (F ≥ θ2)
+:mod:`muttlab.metrics.dependencies`); thresholds θ1 < θ2 put it in the low (F < θ1), medium or high (F ≥ θ2)
 level, and each level has its own tuned weighting of the underlying metric: Meteor's α, β, γ, δ for
 ML-METEOR, the representation weights and length-penalty exponent for ML-DREEM. With several references
 each (candidate, reference) pair is classified and scored on its own and the best score counts. λ, θ and
@@ -17,9 +17,9 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from metrics.base import Metric, MetricError, MetricUnavailable
-from metrics.dependencies import pair_f
-from metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, DEFAULT_WEIGHTS, best_per_candidate,
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.dependencies import pair_f
+from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, DEFAULT_WEIGHTS, best_per_candidate,
                            check_representations, check_weights, find_model_file, flatten, pair_components,
                            read_model_file, reval_encoder, weighted)
 
@@ -166,15 +166,15 @@ class MultiLevelMeteor(_MultiLevel):
         """The Meteor metric with these parameters, started once and kept until :meth:`close`."""
         key = tuple(float(params[k]) for k in self.level_keys)
         if key not in self._meteors:
-            from metrics.meteor import Meteor
+            from muttlab.metrics.meteor import Meteor
             self._meteors[key] = Meteor(**dict(zip(self.level_keys, key)))
         return self._meteors[key]
 
     def check_available(self) -> None:
         try:
-            from metrics.meteor import Meteor
+            from muttlab.metrics.meteor import Meteor
         except ImportError as exc:
-            raise MetricUnavailable(f"ML-METEOR needs metrics.meteor: {exc}") from None
+            raise MetricUnavailable(f"ML-METEOR needs muttlab.metrics.meteor: {exc}") from None
         Meteor(**METEOR_DEFAULTS).check_available()
 
     def _score_level(self, params: dict, cands: list[str], refs: list[str]) -> np.ndarray:

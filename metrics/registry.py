@@ -3,7 +3,7 @@
 A researcher adds a metric without touching this package, by
   * an import path ``package.module:callable`` (``--metric-path`` on the CLI, ``MUTTLAB_METRICS``), or
   * the Python entry-point group ``muttlab.metrics`` in their own package.
-The callable returns a :class:`~metrics.base.Metric` instance (a Metric subclass works too).
+The callable returns a :class:`~muttlab.metrics.base.Metric` instance (a Metric subclass works too).
 Metrics are never registered from the web page.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable
 
-from metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricUnavailable
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
 
@@ -25,26 +25,26 @@ MODEL_DIR = object()
 # name -> (import path of the factory, keyword arguments). Imported only when asked for, so a
 # missing optional dependency of one metric never breaks the others.
 BUILTIN: dict[str, tuple[str, dict]] = {
-    "BLEU-1": ("metrics.bleu:Bleu", {"n": 1}),
-    "BLEU-2": ("metrics.bleu:Bleu", {"n": 2}),
-    "BLEU-3": ("metrics.bleu:Bleu", {"n": 3}),
-    "BLEU-4": ("metrics.bleu:Bleu", {"n": 4}),
-    "ROUGE-L": ("metrics.rouge:RougeL", {}),
-    "CIDEr-D": ("metrics.cider:CiderD", {}),
-    "sentBLEU": ("metrics.sacre:SentenceBleu", {}),
-    "chrF": ("metrics.sacre:ChrF", {}),
-    "TER": ("metrics.sacre:Ter", {}),
-    "METEOR-1.5": ("metrics.meteor:Meteor", {}),
-    "TERp": ("metrics.terp:TerPlus", {}),
-    "BADGER": ("metrics.badger:Badger", {}),
-    "W2V-AVG": ("metrics.w2v:W2VAvg", {}),
-    "W2V-AVG-corpus": ("metrics.w2v:W2VAvg", {"vectors": "word2vec-corpus", "model_dir": MODEL_DIR}),
-    "DeltaBLEU": ("metrics.delta_bleu:DeltaBleu", {}),
-    "ReVal-LSTM": ("metrics.reval.metric:ReVal", {"model": "lstm", "model_dir": MODEL_DIR}),
-    "ReVal-TreeLSTM": ("metrics.reval.metric:ReVal", {"model": "treelstm", "model_dir": MODEL_DIR}),
-    "ML-METEOR": ("metrics.multilevel:MultiLevelMeteor", {"model_dir": MODEL_DIR}),
-    "DREEM": ("metrics.dreem:Dreem", {"model_dir": MODEL_DIR}),
-    "ML-DREEM": ("metrics.multilevel:MultiLevelDreem", {"model_dir": MODEL_DIR}),
+    "BLEU-1": ("muttlab.metrics.bleu:Bleu", {"n": 1}),
+    "BLEU-2": ("muttlab.metrics.bleu:Bleu", {"n": 2}),
+    "BLEU-3": ("muttlab.metrics.bleu:Bleu", {"n": 3}),
+    "BLEU-4": ("muttlab.metrics.bleu:Bleu", {"n": 4}),
+    "ROUGE-L": ("muttlab.metrics.rouge:RougeL", {}),
+    "CIDEr-D": ("muttlab.metrics.cider:CiderD", {}),
+    "sentBLEU": ("muttlab.metrics.sacre:SentenceBleu", {}),
+    "chrF": ("muttlab.metrics.sacre:ChrF", {}),
+    "TER": ("muttlab.metrics.sacre:Ter", {}),
+    "METEOR-1.5": ("muttlab.metrics.meteor:Meteor", {}),
+    "TERp": ("muttlab.metrics.terp:TerPlus", {}),
+    "BADGER": ("muttlab.metrics.badger:Badger", {}),
+    "W2V-AVG": ("muttlab.metrics.w2v:W2VAvg", {}),
+    "W2V-AVG-corpus": ("muttlab.metrics.w2v:W2VAvg", {"vectors": "word2vec-corpus", "model_dir": MODEL_DIR}),
+    "DeltaBLEU": ("muttlab.metrics.delta_bleu:DeltaBleu", {}),
+    "ReVal-LSTM": ("muttlab.metrics.reval.metric:ReVal", {"model": "lstm", "model_dir": MODEL_DIR}),
+    "ReVal-TreeLSTM": ("muttlab.metrics.reval.metric:ReVal", {"model": "treelstm", "model_dir": MODEL_DIR}),
+    "ML-METEOR": ("muttlab.metrics.multilevel:MultiLevelMeteor", {"model_dir": MODEL_DIR}),
+    "DREEM": ("muttlab.metrics.dreem:Dreem", {"model_dir": MODEL_DIR}),
+    "ML-DREEM": ("muttlab.metrics.multilevel:MultiLevelDreem", {"model_dir": MODEL_DIR}),
 }
 
 
@@ -90,7 +90,7 @@ def load_callable(path: str) -> Callable:
 def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
     metric = factory(**kwargs)
     if not isinstance(metric, Metric):
-        raise ValueError(f"{origin} returned {type(metric).__name__}, not a metrics.base.Metric")
+        raise ValueError(f"{origin} returned {type(metric).__name__}, not a muttlab.metrics.base.Metric")
     return metric
 
 
@@ -121,7 +121,7 @@ class Registry:
     def add(self, metric: Metric, source: str = "added in code") -> str:
         """Register a metric instance under its name (replacing one of that name); returns the name."""
         if not isinstance(metric, Metric):
-            raise ValueError(f"{source}: {type(metric).__name__} is not a metrics.base.Metric")
+            raise ValueError(f"{source}: {type(metric).__name__} is not a muttlab.metrics.base.Metric")
         self._factories[metric.name] = (source, lambda: metric)
         self._instances.pop(metric.name, None)
         return metric.name

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.base import Metric
-from metrics.ngrams import token_ids
-from metrics.tokenize import tokenizer
+from muttlab.metrics.base import Metric
+from muttlab.metrics.ngrams import token_ids
+from muttlab.metrics.tokenize import tokenizer
 
 BETA = 1.2
 _WORD = 63  # reference tokens that fit in one uint64 without overflow of V + U

@@ -9,7 +9,7 @@ import numpy as np
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from metrics.base import Metric
+from muttlab.metrics.base import Metric
 
 
 class _Sacre(Metric):

@@ -39,7 +39,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricUnavailable
 
 COST_MATCH = 0.0
 COST_STEM = 0.2
@@ -99,7 +99,7 @@ def _stemmer():
 
 @lru_cache(maxsize=1)
 def _wordnet():
-    from resources.wordnet import WordNetMissing, load_wordnet
+    from muttlab.resources.wordnet import WordNetMissing, load_wordnet
     try:
         return load_wordnet()
     except WordNetMissing as exc:
@@ -493,12 +493,12 @@ class TerPlus(Metric):
 
     @staticmethod
     def _paraphrase_path():
-        from metrics.meteor import paraphrase_table
+        from muttlab.metrics.meteor import paraphrase_table
         return paraphrase_table()
 
     def check_available(self) -> None:
         if self.synonyms:
-            from resources.wordnet import WordNetMissing, prepare_root
+            from muttlab.resources.wordnet import WordNetMissing, prepare_root
             try:
                 prepare_root()
             except WordNetMissing as exc:

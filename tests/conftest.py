@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import REPO_ROOT, Settings
-from engine.sources import load_mutt_experiments
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_mutt_experiments
 
-DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+# The tests live in the repository (the package does not); its shared data sits beside the checkout.
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO.parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from corruptions import catalog
-from dashboard import auth, services, ui
-from dashboard.diff import diff_block
-from engine.errors import MuttlabError
+from muttlab.corruptions import catalog
+from muttlab.dashboard import auth, services, ui
+from muttlab.dashboard.diff import diff_block
+from muttlab.errors import MuttlabError
 
 PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
@@ -182,7 +182,7 @@ def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], label
 
 def _storable(trials) -> tuple[list, dict[str, str]]:
     """The trials the store accepts, and the others with the store's reason (e.g. an empty reference)."""
-    check = services.optional_module("engine.store").validate_fields
+    check = services.optional_module("muttlab.pairs.store").validate_fields
     ok, refused = [], {}
     for trial in trials:
         try:
@@ -218,8 +218,8 @@ def page() -> None:
     settings = ui.header("Annotate corruption pairs",
                          "Review the pairs a suite is built from. Every change is a revision (who, when, "
                          "before and after); two people editing one pair never overwrite each other.")
-    if services.optional_module("engine.store") is None:
-        ui.not_available("The pair store", "engine.store")
+    if services.optional_module("muttlab.pairs.store") is None:
+        ui.not_available("The pair store", "muttlab.pairs.store")
         return
     try:
         store = services.store(settings)

@@ -1,12 +1,12 @@
 """Correlation studies: metric scores against human ratings of Flickr8k captions (Flickr8K-Expert and
 CrowdFlower, Kendall τ with bootstrap CIs) and the ΔBLEU observation-unit study (Galley et al. 2015).
-The numbers come from ``engine.studies``; this page draws them."""
+The numbers come from ``muttlab.human``; this page draws them."""
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, services, ui
-from engine.errors import MuttlabError
+from muttlab.dashboard import charts, services, ui
+from muttlab.errors import MuttlabError
 
 DEFAULT_STUDY_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "METEOR-1.5", "CIDEr-D", "TER", "BADGER", "W2V-AVG")
 
@@ -116,15 +116,15 @@ def page() -> None:
                 "(`MUTTLAB_DATA_DIR`); the bundled sample has no human scores.", icon=":material/science:")
         return
     available = services.available_metrics(settings)
-    flickr = services.optional_module("engine.studies.flickr")
+    flickr = services.optional_module("muttlab.human.flickr")
     if flickr is None:
-        ui.not_available("The Flickr8K correlation study", "engine.studies.flickr")
+        ui.not_available("The Flickr8K correlation study", "muttlab.human.flickr")
     elif available:
         _flickr_section(settings, flickr, available)
     st.divider()
-    dbleu = services.optional_module("engine.studies.dbleu")
+    dbleu = services.optional_module("muttlab.human.dbleu")
     if dbleu is None:
-        ui.not_available("The ΔBLEU unit study", "engine.studies.dbleu")
+        ui.not_available("The ΔBLEU unit study", "muttlab.human.dbleu")
     else:
         _dbleu_section(settings, dbleu)
 

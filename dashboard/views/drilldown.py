@@ -5,9 +5,9 @@ import math
 
 import streamlit as st
 
-from dashboard import charts, services, ui
-from dashboard.diff import diff_block
-from engine.errors import MuttlabError
+from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard.diff import diff_block
+from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
 PAGE_SIZE = 15

@@ -1,14 +1,14 @@
 """Human judgments: SICK gold relatedness next to metric scores, per corruption type (MUTT §5).
 
-The study is ``engine.studies.sick.sick_study``; the default view is the paper's: gold vs METEOR on
+The study is ``muttlab.human.sick.sick_study``; the default view is the paper's: gold vs METEOR on
 Negated Subject, and the pairwise correlation of gold, METEOR, BADGER and TERp.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, services, ui
-from engine import stats
+from muttlab.dashboard import charts, services, ui
+from muttlab.human import stats
 
 METHOD_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_b": "Kendall τ-b",
                  "kendall_c": "Kendall τ-c"}
@@ -18,9 +18,9 @@ def page() -> None:
     settings = ui.header("Human judgments", "Pairs of one corruption type all undergo the same change, so "
                                             "consistent judges would give them similar relatedness. The SICK "
                                             "gold scores spread widely; do the metrics?")
-    sick = services.optional_module("engine.studies.sick")
+    sick = services.optional_module("muttlab.human.sick")
     if sick is None:
-        ui.not_available("The SICK inconsistency study", "engine.studies.sick")
+        ui.not_available("The SICK inconsistency study", "muttlab.human.sick")
         return
     if settings.using_sample:
         st.info("This study uses SICK's gold relatedness scores, which need the data dir (`MUTTLAB_DATA_DIR`); "

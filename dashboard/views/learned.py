@@ -1,5 +1,5 @@
 """Learned metrics: train or load ReVal (Gupta et al. 2015) on SICK, with a progress bar and loss curve,
-and evaluate it against SICK gold scores. Training is ``engine.reval.train_model``; this page only
+and evaluate it against SICK gold scores. Training is ``muttlab.learned.reval.train_model``; this page only
 draws what it reports."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, services, ui
-from engine.errors import MuttlabError
-from engine.runner import model_dir
+from muttlab.dashboard import charts, services, ui
+from muttlab.errors import MuttlabError
+from muttlab.engine.runner import model_dir
 
 LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
@@ -88,9 +88,9 @@ def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit
 def page() -> None:
     settings = ui.header("Learned metrics", "ReVal: an LSTM or a dependency Tree-LSTM over GloVe vectors that "
                                             "predicts SICK relatedness (Gupta et al., EMNLP 2015).")
-    reval = services.optional_module("engine.reval")
+    reval = services.optional_module("muttlab.learned.reval")
     if reval is None:
-        ui.not_available("ReVal training", "engine.reval")
+        ui.not_available("ReVal training", "muttlab.learned.reval")
         return
     if settings.using_sample:
         st.info("Training and evaluation use SICK, which needs the data dir (`MUTTLAB_DATA_DIR`); without it "

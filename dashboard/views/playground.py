@@ -1,16 +1,16 @@
 """Playground: type references and a candidate, see every metric's score; corrupt the candidate and watch
-the scores move. Verdicts use the engine's MUTT rules (``engine.accuracy``), not code of this page."""
+the scores move. Verdicts use the engine's MUTT rules (``muttlab.engine.accuracy``), not code of this page."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from corruptions import catalog
-from dashboard import charts, services, ui
-from dashboard.diff import diff_block
-from engine.accuracy import margins, passed
-from engine.errors import MuttlabError
+from muttlab.corruptions import catalog
+from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard.diff import diff_block
+from muttlab.engine.accuracy import margins, passed
+from muttlab.errors import MuttlabError
 
 EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street.\n"
                       "A cyclist rides through city traffic.\n"
@@ -57,7 +57,7 @@ def page() -> None:
                                  key="pg-metrics")
         st.form_submit_button("Score", type="primary", icon=":material/calculate:")
     if not types:
-        ui.not_available("Corruption generators", "corruptions.generate / engine.suites")
+        ui.not_available("Corruption generators", "muttlab.corruptions.generate / muttlab.engine.suites")
 
     refs = tuple(line.strip() for line in references.splitlines() if line.strip())
     sentence = " ".join(candidate.split())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, services, ui
+from muttlab.dashboard import charts, services, ui
 
 SELECTION_KEY = "run_selection"
 CELL_KEY = "drilldown_cell"

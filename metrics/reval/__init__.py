@@ -8,5 +8,5 @@ Modules:
   model: the encoders, the similarity head and the loss.
   config: the training settings (no torch needed to read them).
   train: the training loop over plain (sentence_a, sentence_b, score) lists, and evaluation.
-  metric: :class:`ReVal`, the trained model behind the :class:`~metrics.base.Metric` interface.
+  metric: :class:`ReVal`, the trained model behind the :class:`~muttlab.metrics.base.Metric` interface.
 """

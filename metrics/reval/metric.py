@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from metrics.base import Metric, MetricError, MetricUnavailable
-from metrics.reval.model import MODELS
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.reval.model import MODELS
+from muttlab.resources.bundled import models_dir
 
 if TYPE_CHECKING:
     import torch
 
 # Trained models shipped with the repository, used when the model folder has none.
-PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
+PUBLISHED_DIR = models_dir()
 
 NAMES = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
@@ -48,7 +49,7 @@ _TREES_SIZE = 200_000
 
 
 def _parsed(sentences: list[str]) -> list:
-    from metrics.reval.trees import parse_trees
+    from muttlab.metrics.reval.trees import parse_trees
 
     found = {s: _TREES[s] for s in dict.fromkeys(sentences) if s in _TREES}
     todo = [s for s in dict.fromkeys(sentences) if s not in found]
@@ -120,9 +121,9 @@ class ReVal(Metric):
     def _load(self):
         if self._net is None:
             self.check_available()
-            from metrics.reval.model import WordVectors, load_checkpoint
+            from muttlab.metrics.reval.model import WordVectors, load_checkpoint
             try:
-                from resources.glove import DIM, VectorsMissing, load_glove
+                from muttlab.resources.glove import DIM, VectorsMissing, load_glove
                 vectors = WordVectors(load_glove(), DIM)
             except VectorsMissing as exc:
                 raise MetricUnavailable(f"{self.name}: {exc}") from exc
@@ -143,7 +144,7 @@ class ReVal(Metric):
         """
         import torch
 
-        from metrics.reval.trees import DepTree, tokenize
+        from muttlab.metrics.reval.trees import DepTree, tokenize
 
         todo = [s for s in dict.fromkeys(sentences) if s not in self._encoded]
         if not todo:
@@ -164,7 +165,7 @@ class ReVal(Metric):
                 # The sequential LSTM reads tokens only; a chain stands in for the tree.
                 trees = [DepTree(tokens, tuple(range(-1, len(tokens) - 1)))
                          for tokens in tokenize(todo)]
-        except RuntimeError as exc:  # resources.spacy_nlp.ModelMissing
+        except RuntimeError as exc:  # muttlab.resources.spacy_nlp.ModelMissing
             raise MetricUnavailable(f"{self.name}: {exc}") from exc
         with torch.no_grad():
             for k in range(0, len(todo), 512):

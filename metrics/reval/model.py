@@ -17,7 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_sequence
 
-from metrics.reval.trees import DepTree, TreeBatch
+from muttlab.metrics.reval.trees import DepTree, TreeBatch
 
 MODELS = ("lstm", "treelstm")
 

@@ -14,9 +14,9 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from metrics.reval.config import TrainConfig
-from metrics.reval.model import ModelConfig, ReValModel, WordVectors, kl_loss, target_distribution
-from metrics.reval.trees import DepTree
+from muttlab.metrics.reval.config import TrainConfig
+from muttlab.metrics.reval.model import ModelConfig, ReValModel, WordVectors, kl_loss, target_distribution
+from muttlab.metrics.reval.trees import DepTree
 
 
 @dataclass(frozen=True)

@@ -93,9 +93,9 @@ def tree_from_doc(doc) -> DepTree:
 
 
 def parse_trees(sentences: Sequence[str], nlp=None, batch_size: int = 256) -> list[DepTree]:
-    """Dependency trees of the sentences, from the project's spaCy pipeline (``resources.spacy_nlp``)."""
+    """Dependency trees of the sentences, from the project's spaCy pipeline (``muttlab.resources.spacy_nlp``)."""
     if nlp is None:
-        from resources.spacy_nlp import load_nlp
+        from muttlab.resources.spacy_nlp import load_nlp
         nlp = load_nlp()
     return [tree_from_doc(doc) for doc in nlp.pipe(list(sentences), batch_size=batch_size)]
 
@@ -103,7 +103,7 @@ def parse_trees(sentences: Sequence[str], nlp=None, batch_size: int = 256) -> li
 def tokenize(sentences: Sequence[str], nlp=None) -> list[tuple[str, ...]]:
     """Lowercased spaCy tokens (the tokenizer only, no parse): the sequential LSTM's input."""
     if nlp is None:
-        from resources.spacy_nlp import load_nlp
+        from muttlab.resources.spacy_nlp import load_nlp
         nlp = load_nlp()
     return [tuple(t.text.lower() for t in nlp.tokenizer(s) if not t.is_space) for s in sentences]
 

@@ -1,8 +1,8 @@
 """The catalogue: the study's ten types plus MUTT Lab's own, each with family, rule and a way to make pairs."""
 from __future__ import annotations
 
-from corruptions import catalog
-from corruptions.base import Family, Rule
+from muttlab.corruptions import catalog
+from muttlab.corruptions.base import Family, Rule
 
 # MUTT (Boag et al. 2016), Table 1, plus the word-order set of its experiment files.
 STUDY = {"neg_subj": Family.MEANING_ALTERING, "neg_verb": Family.MEANING_ALTERING,

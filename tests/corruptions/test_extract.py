@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from corruptions.extract import (EXTRACTORS, TEMPLATES, edit_distance, extract_all, normalise,
+from muttlab.corruptions.extract import (EXTRACTORS, TEMPLATES, edit_distance, extract_all, normalise,
                                  one_word_difference, without_articles)
-from engine.pools import read_study_list
-from engine.settings import Settings
-from engine.sources import load_sick
+from muttlab.engine.pools import read_study_list
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_sick
 
 # "num:" in the header of each study list, mutt/corruptions/<type>.txt.
 STUDY_LIST_COUNTS = {"neg_subj": 543, "neg_verb": 339, "sem_opps": 619, "shuffled": 19, "passive": 304,

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from corruptions.generate import (GENDER_PAIRS, GENERATORS, NUMBER_WORDS, double_pp, generate,
+from muttlab.corruptions.generate import (GENDER_PAIRS, GENERATORS, NUMBER_WORDS, double_pp, generate,
                                   prepositional_phrases, remove_prep, swap_chunks)
-from engine.settings import Settings
-from engine.sources import load_sample_scenes, load_sick
-from resources.spacy_nlp import load_nlp, parse
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_sample_scenes, load_sick
+from muttlab.resources.spacy_nlp import load_nlp, parse
 
 SEED = 13
 ARTICLES = ("a", "an", "the")

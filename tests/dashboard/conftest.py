@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.settings import REPO_ROOT, load_settings
+from muttlab.resources.bundled import dashboard_dir
+from muttlab.settings import load_settings
 
-APP = REPO_ROOT / "dashboard" / "app.py"
+APP = dashboard_dir() / "app.py"
 TIMEOUT = 180  # first runs start spaCy or Java on a busy machine
 SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
                       "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.settings import load_settings
-from engine.store import ReadOnlyError, open_store
-from engine.trials import Trial
+from muttlab.settings import load_settings
+from muttlab.pairs.store import ReadOnlyError, open_store
+from muttlab.engine.trials import Trial
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
 
 TOKEN = "annotator-secret"
@@ -16,7 +16,7 @@ SCRIPT = "<script>alert('x')</script> A man plays a guitar"
 @pytest.fixture
 def stocked(app_env, data_dir):
     """A store holding three real MUTT trials (the first of neg_subj, passive and det_sub)."""
-    from engine.sources import load_mutt_experiments
+    from muttlab.engine.sources import load_mutt_experiments
     settings = load_settings()
     suite = load_mutt_experiments(settings)
     trials = [suite.of(name)[0] for name in ("neg_subj", "passive", "det_sub")]

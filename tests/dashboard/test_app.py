@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dashboard import app
+from muttlab.dashboard import app
 from tests.dashboard.conftest import APP, open_page
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import REPO_ROOT
+from tests.conftest import REPO
 from tests.dashboard.conftest import SETTINGS_VARIABLES
 
 pytestmark = pytest.mark.browser
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = REPO_ROOT / "test-artifacts"
+ARTIFACTS = REPO / "test-artifacts"
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 EXCEPTION = '[data-testid="stException"]'
 

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard import charts
-from engine.accuracy import accuracy_table
+from muttlab.dashboard import charts
+from muttlab.engine.accuracy import accuracy_table
 
 # A hand-made runner table: BLEU-4 passes 3 of 4 neg_subj trials at 5 refs and 4 of 4 at 10; ROUGE-L
 # passes 1 of 4 and 2 of 4; nothing is scored for ROUGE-L on passive.

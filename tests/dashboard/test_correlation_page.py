@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.studies import dbleu
-from engine.studies.flickr import flickr_correlations
+from muttlab.human import dbleu
+from muttlab.human.flickr import flickr_correlations
 from tests.dashboard.conftest import open_page, shown_errors
 
 STATE = {"flickr-metrics": ["BLEU-1"], "flickr-datasets": ["expert"], "flickr-boot": 0}

@@ -1,7 +1,7 @@
 """The word diff: changed words marked on each side, every word escaped."""
 from __future__ import annotations
 
-from dashboard.diff import diff_block, word_diff
+from muttlab.dashboard.diff import diff_block, word_diff
 
 
 def test_negated_subject_pair_from_the_study(mutt_suite):

@@ -1,8 +1,8 @@
 """The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
 from __future__ import annotations
 
-from engine import runner
-from engine.sources import load_mutt_experiments
+from muttlab.engine import runner
+from muttlab.engine.sources import load_mutt_experiments
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
 
 CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.studies.sick import sick_study
+from muttlab.human.sick import sick_study
 from tests.dashboard.conftest import open_page, shown_errors
 
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from engine.runner import model_dir
+from muttlab.engine.runner import model_dir
 from tests.dashboard.conftest import open_page, shown_errors
 
 
 def test_untrained_model_is_reported_and_training_offered(app_env, monkeypatch, tmp_path):
     # Without the checkpoints bundled in data/models, nothing is trained yet.
-    monkeypatch.setattr("metrics.reval.metric.PUBLISHED_DIR", tmp_path / "no-bundled-models")
+    monkeypatch.setattr("muttlab.metrics.reval.metric.PUBLISHED_DIR", tmp_path / "no-bundled-models")
     at = open_page("learned", state={"learned-model": "lstm"})
     assert not shown_errors(at)
     assert any("No trained ReVal-LSTM model yet" in w.value for w in at.warning)
@@ -47,7 +47,7 @@ def test_read_only_server_offers_no_training(app_env, monkeypatch):
 
 
 def test_an_installed_ensemble_shows_its_runs(app_env):
-    from metrics.reval.metric import PUBLISHED_DIR
+    from muttlab.metrics.reval.metric import PUBLISHED_DIR
 
     info = json.loads((PUBLISHED_DIR / "reval-treelstm.json").read_text())
     seeds = sorted(m["seed"] for m in info.get("members_info", []))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.runner import registry_for
-from engine.suites import generated_trials
+from muttlab.engine.runner import registry_for
+from muttlab.engine.suites import generated_trials
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
 
 # SICK.txt pair 1, sentence A, as the candidate; sentence B of pair 1 and sentences A of pairs 3 and 2 as references.

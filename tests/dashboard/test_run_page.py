@@ -1,10 +1,10 @@
-"""The Run page: widgets drive engine.runner.run and the grid shows exactly its accuracy table."""
+"""The Run page: widgets drive muttlab.engine.runner.run and the grid shows exactly its accuracy table."""
 from __future__ import annotations
 
 import pytest
 
-from engine import runner
-from engine.sources import SAMPLE_TRIALS, load_mutt_experiments
+from muttlab.engine import runner
+from muttlab.engine.sources import SAMPLE_TRIALS, load_mutt_experiments
 from tests.dashboard.conftest import open_page, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import build_parser
-from engine.cli.serve import APP, command, environment
-from engine.settings import Settings, load_settings
+from muttlab.cli import build_parser
+from muttlab.cli.serve import command, environment
+from muttlab.resources.bundled import dashboard_dir
+from muttlab.settings import Settings, load_settings
 
 
 def test_environment_round_trips_the_settings(tmp_path):
@@ -28,13 +29,23 @@ def test_unset_settings_do_not_leak_from_the_outer_environment(tmp_path):
     assert loaded.using_sample and not loaded.read_only and loaded.annotator_token is None
 
 
-def test_command_runs_the_app_headless_without_usage_stats():
+def test_command_runs_the_installed_app_headless_without_usage_stats():
     argv = command(8765, "0.0.0.0")
-    assert argv[1:5] == ["-m", "streamlit", "run", str(APP)]
-    assert Path(APP).is_file()
+    app = dashboard_dir() / "app.py"
+    assert argv[1:5] == ["-m", "streamlit", "run", str(app)]
+    assert Path(app).is_file()
     pairs = dict(zip(argv[5::2], argv[6::2]))
-    assert pairs == {"--server.port": "8765", "--server.address": "0.0.0.0", "--server.headless": "true",
-                     "--browser.gatherUsageStats": "false"}
+    assert {"--server.port": "8765", "--server.address": "0.0.0.0", "--server.headless": "true",
+            "--browser.gatherUsageStats": "false"}.items() <= pairs.items()
+
+
+def test_command_carries_the_shipped_theme_and_server_settings():
+    # The settings hold from any working directory, not only where .streamlit/config.toml lies.
+    pairs = dict(zip(command(8765)[5::2], command(8765)[6::2]))
+    assert pairs["--theme.primaryColor"] == "#2563eb"
+    assert pairs["--server.enableXsrfProtection"] == "true"
+    assert pairs["--server.maxUploadSize"] == "20"
+    assert pairs["--client.toolbarMode"] == "minimal"
 
 
 def test_serve_options_parse():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.base import Metric
+from muttlab.metrics.base import Metric
 
 
 class WordOverlap(Metric):

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.errors import MuttlabError
-from engine.runner import run
-from engine.settings import Settings
-from engine.trials import Suite, Trial
-from metrics.registry import Registry
+from muttlab.errors import MuttlabError
+from muttlab.engine.runner import run
+from muttlab.settings import Settings
+from muttlab.engine.trials import Suite, Trial
+from muttlab.metrics.registry import Registry
 from tests.engine.counting_metric import WordOverlap
 
 COUNTING = "tests.engine.counting_metric:make"
@@ -84,7 +84,7 @@ def test_corpus_dependent_scores_come_from_their_batch(small_suite, data_setting
 
 
 def test_parallel_workers_give_the_same_scores(mutt_suite, data_dir, tmp_path, monkeypatch):
-    from engine import runner as runner_module
+    from muttlab.engine import runner as runner_module
     monkeypatch.setattr(runner_module, "PARALLEL_MIN_ITEMS", 100)  # fan out even this small job
     suite = Suite("mutt", mutt_suite.of("det_sub"))
     serial = run(suite, ["chrF"], [5, 20], Settings(data_dir=data_dir, cache_dir=tmp_path / "a", workers=1))
@@ -94,8 +94,8 @@ def test_parallel_workers_give_the_same_scores(mutt_suite, data_dir, tmp_path, m
 
 def test_metric_with_own_parameters_is_not_rebuilt_in_workers(mutt_suite, data_dir, tmp_path, monkeypatch):
     """A worker rebuilds a metric by name; an instance with other parameters must be scored as it is."""
-    from engine import runner as runner_module
-    from metrics.bleu import Bleu
+    from muttlab.engine import runner as runner_module
+    from muttlab.metrics.bleu import Bleu
     monkeypatch.setattr(runner_module, "PARALLEL_MIN_ITEMS", 10)
     settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=2)
     registry = Registry()

@@ -6,15 +6,15 @@ from collections import Counter
 
 import pytest
 
-from engine.cli import main
-from engine.errors import MuttlabError
-from engine.pools import load_pools, normalise
-from engine.runner import run
-from engine.settings import Settings
-from engine.sources import SAMPLE_TRIALS, load_flickr_captions, load_sample, load_sample_scenes, load_sick
-from engine.store import open_store
-from engine.suites import build_suite, store_suite, suite_from_store, write_sample_trials
-from engine.trials import Suite
+from muttlab.cli import main
+from muttlab.errors import MuttlabError
+from muttlab.engine.pools import load_pools, normalise
+from muttlab.engine.runner import run
+from muttlab.settings import Settings
+from muttlab.engine.sources import SAMPLE_TRIALS, load_flickr_captions, load_sample, load_sample_scenes, load_sick
+from muttlab.pairs.store import open_store
+from muttlab.engine.suites import build_suite, store_suite, suite_from_store, write_sample_trials
+from muttlab.engine.trials import Suite
 
 EXTRACTED = ["neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "near_syms", "det_sub"]
 

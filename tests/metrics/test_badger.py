@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from metrics.badger import Badger, adaptive_code_length, bwt, compressed_bits, mtf, ncd, normalise
+from muttlab.metrics.badger import Badger, adaptive_code_length, bwt, compressed_bits, mtf, ncd, normalise
 
 
 def test_bwt_of_banana():

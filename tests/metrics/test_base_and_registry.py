@@ -5,8 +5,8 @@ from importlib import metadata
 
 import pytest
 
-from metrics.base import MetricError, MetricUnavailable
-from metrics.registry import Registry, UnknownMetric
+from muttlab.metrics.base import MetricError, MetricUnavailable
+from muttlab.metrics.registry import Registry, UnknownMetric
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def test_import_path_registration():
     reg = Registry(extra_paths=["tests.engine.counting_metric:make"])
     assert "word-overlap" in reg.names
     assert reg.get("word-overlap").score(["a red cat"], [["the cat is red"]])[0] == pytest.approx(2 / 3)
-    with pytest.raises(ValueError, match="not a metrics.base.Metric"):
+    with pytest.raises(ValueError, match="not a muttlab.metrics.base.Metric"):
         Registry(extra_paths=["tests.engine.counting_metric:not_a_metric"])
     with pytest.raises(ValueError, match="must look like package.module:callable"):
         Registry(extra_paths=["tests.engine.counting_metric"])
@@ -53,7 +53,7 @@ def test_entry_point_registration(monkeypatch):
 
 
 def test_unloadable_builtin_is_reported_not_raised(monkeypatch):
-    from metrics import registry as registry_module
+    from muttlab.metrics import registry as registry_module
     monkeypatch.setitem(registry_module.BUILTIN, "Broken", ("metrics.no_such_module:Metric", {}))
     reg = Registry(use_entry_points=False)
     info = reg.info("Broken")

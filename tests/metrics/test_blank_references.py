@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metrics.base import MetricUnavailable
-from metrics.registry import BUILTIN, Registry
-from metrics.terp import TerPlus
+from muttlab.metrics.base import MetricUnavailable
+from muttlab.metrics.registry import BUILTIN, Registry
+from muttlab.metrics.terp import TerPlus
 
 
 @pytest.fixture(scope="module")

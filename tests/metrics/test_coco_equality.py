@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corruptions import catalog
-from engine.accuracy import accuracy_table, margins, passed
-from engine.runner import run
-from engine.settings import Settings
-from metrics.bleu import Bleu
-from metrics.cider import CiderD
-from metrics.rouge import RougeL
+from muttlab.corruptions import catalog
+from muttlab.engine.accuracy import accuracy_table, margins, passed
+from muttlab.engine.runner import run
+from muttlab.settings import Settings
+from muttlab.metrics.bleu import Bleu
+from muttlab.metrics.cider import CiderD
+from muttlab.metrics.rouge import RougeL
 from tests.coco_reference import coco_scores, java_ptb
 
 REF_COUNTS = (5, 10, 20)

@@ -9,14 +9,14 @@ import pytest
 import sacrebleu
 from sacrebleu.metrics import BLEU
 
-from engine.cli import main
-from engine.dbleu_io import read_weighted_segments
-from engine.errors import DataError
-from metrics.base import MetricError
-from metrics.delta_bleu import (DeltaBleu, corpus_bleu, corpus_delta_bleu, segment_stats, sentence_bleu,
+from muttlab.cli import main
+from muttlab.human.dbleu_io import read_weighted_segments
+from muttlab.errors import DataError
+from muttlab.metrics.base import MetricError
+from muttlab.metrics.delta_bleu import (DeltaBleu, corpus_bleu, corpus_delta_bleu, segment_stats, sentence_bleu,
                                 sentence_delta_bleu)
-from metrics.registry import Registry
-from metrics.tokenize import ptb_tokenize
+from muttlab.metrics.registry import Registry
+from muttlab.metrics.tokenize import ptb_tokenize
 
 
 @pytest.fixture(scope="module")

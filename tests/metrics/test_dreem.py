@@ -7,17 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from engine.runner import registry_for, score_batches
-from engine.sources import load_sick
-from metrics.base import MetricError
-from metrics.dreem import Dreem, length_penalty, pair_components, reval_encoder
-from metrics.tokenize import ptb_tokenize
-from resources.glove import load_glove
+from muttlab.engine.runner import registry_for, score_batches
+from muttlab.engine.sources import load_sick
+from muttlab.metrics.base import MetricError
+from muttlab.metrics.dreem import Dreem, length_penalty, pair_components, reval_encoder
+from muttlab.metrics.tokenize import ptb_tokenize
+from muttlab.resources.glove import load_glove
 
 
 @pytest.fixture(scope="module")
 def sick_pairs(data_dir):
-    from engine.settings import Settings
+    from muttlab.settings import Settings
     return [p for p in load_sick(Settings(data_dir=data_dir)) if p.split == "TEST"][:150]
 
 

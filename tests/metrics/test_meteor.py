@@ -8,10 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-import metrics.meteor as meteor_module
-from metrics.base import MetricUnavailable
-from metrics.meteor import ENGLISH_WEIGHTS, Meteor
-from metrics.tokenize import ptb_tokenize
+import muttlab.metrics.meteor as meteor_module
+from muttlab.metrics.base import MetricUnavailable
+from muttlab.metrics.meteor import ENGLISH_WEIGHTS, Meteor
+from muttlab.metrics.tokenize import ptb_tokenize
 
 pytestmark = [pytest.mark.java, pytest.mark.skipif(shutil.which("java") is None, reason="needs Java")]
 

@@ -11,13 +11,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from engine.runner import registry_for, run, score_batches
-from engine.settings import Settings
-from engine.sources import load_flickr_captions
-from metrics.base import MetricError
-from metrics.dependencies import ROOT_HEAD, f_measure, features, pair_f
-from metrics.dreem import Dreem
-from metrics.multilevel import (LEVELS, METEOR_DEFAULTS, LevelClassifier, MultiLevelDreem, MultiLevelMeteor,
+from muttlab.engine.runner import registry_for, run, score_batches
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_flickr_captions
+from muttlab.metrics.base import MetricError
+from muttlab.metrics.dependencies import ROOT_HEAD, f_measure, features, pair_f
+from muttlab.metrics.dreem import Dreem
+from muttlab.metrics.multilevel import (LEVELS, METEOR_DEFAULTS, LevelClassifier, MultiLevelDreem, MultiLevelMeteor,
                                 document_score)
 
 
@@ -111,7 +111,7 @@ def test_tuned_parameters_come_from_model_dir_then_bundled(tmp_path):
 
 
 def test_ml_dreem_in_a_run(data_settings, mutt_suite):
-    from engine.trials import Suite
+    from muttlab.engine.trials import Suite
     suite = Suite("neg_subj-20", mutt_suite.of("neg_subj")[:20])
     results = run(suite, ["ML-DREEM", "DREEM"], ref_counts=[5], settings=data_settings)
     assert set(results.table["metric"]) == {"ML-DREEM", "DREEM"}
@@ -121,7 +121,7 @@ def test_ml_dreem_in_a_run(data_settings, mutt_suite):
 
 @pytest.mark.java
 def test_ml_meteor_with_default_levels_equals_meteor(flickr, data_settings):
-    from metrics.meteor import Meteor
+    from muttlab.metrics.meteor import Meteor
     cands, refs = flickr
     ml = MultiLevelMeteor(model=_model({lv: dict(METEOR_DEFAULTS) for lv in LEVELS}))
     meteor = Meteor(**METEOR_DEFAULTS)

@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 import torch
 
-from engine.settings import Settings
-from engine.sources import load_sick
-from metrics.base import MetricError, MetricUnavailable
-from metrics.reval import metric as reval_metric
-from metrics.reval.metric import ReVal, checkpoint_name
-from metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValEnsemble, ReValModel, WordVectors,
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_sick
+from muttlab.metrics.base import MetricError, MetricUnavailable
+from muttlab.metrics.reval import metric as reval_metric
+from muttlab.metrics.reval.metric import ReVal, checkpoint_name
+from muttlab.metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValEnsemble, ReValModel, WordVectors,
                                  load_checkpoint, save_checkpoint, target_distribution)
-from metrics.reval.train import Inputs, Pair, TrainConfig, mean_loss, predict, train
-from metrics.reval.trees import DepTree, TreeBatch, parse_trees
+from muttlab.metrics.reval.train import Inputs, Pair, TrainConfig, mean_loss, predict, train
+from muttlab.metrics.reval.trees import DepTree, TreeBatch, parse_trees
 
 N_TRAIN, N_DEV = 250, 60
 
@@ -29,7 +29,7 @@ def sick_subset(data_dir):
 
 @pytest.fixture(scope="module")
 def inputs(sick_subset):
-    from resources.glove import DIM, load_glove
+    from muttlab.resources.glove import DIM, load_glove
 
     sentences = list(dict.fromkeys(s for pairs in sick_subset for p in pairs for s in (p.sentence_a, p.sentence_b)))
     return Inputs(dict(zip(sentences, parse_trees(sentences))), WordVectors(load_glove(), DIM))

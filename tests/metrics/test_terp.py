@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import TER
 
-from engine.settings import Settings
-from engine.sources import load_sick
-from metrics.terp import COST_PHRASE_PER_WORD, COST_STEM, COST_SYNONYM, PhraseTable, TerPlus, _Matcher
-from resources.wordnet import LEXNAMES, WordNetMissing, load_wordnet, prepare_root
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_sick
+from muttlab.metrics.terp import COST_PHRASE_PER_WORD, COST_STEM, COST_SYNONYM, PhraseTable, TerPlus, _Matcher
+from muttlab.resources.wordnet import LEXNAMES, WordNetMissing, load_wordnet, prepare_root
 
 PLAIN = TerPlus(stems=False, synonyms=False, paraphrases=False)
 

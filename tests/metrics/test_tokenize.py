@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.settings import Settings
-from engine.sources import load_flickr_captions, load_sick
-from metrics.tokenize import ptb_tokenize
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_flickr_captions, load_sick
+from muttlab.metrics.tokenize import ptb_tokenize
 from tests.coco_reference import java_ptb
 
 

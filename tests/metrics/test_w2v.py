@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metrics.base import MetricUnavailable
-from metrics.w2v import W2VAvg
+from muttlab.metrics.base import MetricUnavailable
+from muttlab.metrics.w2v import W2VAvg
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,89 @@
+"""Options and output helpers shared by the subcommands."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from muttlab.errors import MuttlabError
+from muttlab.settings import Settings, load_settings
+
+FORMATS = ("table", "csv", "json", "markdown", "latex")
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """Options every subcommand accepts, before or after its name."""
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS keeps a value given before the subcommand from being reset by the subparser's default.
+    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                        help="datasets folder (default: $MUTTLAB_DATA_DIR; the bundled sample when unset)")
+    common.add_argument("--cache-dir", type=Path, default=argparse.SUPPRESS,
+                        help="score cache folder (default: $MUTTLAB_CACHE_DIR or ~/.cache/muttlab)")
+    common.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,
+                        help="neither read nor write the score cache")
+    common.add_argument("--metric-path", action="append", default=argparse.SUPPRESS, metavar="MODULE:CALLABLE",
+                        help="register an outside metric by import path (repeatable)")
+    return common
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    settings = load_settings()
+    data_dir = getattr(args, "data_dir", None)
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise MuttlabError(f"--data-dir {data_dir}: no such folder; point it at the datasets folder")
+    extra = tuple(getattr(args, "metric_path", None) or ())
+    return settings.with_overrides(
+        data_dir=data_dir,
+        cache_dir=getattr(args, "cache_dir", None),
+        use_cache=False if getattr(args, "no_cache", False) else None,
+        metric_paths=settings.metric_paths + extra if extra else None,
+    )
+
+
+def split_names(text: str | None) -> list[str]:
+    """The comma-separated items of an option value (``a, b,,c`` -> a, b, c); none for an empty value."""
+    return [item.strip() for item in text.split(",") if item.strip()] if text else []
+
+
+def parse_int_list(text: str, option: str, example: str) -> list[int]:
+    """Whole numbers separated by commas (``5,10,20``); a MuttlabError naming the option otherwise."""
+    try:
+        values = [int(v) for v in split_names(text)]
+    except ValueError:
+        raise MuttlabError(f"{option} {text!r}: give whole numbers separated by commas, e.g. {example}") from None
+    if not values:
+        raise MuttlabError(f"{option} is empty: give whole numbers such as {example}")
+    return values
+
+
+def add_output_options(parser: argparse.ArgumentParser, default: str = "table") -> None:
+    parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
+    parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")
+
+
+def render(frame: pd.DataFrame, fmt: str, records: list[dict] | None = None, index: bool = False) -> str:
+    """A frame as text in one of FORMATS. ``records`` overrides what the JSON form holds."""
+    if fmt == "csv":
+        return frame.to_csv(index=index)
+    if fmt == "json":
+        data = records if records is not None else json.loads(frame.to_json(orient="records"))
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return frame.to_markdown(index=index, floatfmt=".1f") + "\n"
+    if fmt == "latex":
+        return frame.to_latex(index=index, float_format="%.1f")
+    return frame.to_string(index=index, float_format=lambda v: f"{v:.1f}") + "\n"
+
+
+def emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MuttlabError(f"cannot write {output}: {exc.strerror}") from None
+    print(f"wrote {output}", file=sys.stderr)

@@ -1,0 +1,235 @@
+"""``muttlab correlate``: how metric scores relate to human judgments (muttlab.human).
+
+    muttlab correlate flickr8k [--metrics ...] [--datasets expert,crowdflower]   # Kendall τ with CIs
+    muttlab correlate sick --corruption neg_subj [--histograms-out DIR]        # MUTT §5 pairwise table
+    muttlab correlate dbleu [--input FILE --ratings FILE]                      # Galley et al. §5-6 units
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from muttlab.human import stats
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.errors import MuttlabError
+from muttlab.engine.runner import registry_for
+from muttlab.human import dbleu, flickr, sick
+
+
+def _progress_bar():
+    bar = tqdm(total=0, disable=None, file=sys.stderr)
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_description(message)
+        bar.refresh()
+
+    return bar, progress
+
+
+def _note(lines) -> None:
+    for line in lines:
+        print(f"note: {line}", file=sys.stderr)
+
+
+def _text(frame: pd.DataFrame, fmt: str, digits: int = 3) -> str:
+    """table / markdown / latex with ``digits`` decimals (the shared render() shows one, right for τ × 100
+    but not for correlations in [-1, 1])."""
+    if fmt == "markdown":
+        blanks = frame.astype(object).where(frame.notna(), None)  # tabulate prints None, not NaN, as missing
+        return blanks.to_markdown(index=False, floatfmt=f".{digits}f", missingval="") + "\n"
+    if fmt == "latex":
+        return frame.to_latex(index=False, float_format=f"%.{digits}f", na_rep="")
+    return frame.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.{digits}f}") + "\n"
+
+
+def _clean(value):
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    if isinstance(value, np.generic):
+        return _clean(value.item())
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in rec.items()} for rec in frame.to_dict(orient="records")]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+# --------------------------------------------------------------------------- flickr8k
+
+def handle_flickr(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    datasets = split_names(args.datasets)
+    bad = [d for d in datasets if d not in flickr.DATASETS]
+    if bad or not datasets:
+        raise MuttlabError(f"--datasets {args.datasets!r}: choose from {', '.join(flickr.DATASETS)}")
+    registry = registry_for(settings)
+    bar, progress = _progress_bar()
+    try:
+        study = flickr.flickr_correlations(settings, args.metrics, datasets, n_boot=args.n_boot,
+                                           seed=args.seed, registry=registry, progress=progress)
+    finally:
+        bar.close()
+        registry.close()
+    _note(study.notes())
+    if args.format == "json":
+        emit(render(study.table, "json", records=study.records()), args.output)
+    else:
+        frame = study.table if args.format == "csv" else study.table.drop(columns=["signature"])
+        emit(render(frame, args.format), args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- sick
+
+def handle_sick(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    registry = registry_for(settings)
+    bar, progress = _progress_bar()
+    try:
+        study = sick.sick_study(settings, args.corruption, args.metrics, refs=args.refs, method=args.method,
+                                reference=args.reference, registry=registry, progress=progress)
+    finally:
+        bar.close()
+        registry.close()
+    _note(study.notes())
+    if args.histograms_out is not None:
+        out = Path(args.histograms_out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            study.histograms(args.bins).to_csv(out / f"{study.corruption}_histograms.csv", index=False)
+            study.pairs.to_csv(out / f"{study.corruption}_pairs.csv", index=False)
+        except OSError as exc:
+            raise MuttlabError(f"cannot write to {out}: {exc.strerror}") from None
+        print(f"wrote {out / f'{study.corruption}_histograms.csv'} and {out / f'{study.corruption}_pairs.csv'}",
+              file=sys.stderr)
+    matrix = study.correlation_table()
+    if args.format == "json":
+        payload = {"corruption": study.corruption, "method": study.method, "reference": study.reference,
+                   "refs": study.refs, "pairs": len(study.pairs), "unmatched": study.unmatched,
+                   "skipped": study.skipped, "signatures": study.signatures,
+                   "correlations": _records(matrix.rename(columns={"": "variable"})),
+                   "summary": _records(study.summary)}
+        emit(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", args.output)
+    elif args.format == "csv":
+        emit(render(matrix.rename(columns={"": "variable"}), "csv"), args.output)
+    else:
+        text = (f"{study.corruption} ({study.description}): {study.method} correlation, {len(study.pairs)} pairs\n"
+                + _text(matrix, args.format) + "\n"
+                + _text(study.summary, args.format))
+        emit(text, args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- dbleu
+
+def handle_dbleu(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    if args.input is not None:
+        data = dbleu.user_set(args.input, args.ratings)
+    else:
+        if args.ratings is not None:
+            raise MuttlabError("--ratings needs --input: it gives the human ratings of a user's ΔBLEU file")
+        data = dbleu.flickr_expert_set(settings)
+    seed = settings.seed if args.seed is None else args.seed
+    study = dbleu.unit_study(data, unit_size=args.unit_size, order=args.order, threshold=args.threshold,
+                             assignments=args.assignments, seed=seed, sweeps=not args.no_sweeps,
+                             sweep_assignments=args.sweep_assignments)
+    _note(study.notes)
+    if args.format == "json":
+        payload = {"dataset": study.dataset, "segments": study.segments, "seed": study.seed,
+                   "main": _records(study.main), "comparison": _records(study.comparison),
+                   "sweeps": _records(study.sweeps)}
+        emit(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", args.output)
+    elif args.format == "csv":
+        both = pd.concat([study.main.assign(sweep="main"), study.sweeps], ignore_index=True)
+        emit(render(both[["sweep"] + dbleu.RESULT_COLUMNS], "csv"), args.output)
+    else:
+        parts = [f"{study.dataset}: {study.segments} segments; units of {args.unit_size}, "
+                 f"{args.assignments} random assignments (mean and 2.5-97.5 percentiles)\n",
+                 _text(study.main, args.format),
+                 "\nΔBLEU minus each baseline on the same assignments (share_better: fraction of assignments "
+                 "where ΔBLEU correlates better)\n",
+                 _text(study.comparison, args.format)]
+        for name, group in study.sweeps.groupby("sweep", sort=False):
+            parts.append(f"\nsweep over {name} ({args.sweep_assignments} assignments each)\n")
+            parts.append(_text(group.drop(columns=["sweep"]), args.format))
+        emit("".join(parts), args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+def register(subparsers, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "correlate", parents=[common], help="correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)",
+        description="Human-judgment studies: Kendall τ on Flickr8K-Expert/CrowdFlower, MUTT's SICK "
+                    "inconsistency study, and the ΔBLEU observation-unit study. Needs the data dir.")
+    studies = parser.add_subparsers(dest="study", metavar="STUDY", required=True)
+
+    p = studies.add_parser("flickr8k", parents=[common], help="Kendall τ×100 with Flickr8K-Expert and CrowdFlower",
+                           description="Kendall τ-c (Expert) and τ-b (CrowdFlower) × 100 of each metric with the "
+                                       "human ratings, with a bootstrap percentile CI; error rates are negated so "
+                                       "larger τ always means better agreement.")
+    p.add_argument("--metrics", default="all", help="comma-separated metric names or 'all' (default: all available)")
+    p.add_argument("--datasets", default=",".join(flickr.DATASETS),
+                   help="expert, crowdflower or both (default: expert,crowdflower)")
+    p.add_argument("--n-boot", type=_positive, default=stats.DEFAULT_N_BOOT,
+                   help=f"bootstrap resamples for the CI; 0 for none (default: {stats.DEFAULT_N_BOOT})")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the settings' seed)")
+    add_output_options(p)
+    p.set_defaults(handler=handle_flickr)
+
+    p = studies.add_parser("sick", parents=[common], help="MUTT §5: gold relatedness vs metrics on one corruption",
+                           description="Gold SICK relatedness against each metric's score of the corrupted "
+                                       "sentence (references: the original's experiment pool) for one corruption "
+                                       "type: the pairwise correlation table, summary statistics and histogram data.")
+    p.add_argument("--corruption", default="neg_subj", choices=sick.SICK_CORRUPTIONS,
+                   help="SICK-derived corruption type (default: neg_subj)")
+    p.add_argument("--metrics", default=",".join(sick.STUDY_METRICS),
+                   help=f"comma-separated metric names or 'all' (default: the study's {', '.join(sick.STUDY_METRICS)})")
+    p.add_argument("--refs", type=int, default=None, help="use the first k references of the pool (default: all 20)")
+    p.add_argument("--method", choices=stats.METHODS, default="pearson", help="correlation (default: pearson)")
+    p.add_argument("--reference", choices=sick.REFERENCE_SOURCES, default="pool",
+                   help="score against the original's reference pool (default) or against SICK sentence A alone")
+    p.add_argument("--histograms-out", type=Path, metavar="DIR",
+                   help="write <corruption>_histograms.csv and <corruption>_pairs.csv to DIR")
+    p.add_argument("--bins", type=int, default=20, help="histogram bins (default: 20)")
+    add_output_options(p)
+    p.set_defaults(handler=handle_sick)
+
+    p = studies.add_parser("dbleu", parents=[common], help="ΔBLEU observation-unit study (Galley et al. 2015)",
+                           description="Spearman ρ and Kendall τ between unit human means and unit corpus scores "
+                                       "(BLEU, sentence-BLEU averaged, ΔBLEU), averaged over random assignments of "
+                                       "sentences to units, with sweeps over unit size, n-gram order and reference "
+                                       "weight threshold. Default data: the weighted multi-reference set built "
+                                       "from Flickr8K-Expert (docs/studies.md).")
+    p.add_argument("--input", type=Path, metavar="FILE",
+                   help="a ΔBLEU file (JSONL with a 'human' rating per record, or TSV/JSONL with --ratings)")
+    p.add_argument("--ratings", type=Path, metavar="FILE", help="one human rating per segment of --input")
+    p.add_argument("--unit-size", type=int, default=dbleu.DEFAULT_UNIT, help="sentences per unit M (default: 100)")
+    p.add_argument("--order", type=int, default=4, help="n-gram order (default: 4)")
+    p.add_argument("--threshold", type=float, default=-1.0,
+                   help="ΔBLEU uses extra references with weight >= this (default: -1, all)")
+    p.add_argument("--assignments", type=int, default=dbleu.DEFAULT_ASSIGNMENTS,
+                   help="random assignments for the main comparison (default: 1000)")
+    p.add_argument("--sweep-assignments", type=int, default=dbleu.DEFAULT_SWEEP_ASSIGNMENTS,
+                   help="random assignments per sweep point (default: 200)")
+    p.add_argument("--no-sweeps", action="store_true", help="only the main comparison")
+    p.add_argument("--seed", type=int, default=None, help="assignment seed (default: the settings' seed)")
+    add_output_options(p)
+    p.set_defaults(handler=handle_dbleu)

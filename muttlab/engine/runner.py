@@ -1,0 +1,251 @@
+"""The scoring runner: trials x metrics x reference counts -> a tidy results table.
+
+Scores come from the on-disk cache when they can (:mod:`muttlab.engine.cache`); what is missing is scored in
+batches, split over worker processes when there is enough of it, and written back to the cache.
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from muttlab.corruptions import catalog
+from muttlab.engine.accuracy import accuracy_table, margins, passed
+from muttlab.engine.cache import ScoreCache, context_key, item_key, refs_digest
+from muttlab.errors import MuttlabError
+from muttlab.settings import Settings
+from muttlab.engine.trials import Suite
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.registry import Registry, UnknownMetric
+
+ProgressFn = Callable[[int, int, str], None]
+Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per candidate
+
+# Below this many uncached items a worker pool costs more (process start-up, imports) than it saves.
+PARALLEL_MIN_ITEMS = 4000
+
+RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed"]
+
+
+@dataclass
+class Results:
+    """What a run produced. ``table`` is tidy: one row per trial x metric x reference count."""
+
+    table: pd.DataFrame
+    signatures: dict[str, str] = field(default_factory=dict)
+    suite: str = ""
+    is_sample: bool = False
+    tolerance: float = 0.15
+
+    def accuracy(self) -> pd.DataFrame:
+        """Accuracy per metric x corruption x refs with counts and 95% CIs, signatures attached."""
+        table = accuracy_table(self.table)
+        table["signature"] = table["metric"].map(self.signatures)
+        return table
+
+
+def cache_for(settings: Settings) -> ScoreCache:
+    return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None)
+
+
+def model_dir(settings: Settings) -> Path:
+    """Where trained checkpoints and tuned parameters of learned metrics are kept."""
+    return settings.cache_dir / "models"
+
+
+def registry_for(settings: Settings) -> Registry:
+    """The metric registry for these settings: outside metrics registered, learned metrics' model folder set."""
+    return Registry(extra_paths=settings.metric_paths, model_dir=model_dir(settings))
+
+
+# --------------------------------------------------------------------------- scoring with the cache
+
+_WORKER_REGISTRY: Registry | None = None
+
+
+def _init_worker(metric_paths: tuple[str, ...], models: Path | None) -> None:
+    global _WORKER_REGISTRY
+    _WORKER_REGISTRY = Registry(extra_paths=metric_paths, model_dir=models)
+
+
+def _score_in_worker(name: str, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+    return _WORKER_REGISTRY.get(name).score(candidates, references)
+
+
+class _Scorer:
+    """Scores batches for one run, sharing a cache and (lazily) one worker pool."""
+
+    def __init__(self, cache: ScoreCache, workers: int, registry: Registry):
+        self.cache = cache
+        self.workers = workers
+        self.registry = registry
+        self._pool: ProcessPoolExecutor | None = None
+        self._refs_keys: dict[tuple[str, ...], str] = {}
+
+    def _refs_key(self, refs: Sequence[str]) -> str:
+        key = tuple(refs)
+        if key not in self._refs_keys:
+            self._refs_keys[key] = refs_digest(key)
+        return self._refs_keys[key]
+
+    def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
+        """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
+        total = sum(len(c) for c, _ in jobs)
+        if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
+            return [metric.score(c, r) for c, r in jobs]
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_init_worker,
+                                             initargs=(self.registry.extra_paths, self.registry.model_dir))
+        futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
+        return [f.result() for f in futures]
+
+    def _rebuildable(self, metric: Metric) -> bool:
+        """Whether a worker rebuilding ``metric`` by name gets the same metric (same signature)."""
+        if not metric.parallel or metric.name not in self.registry.names:
+            return False
+        try:
+            return self.registry.get(metric.name).signature() == metric.signature()
+        except MetricUnavailable:
+            return False
+
+    def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
+        """One score array per batch, from the cache where possible."""
+        signature = metric.signature()
+        contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
+        keys = [[item_key(signature, ctx, c, self._refs_key(r)) for c, r in zip(cands, refs)]
+                for (cands, refs), ctx in zip(batches, contexts)]
+        cached = self.cache.get_many([k for ks in keys for k in ks])
+        new: dict[bytes, float] = {}
+        if metric.corpus_dependent:
+            # A sentence's score depends on the whole batch: rescore any batch with a miss, whole.
+            todo = [i for i, ks in enumerate(keys) if any(k not in cached for k in ks)]
+            for i, scores in zip(todo, self._parallel(metric, [batches[i] for i in todo])):
+                new.update(zip(keys[i], scores.tolist()))
+        else:
+            missing: dict[bytes, tuple[str, list[str]]] = {}
+            for (cands, refs), ks in zip(batches, keys):
+                for k, c, r in zip(ks, cands, refs):
+                    if k not in cached and k not in missing:
+                        missing[k] = (c, r)
+            if missing:
+                items = list(missing.values())
+                n_jobs = max(1, self.workers) if len(items) >= PARALLEL_MIN_ITEMS else 1
+                size = -(-len(items) // n_jobs)
+                jobs = [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
+                        for s in range(0, len(items), size)]
+                scores = np.concatenate(self._parallel(metric, jobs))
+                new.update(zip(missing, scores.tolist()))
+        self.cache.put_many(new)
+        return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in keys]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
+                  registry: Registry | None = None) -> list[np.ndarray]:
+    """Score batches of (candidates, references) with one metric, through the cache."""
+    scorer = _Scorer(cache_for(settings), settings.workers, registry or registry_for(settings))
+    try:
+        return scorer.score(metric, batches)
+    finally:
+        scorer.close()
+
+
+# --------------------------------------------------------------------------- the run
+
+def resolve_metrics(names: Sequence[str] | str, registry: Registry) -> list[Metric]:
+    """Metric objects for the names (or ``all``). Unknown or unavailable names raise MuttlabError."""
+    try:
+        return [registry.get(n) for n in registry.resolve(names)]
+    except UnknownMetric as exc:
+        raise MuttlabError(str(exc)) from None
+    except MetricUnavailable as exc:
+        raise MuttlabError(f"{exc} (run `muttlab metrics` to see what is available)") from None
+
+
+def resolve_ref_counts(suite: Suite, ref_counts: Sequence[int] | None, settings: Settings) -> list[int]:
+    """The requested reference counts, or the configured ones the suite has enough references for."""
+    available = suite.max_refs()
+    if ref_counts is None:
+        counts = [k for k in settings.ref_counts if k <= available] or [available]
+        return counts
+    counts = sorted(set(int(k) for k in ref_counts))
+    bad = [k for k in counts if k < 1 or k > available]
+    if bad:
+        raise MuttlabError(f"reference count(s) {bad} not possible: suite {suite.name!r} has {available} "
+                           f"references per trial; choose counts from 1 to {available}")
+    return counts
+
+
+def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None = None,
+        settings: Settings | None = None, registry: Registry | None = None,
+        progress: ProgressFn | None = None) -> Results:
+    """Score every trial of ``suite`` with every metric at every reference count.
+
+    Returns:
+      :class:`Results` whose table has one row per trial x metric x refs: the two scores, the margin
+      (positive = the metric did the right thing) and ``passed``.
+    Raises:
+      MuttlabError: unknown or unavailable metric, unknown corruption, impossible reference count, empty suite.
+    """
+    settings = settings or Settings()
+    registry = registry or registry_for(settings)
+    if not suite.trials:
+        raise MuttlabError(f"suite {suite.name!r} has no trials for the chosen corruption types")
+    metric_objs = resolve_metrics(metrics, registry)
+    counts = resolve_ref_counts(suite, ref_counts, settings)
+    groups = {}
+    for name in suite.corruptions():
+        try:
+            groups[name] = (catalog.get(name), suite.of(name))
+        except KeyError as exc:
+            raise MuttlabError(str(exc)) from None
+
+    # Originals and corruptions are separate batches, as in the study (coco-caption was run on each
+    # file), so corpus-dependent metrics see the same document frequencies for both.
+    batch_index: list[tuple[str, int, str]] = []
+    batches: list[Batch] = []
+    for name, (_, trials) in groups.items():
+        for k in counts:
+            refs = [list(t.refs(k)) for t in trials]
+            for side in ("orig", "corr"):
+                cands = [t.original if side == "orig" else t.corrupted for t in trials]
+                batch_index.append((name, k, side))
+                batches.append((cands, refs))
+
+    scorer = _Scorer(cache_for(settings), settings.workers, registry)
+    frames = []
+    try:
+        for step, metric in enumerate(metric_objs):
+            if progress:
+                progress(step, len(metric_objs), f"scoring {metric.name}")
+            try:
+                scored = scorer.score(metric, batches)
+            except MetricError as exc:
+                raise MuttlabError(str(exc)) from None
+            by_key = dict(zip(batch_index, scored))
+            for name, (ctype, trials) in groups.items():
+                for k in counts:
+                    s_orig, s_corr = by_key[(name, k, "orig")], by_key[(name, k, "corr")]
+                    margin = margins(s_orig, s_corr, ctype.rule, metric.higher_is_better, settings.tolerance)
+                    frames.append(pd.DataFrame({
+                        "trial": [t.id for t in trials], "corruption": name, "metric": metric.name, "refs": k,
+                        "s_orig": s_orig, "s_corr": s_corr, "margin": margin,
+                        "passed": passed(margin, ctype.rule),
+                    }))
+        if progress:
+            progress(len(metric_objs), len(metric_objs), "done")
+    finally:
+        scorer.close()
+    table = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+    return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
+                   is_sample=suite.is_sample, tolerance=settings.tolerance)

@@ -1,0 +1,289 @@
+"""Readers for the datasets MUTT Lab works on.
+
+The real datasets live outside the repository and are found through ``Settings.data_dir``
+(``MUTTLAB_DATA_DIR`` / ``--data-dir``); see ``data/README.md`` for the expected layout. Every reader
+raises :class:`~muttlab.errors.DataError` naming the file, the line and what was expected.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from muttlab.errors import DataError
+from muttlab.resources.bundled import sample_dir
+from muttlab.settings import Settings
+from muttlab.engine.trials import Suite, Trial
+
+# The ten trial sets of the MUTT study, in the order of its tables.
+MUTT_SETS = ("neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "near_syms", "det_sub",
+             "double_PP", "remove_prep", "swap_chunks")
+MUTT_REF_COUNTS = (5, 10, 20)
+
+DATA_LAYOUT = {
+    "mutt": "mutt/experiments/<set>_a.json, _b.json, _r5.json, _r10.json, _r20.json",
+    "sick": "sick/SICK.txt",
+    "flickr_captions": "flickr8k/Flickr8k.token.txt",
+    "flickr_expert": "flickr8k/ExpertAnnotations.txt",
+    "flickr_crowdflower": "flickr8k/CrowdFlowerAnnotations.txt",
+}
+
+
+def data_file(settings: Settings, relative: str) -> Path:
+    """The path of a file inside the data dir, or a DataError saying what is missing and how to fix it."""
+    if settings.data_dir is None:
+        raise DataError(relative, "no data dir is configured",
+                        fix="set MUTTLAB_DATA_DIR or pass --data-dir pointing at the datasets folder")
+    if not settings.data_dir.is_dir():
+        raise DataError(settings.data_dir, "the data dir does not exist or is not a folder",
+                        fix="point MUTTLAB_DATA_DIR / --data-dir at the datasets folder")
+    path = settings.data_dir / relative
+    if not path.is_file():
+        raise DataError(path, f"expected file is missing; the data dir must contain {relative}",
+                        fix="see data/README.md for the layout")
+    return path
+
+
+def read_lines(path: Path) -> list[str]:
+    """Lines of a UTF-8 text file without line ends (CRLF or LF); a non-UTF-8 byte is a DataError."""
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line,
+                        fix="re-save the file as UTF-8") from None
+    return text.splitlines()
+
+
+def read_table(path: Path, sep: str = ",", fix: str = "give the path of the file"):
+    """A delimited text file with a header as a pandas DataFrame of strings (blank cells stay ""),
+    with a DataError for a missing, non-UTF-8 or unparsable file."""
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "no such file", fix=fix)
+    try:
+        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DataError(path, f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+
+
+def read_json(path: Path):
+    text = "\n".join(read_lines(path))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+
+
+# --------------------------------------------------------------------------- MUTT experiment sets
+
+def _captions_by_id(path: Path, records) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict) or "image_id" not in rec or not isinstance(rec.get("caption"), str):
+            raise DataError(path, f"record {i} must be an object with image_id and caption, got {rec!r:.80}")
+        out.setdefault(int(rec["image_id"]), []).append(rec["caption"])
+    return out
+
+
+def _load_mutt_set(data_dir: Path, name: str) -> list[Trial]:
+    settings = Settings(data_dir=data_dir)
+    originals_path = data_file(settings, f"mutt/experiments/{name}_a.json")
+    corrupted_path = data_file(settings, f"mutt/experiments/{name}_b.json")
+    originals = _captions_by_id(originals_path, read_json(originals_path))
+    corrupted = _captions_by_id(corrupted_path, read_json(corrupted_path))
+    # The study's pools are nested (r5 is the first five of r10, r10 of r20), so the r20 file is the pool.
+    refs_path = data_file(settings, f"mutt/experiments/{name}_r{max(MUTT_REF_COUNTS)}.json")
+    refs_doc = read_json(refs_path)
+    if not isinstance(refs_doc, dict) or not isinstance(refs_doc.get("annotations"), list):
+        raise DataError(refs_path, "expected a COCO captions object with an 'annotations' list")
+    pools = _captions_by_id(refs_path, refs_doc["annotations"])
+    if originals.keys() != corrupted.keys():
+        raise DataError(corrupted_path, f"image ids differ from {originals_path.name}; the two files must align")
+    trials = []
+    for image_id in sorted(originals):
+        if image_id not in pools:
+            raise DataError(refs_path, f"no references for image_id {image_id}")
+        trials.append(Trial(
+            id=f"{name}/{image_id}", corruption=name,
+            original=originals[image_id][0], corrupted=corrupted[image_id][0],
+            references=tuple(pools[image_id]), source=f"mutt:{name}#{image_id}"))
+    return trials
+
+
+@lru_cache(maxsize=8)
+def _mutt_suite_cached(data_dir: Path, names: tuple[str, ...]) -> tuple[Trial, ...]:
+    return tuple(t for name in names for t in _load_mutt_set(data_dir, name))
+
+
+def load_mutt_experiments(settings: Settings, names=MUTT_SETS) -> Suite:
+    """The MUTT study's trial sets (``mutt/experiments``), references ordered as in the r20 pool."""
+    data_file(settings, f"mutt/experiments/{names[0]}_a.json")
+    return Suite("mutt", list(_mutt_suite_cached(settings.data_dir, tuple(names))))
+
+
+# --------------------------------------------------------------------------- SICK
+
+SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score",
+                "entailment_AB", "entailment_BA", "sentence_A_original", "sentence_B_original",
+                "sentence_A_dataset", "sentence_B_dataset", "SemEval_set")
+
+
+@dataclass(frozen=True)
+class SickPair:
+    """One SICK pair (Marelli et al. 2014) with the original captions it was made from."""
+
+    pair_id: int
+    sentence_a: str
+    sentence_b: str
+    entailment: str  # NEUTRAL / ENTAILMENT / CONTRADICTION
+    relatedness: float  # 1..5
+    entailment_ab: str
+    entailment_ba: str
+    original_a: str
+    original_b: str
+    dataset_a: str  # FLICKR / SEMEVAL
+    dataset_b: str
+    split: str  # TRIAL / TRAIN / TEST
+
+
+@lru_cache(maxsize=4)
+def _sick_cached(path: Path) -> tuple[SickPair, ...]:
+    lines = read_lines(path)
+    if not lines or tuple(lines[0].split("\t")) != SICK_COLUMNS:
+        raise DataError(path, "header row must be the 12 SICK columns: " + ", ".join(SICK_COLUMNS), line=1)
+    pairs = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) != len(SICK_COLUMNS):
+            raise DataError(path, f"expected {len(SICK_COLUMNS)} tab-separated columns, found {len(cols)}", line=number)
+        try:
+            pair_id, score = int(cols[0]), float(cols[4])
+        except ValueError:
+            raise DataError(path, f"pair_ID must be an integer and relatedness_score a number, got {cols[0]!r}, "
+                                  f"{cols[4]!r}", line=number) from None
+        pairs.append(SickPair(pair_id, cols[1], cols[2], cols[3], score, cols[5], cols[6], cols[7], cols[8],
+                              cols[9], cols[10], cols[11]))
+    return tuple(pairs)
+
+
+def load_sick(settings: Settings) -> list[SickPair]:
+    """All SICK pairs from ``sick/SICK.txt``."""
+    return list(_sick_cached(data_file(settings, DATA_LAYOUT["sick"])))
+
+
+# --------------------------------------------------------------------------- Flickr8k
+
+@dataclass(frozen=True)
+class CaptionJudgment:
+    """A human judgment of a caption (``caption_id`` = ``<image>.jpg#k``) for an image."""
+
+    image: str
+    caption_id: str
+    scores: tuple[float, ...]  # Expert: three ratings 1..4; CrowdFlower: (fraction yes, n yes, n no)
+
+    @property
+    def caption_image(self) -> str:
+        return self.caption_id.rsplit("#", 1)[0]
+
+
+@lru_cache(maxsize=4)
+def _flickr_captions_cached(path: Path) -> dict[str, tuple[str, ...]]:
+    captions: dict[str, dict[int, str]] = {}
+    for number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        key, tab, caption = line.partition("\t")
+        image, hash_, k = key.rpartition("#")
+        if not tab or not hash_ or not k.isdigit():
+            raise DataError(path, f"expected '<image>.jpg#<k>' TAB caption, got {line[:60]!r}", line=number)
+        captions.setdefault(image, {})[int(k)] = caption.strip()
+    return {image: tuple(c for _, c in sorted(by_k.items())) for image, by_k in captions.items()}
+
+
+def load_flickr_captions(settings: Settings) -> dict[str, tuple[str, ...]]:
+    """Image id -> its captions ordered by caption number (Flickr8k.token.txt)."""
+    return _flickr_captions_cached(data_file(settings, DATA_LAYOUT["flickr_captions"]))
+
+
+def _judgments(path: Path, n_scores: int) -> list[CaptionJudgment]:
+    out = []
+    for number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) != 2 + n_scores:
+            raise DataError(path, f"expected image, caption id and {n_scores} scores separated by tabs, "
+                                  f"found {len(cols)} columns", line=number)
+        try:
+            scores = tuple(float(c) for c in cols[2:])
+        except ValueError:
+            raise DataError(path, f"scores must be numbers, got {cols[2:]!r}", line=number) from None
+        out.append(CaptionJudgment(cols[0], cols[1], scores))
+    return out
+
+
+def load_flickr_expert(settings: Settings) -> list[CaptionJudgment]:
+    """Flickr8K-Expert: 5,822 (image, caption) pairs, three expert ratings 1-4 each."""
+    return _judgments(data_file(settings, DATA_LAYOUT["flickr_expert"]), 3)
+
+
+def load_flickr_crowdflower(settings: Settings) -> list[CaptionJudgment]:
+    """Flickr8K-CrowdFlower: (fraction of 'yes', number of yes, number of no) per (image, caption)."""
+    return _judgments(data_file(settings, DATA_LAYOUT["flickr_crowdflower"]), 3)
+
+
+# --------------------------------------------------------------------------- the bundled sample
+
+SAMPLE_TRIALS = sample_dir() / "trials.jsonl"
+SAMPLE_SCENES = sample_dir() / "scenes.jsonl"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    records = []
+    for number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"malformed JSON: {exc.msg}", line=number) from None
+        if not isinstance(rec, dict):
+            raise DataError(path, "each line must be a JSON object", line=number)
+        records.append(rec)
+    return records
+
+
+def load_sample_scenes(path: Path = SAMPLE_SCENES) -> list[dict]:
+    """The sample corpus: scenes with an ``original`` sentence and ordered ``references``."""
+    scenes = read_jsonl(path)
+    for number, scene in enumerate(scenes, start=1):
+        if not isinstance(scene.get("original"), str) or not isinstance(scene.get("references"), list):
+            raise DataError(path, "each scene needs 'id', 'original' and a 'references' list", line=number)
+    return scenes
+
+
+def load_sample(path: Path = SAMPLE_TRIALS) -> Suite:
+    """The bundled sample suite: the sample scenes corrupted by the project's own generators."""
+    trials = []
+    for number, rec in enumerate(read_jsonl(path), start=1):
+        try:
+            trials.append(Trial(id=rec["id"], corruption=rec["corruption"], original=rec["original"],
+                                corrupted=rec["corrupted"], references=tuple(rec["references"]),
+                                source=rec.get("source", "sample"), status=rec.get("status", "accepted")))
+        except (KeyError, TypeError) as exc:
+            raise DataError(path, f"trial is missing field {exc}", line=number) from None
+    return Suite("sample", trials, is_sample=True)
+
+
+def load_default_suite(settings: Settings) -> Suite:
+    """The MUTT experiment sets when a data dir is configured, else the bundled sample."""
+    return load_sample() if settings.using_sample else load_mutt_experiments(settings)

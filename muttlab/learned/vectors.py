@@ -1,0 +1,82 @@
+"""Word vectors trained on the loaded corpus, for W2V-AVG's ``vectors="word2vec-corpus"``.
+
+Sentences come from SICK (both sentences of every pair), the Flickr8k captions and the MUTT trial pools
+(originals, corruptions, references), tokenised as the metric tokenises them (PTB, lowercase, no
+punctuation). gensim's word2vec (skip-gram, Mikolov et al. 2013) is trained with a fixed seed and one worker
+thread (so a retrain gives the same vectors) and the KeyedVectors are saved under the settings' model folder,
+where the registry's W2V-AVG finds them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from muttlab.errors import MuttlabError
+from muttlab.engine.runner import model_dir
+from muttlab.settings import Settings
+from muttlab.engine.sources import load_flickr_captions, load_mutt_experiments, load_sick
+from muttlab.metrics.tokenize import ptb_tokenize
+from muttlab.metrics.w2v import CORPUS_FILE
+
+DEFAULT_DIM = 100
+DEFAULT_WINDOW = 5
+DEFAULT_MIN_COUNT = 2
+DEFAULT_EPOCHS = 10
+
+
+@dataclass(frozen=True)
+class TrainedVectors:
+    """What ``muttlab vectors train`` produced."""
+
+    path: Path
+    sentences: int
+    tokens: int
+    vocabulary: int
+    dim: int
+    seconds: float
+
+
+def corpus_vectors_path(settings: Settings) -> Path:
+    """Where the corpus-trained vectors are kept (the registry's W2V-AVG-corpus reads them there)."""
+    return model_dir(settings) / CORPUS_FILE
+
+
+def corpus_sentences(settings: Settings) -> list[list[str]]:
+    """Distinct tokenised sentences of SICK, Flickr8k and the MUTT pools (needs the real data dir)."""
+    if settings.data_dir is None:
+        raise MuttlabError("training word vectors needs the real datasets; set MUTTLAB_DATA_DIR or pass --data-dir")
+    texts: dict[str, None] = {}
+    for pair in load_sick(settings):
+        texts.setdefault(pair.sentence_a, None)
+        texts.setdefault(pair.sentence_b, None)
+    for captions in load_flickr_captions(settings).values():
+        for caption in captions:
+            texts.setdefault(caption, None)
+    for trial in load_mutt_experiments(settings).trials:
+        for text in (trial.original, trial.corrupted, *trial.references):
+            texts.setdefault(text, None)
+    sentences = [ptb_tokenize(t).split() for t in texts]
+    return [s for s in sentences if s]
+
+
+def train_corpus_vectors(settings: Settings, dim: int = DEFAULT_DIM, window: int = DEFAULT_WINDOW,
+                         min_count: int = DEFAULT_MIN_COUNT, epochs: int = DEFAULT_EPOCHS) -> TrainedVectors:
+    """Train word2vec on :func:`corpus_sentences` and save its KeyedVectors; returns where and how big."""
+    from gensim.models import Word2Vec
+
+    if dim < 1 or window < 1 or min_count < 1 or epochs < 1:
+        raise MuttlabError("--dim, --window, --min-count and --epochs must be positive integers")
+    start = time.perf_counter()
+    sentences = corpus_sentences(settings)
+    model = Word2Vec(sentences=sentences, vector_size=dim, window=window, min_count=min_count, sg=1,
+                     epochs=epochs, workers=1, seed=settings.seed)
+    path = corpus_vectors_path(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    model.wv.save(str(tmp))
+    for extra in path.parent.glob(tmp.name + "*"):
+        # gensim may write big arrays beside the main file (name + ".vectors.npy").
+        extra.replace(path.parent / extra.name.replace(tmp.name, path.name, 1))
+    return TrainedVectors(path=path, sentences=len(sentences), tokens=sum(len(s) for s in sentences),
+                          vocabulary=len(model.wv), dim=dim, seconds=time.perf_counter() - start)

@@ -1,0 +1,33 @@
+"""``muttlab vectors train`` on the real corpus, then W2V-AVG-corpus through the registry."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from muttlab.cli import main
+from muttlab.engine.runner import registry_for
+from muttlab.settings import Settings
+from muttlab.learned.vectors import corpus_sentences, corpus_vectors_path
+
+
+def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path / "cache", workers=1)
+    assert registry_for(settings).info("W2V-AVG-corpus").available is False
+
+    code = main(["vectors", "train", "--data-dir", str(data_dir), "--cache-dir", str(tmp_path / "cache"),
+                 "--dim", "16", "--epochs", "1", "--min-count", "5", "--format", "json"])
+    assert code == 0
+    record = json.loads(capsys.readouterr().out)[0]
+    assert record["path"] == str(corpus_vectors_path(settings))
+    # SICK + Flickr8k + the MUTT pools, each distinct sentence once.
+    assert record["sentences"] == len(corpus_sentences(settings)) > 50_000
+    assert record["dim"] == 16 and record["vocabulary"] > 1000
+
+    metric = registry_for(settings).get("W2V-AVG-corpus")
+    trials = mutt_suite.of("swap_chunks")[:50]
+    refs = [list(t.refs(5)) for t in trials]
+    orig = metric.score([t.original for t in trials], refs)
+    assert np.array_equal(orig, metric.score([t.corrupted for t in trials], refs))
+    assert np.all((orig > 0) & (orig <= 1 + 1e-9))
+    assert metric.last_oov.oov_tokens == 0 or metric.last_oov.rate < 0.05
