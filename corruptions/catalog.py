@@ -12,6 +12,7 @@ from dataclasses import replace
 from muttlab.corruptions.base import CorruptionType, Family
 from muttlab.corruptions.extract import EXTRACTORS
 from muttlab.corruptions.generate import GENERATORS
+from muttlab.errors import UnknownCorruption  # noqa: F401  (re-export)
 
 _A, _P, _F = Family.MEANING_ALTERING, Family.MEANING_PRESERVING, Family.FLUENCY_DISRUPTING
 
@@ -52,13 +53,6 @@ EXTRA_TYPES = tuple(_with_functions(t) for t in EXTRA_TYPES)
 _BY_NAME = {t.name: t for t in STUDY_TYPES + EXTRA_TYPES}
 
 
-class UnknownCorruption(KeyError):
-    def __init__(self, name: str):
-        self.name = name
-        super().__init__(f"unknown corruption type {name!r}; known types: {', '.join(_BY_NAME)}")
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 def all_types() -> list[CorruptionType]:
@@ -79,7 +73,7 @@ def get(name: str) -> CorruptionType:
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise UnknownCorruption(name) from None
+        raise UnknownCorruption(name, _BY_NAME) from None
 
 
 def register(ctype: CorruptionType) -> None:

@@ -11,12 +11,8 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 
-class MetricError(ValueError):
-    """The input cannot be scored (an empty candidate list, a candidate without references...)."""
-
-
-class MetricUnavailable(RuntimeError):
-    """A requirement is missing (Java, a model, a package). The message says how to install it."""
+# The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
+from muttlab.errors import MetricError, MetricUnavailable  # noqa: F401  (re-export)
 
 
 class Metric(ABC):

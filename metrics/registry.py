@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable
 
+from muttlab.errors import UnknownMetric  # noqa: F401  (re-export)
 from muttlab.metrics.base import Metric, MetricUnavailable
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
@@ -62,14 +63,6 @@ class MetricInfo:
     signature: str = ""
 
 
-class UnknownMetric(KeyError):
-    def __init__(self, name: str, known: Iterable[str]):
-        self.name = name
-        super().__init__(f"unknown metric {name!r}; known metrics: {', '.join(sorted(known))} "
-                         "(or register one with --metric-path package.module:callable)")
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 def load_callable(path: str) -> Callable:

@@ -1,5 +1,19 @@
-"""Errors a user can fix. The CLI prints them without a traceback and exits with code 2."""
+"""The one exception tree of MUTT Lab. Every error a user can fix derives from :class:`MuttlabError`.
+
+The CLI prints any of them as one line on stderr and exits with status 2; the dashboard shows the message.
+Each subclass also derives from the built-in exception it refines (``ValueError``, ``KeyError``,
+``RuntimeError``), so code that catches those keeps working.
+
+* :class:`DataError` — a data file is missing or malformed (names the file and line).
+* :class:`MetricError` — a metric cannot score this input (empty batch, a candidate without references...).
+* :class:`MetricUnavailable` — a metric's requirement (Java, a model, a package) is missing.
+* :class:`ResourceMissing` — a language resource (spaCy pipeline, GloVe vectors, WordNet) is not installed.
+* :class:`UnknownName` — a metric, corruption type or study name that does not exist (lists the known ones).
+* The pair store adds :class:`~muttlab.pairs.store.ConflictError`, ``ReadOnlyError`` and ``PairNotFound``.
+"""
 from __future__ import annotations
+
+from typing import Iterable
 
 
 class MuttlabError(Exception):
@@ -17,3 +31,42 @@ class DataError(MuttlabError):
         super().__init__(message)
         self.path = path
         self.line = line
+
+
+class MetricError(MuttlabError, ValueError):
+    """The input cannot be scored (an empty candidate list, a candidate without references...)."""
+
+
+class MetricUnavailable(MuttlabError, RuntimeError):
+    """A requirement is missing (Java, a model, a package). The message says how to install it."""
+
+
+class ResourceMissing(MuttlabError, RuntimeError):
+    """A language resource is not installed; the message says how to install it."""
+
+
+class UnknownName(MuttlabError, KeyError):
+    """A name that is not registered; the message lists the known ones."""
+
+    kind = "name"
+    hint = ""
+
+    def __init__(self, name: str, known: Iterable[str]):
+        self.name = name
+        message = f"unknown {self.kind} {name!r}; known: {', '.join(known)}"
+        super().__init__(message + (f" ({self.hint})" if self.hint else ""))
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.args[0]
+
+
+class UnknownMetric(UnknownName):
+    kind = "metric"
+    hint = "or register one with --metric-path package.module:callable"
+
+    def __init__(self, name: str, known: Iterable[str]):
+        super().__init__(name, sorted(known))
+
+
+class UnknownCorruption(UnknownName):
+    kind = "corruption type"

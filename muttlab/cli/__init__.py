@@ -1,8 +1,9 @@
-"""``muttlab``: every engine function from the command line.
+"""``muttlab`` (and ``python -m muttlab``): every API function from the command line.
 
 Each subcommand lives in its own module of this package and exposes ``register(subparsers, common)``;
-its handler parses, calls one engine function and formats. Errors the user can fix (a
-:class:`~muttlab.errors.MuttlabError`, an unknown metric, a missing requirement) print one line and exit 2.
+its handler parses, calls the API and formats. Only the module of the command being run is imported,
+so ``muttlab --help`` loads none of the scientific stack. Every error a user can fix (a
+:class:`~muttlab.errors.MuttlabError`) prints one line on stderr and exits with status 2.
 """
 from __future__ import annotations
 
@@ -12,41 +13,67 @@ import sys
 
 from muttlab.cli.common import common_parser
 from muttlab.errors import MuttlabError
-from muttlab.metrics.base import MetricError, MetricUnavailable
 
-# Subcommand modules, in the order ``muttlab --help`` lists them.
-COMMANDS = ("run", "metrics_cmd", "dbleu", "vectors", "reval", "serve", "multilevel", "corrupt", "pairs", "correlate")
+# name -> (module in this package, one-line summary), in the order `muttlab --help` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run", "score trials with metrics and print the accuracy grid"),
+    "metrics": ("metrics_cmd", "list metrics and their availability"),
+    "dbleu": ("dbleu", "ΔBLEU of a file of hypotheses with weighted references"),
+    "vectors": ("vectors", "word vectors for W2V-AVG"),
+    "reval": ("reval", "train, evaluate and apply the ReVal learned metrics"),
+    "serve": ("serve", "start the dashboard in a browser (Streamlit)"),
+    "multilevel": ("multilevel", "tune and evaluate ML-METEOR, DREEM, ML-DREEM"),
+    "ranking": ("ranking", "ranking judgments -> similarity training data"),
+    "corrupt": ("corrupt", "build corruption pairs from SICK or the sample into the pair store"),
+    "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
+    "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
+}
 
 EXIT_USER_ERROR = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def summary(command: str) -> str:
+    """The one-line summary of a subcommand, as ``muttlab --help`` lists it."""
+    return COMMANDS[command][1]
+
+
+def _version() -> str:
+    from muttlab import __version__
+    return f"muttlab {__version__}"
+
+
+def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; subcommands in ``commands`` (all when None) get their full options, the rest only a
+    name and summary, so that building it imports nothing but the commands asked for."""
     common = common_parser()
     parser = argparse.ArgumentParser(
         prog="muttlab", parents=[common],
         description="Metric unit tests for text-generation metrics: corrupt sentences in controlled ways and "
                     "count how often each metric does the right thing.")
+    parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"muttlab.cli.{name}").register(subparsers, common)
+    for name, (module, text) in COMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(f"muttlab.cli.{module}").register(subparsers, common)
+        else:
+            subparsers.add_parser(name, help=text)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "handler", None):
-        parser.print_help()
-        return EXIT_USER_ERROR
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The command is the first word that names one; an option value that happens to name one as well
+    # only costs the import of that command's module.
+    parser = build_parser([word for word in argv if word in COMMANDS])
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help()
+            return EXIT_USER_ERROR
         return int(args.handler(args) or 0)
-    except (MuttlabError, MetricError, MetricUnavailable) as exc:
+    except MuttlabError as exc:
         print(f"muttlab: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("muttlab: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

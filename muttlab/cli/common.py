@@ -5,11 +5,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # pandas is imported by the commands that render tables, not by `muttlab --help`
+    import pandas as pd
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 
@@ -64,18 +66,20 @@ def add_output_options(parser: argparse.ArgumentParser, default: str = "table") 
     parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")
 
 
-def render(frame: pd.DataFrame, fmt: str, records: list[dict] | None = None, index: bool = False) -> str:
-    """A frame as text in one of FORMATS. ``records`` overrides what the JSON form holds."""
+def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, index: bool = False,
+           decimals: int = 1) -> str:
+    """A frame as text in one of FORMATS, floats with ``decimals`` places (1 for accuracies, more for
+    correlations; CSV and JSON keep full precision). ``records`` overrides what the JSON form holds."""
     if fmt == "csv":
         return frame.to_csv(index=index)
     if fmt == "json":
-        data = records if records is not None else json.loads(frame.to_json(orient="records"))
+        data = records if records is not None else json.loads(frame.to_json(orient="records", double_precision=15))
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        return frame.to_markdown(index=index, floatfmt=".1f") + "\n"
+        return frame.to_markdown(index=index, floatfmt=f".{decimals}f") + "\n"
     if fmt == "latex":
-        return frame.to_latex(index=index, float_format="%.1f")
-    return frame.to_string(index=index, float_format=lambda v: f"{v:.1f}") + "\n"
+        return frame.to_latex(index=index, float_format=f"%.{decimals}f")
+    return frame.to_string(index=index, float_format=lambda v: f"{v:.{decimals}f}") + "\n"
 
 
 def emit(text: str, output: Path | None) -> None:

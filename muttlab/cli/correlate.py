@@ -16,6 +16,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from muttlab.human import stats
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for
@@ -176,7 +177,7 @@ def handle_dbleu(args: argparse.Namespace) -> int:
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
-        "correlate", parents=[common], help="correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)",
+        "correlate", parents=[common], help=summary("correlate"),
         description="Human-judgment studies: Kendall τ on Flickr8K-Expert/CrowdFlower, MUTT's SICK "
                     "inconsistency study, and the ΔBLEU observation-unit study. Needs the data dir.")
     studies = parser.add_subparsers(dest="study", metavar="STUDY", required=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import emit, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.engine.sources import SAMPLE_TRIALS
@@ -51,7 +52,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "corrupt", parents=[common], help="build corruption pairs from SICK or the sample into the pair store",
+        "corrupt", parents=[common], help=summary("corrupt"),
         description="Extract the study's corruption types from SICK by templates, generate the others from "
                     "spaCy parses, attach reference pools, and store the pairs (status 'proposed') for review. "
                     "Prints the number of trials per type next to the study's counts.")

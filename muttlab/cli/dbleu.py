@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render
 from muttlab.human.dbleu_io import read_weighted_segments
 from muttlab.metrics.delta_bleu import MAX_N, corpus_bleu, segment_stats, sentence_bleu
@@ -14,7 +15,7 @@ from muttlab.metrics.delta_bleu import MAX_N, corpus_bleu, segment_stats, senten
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
-        "dbleu", parents=[common], help="ΔBLEU of a file of hypotheses with weighted references",
+        "dbleu", parents=[common], help=summary("dbleu"),
         description="Corpus ΔBLEU (Galley et al. 2015) and plain BLEU of hypotheses against references with "
                     "weights in [-1, 1]. FILE is JSONL ({\"hypothesis\": ..., \"references\": [[text, weight], "
                     "...]}) or TSV (hypothesis, then reference/weight columns); text is split on whitespace.")

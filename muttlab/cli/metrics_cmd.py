@@ -5,6 +5,7 @@ import argparse
 
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args
 from muttlab.engine.runner import registry_for
 
@@ -27,7 +28,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def register(subparsers, common) -> None:
-    parser = subparsers.add_parser("metrics", parents=[common], help="list metrics and their availability",
+    parser = subparsers.add_parser("metrics", parents=[common], help=summary("metrics"),
                                    description="Print the available metric names, one per line, then details "
                                                "for every known metric (signature, or why it is unavailable).")
     parser.add_argument("--all", action="store_true", help="list unavailable metrics in the name list too")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.pairs.store import STATUSES, PairRecord, open_store
@@ -112,7 +113,7 @@ def handle_import(args: argparse.Namespace) -> int:
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "pairs", parents=[common], help="review and edit corruption pairs in the pair store",
+        "pairs", parents=[common], help=summary("pairs"),
         description="List, show, edit, accept, reject, export and import the pairs of the pair store "
                     "($MUTTLAB_DATABASE_URL, default SQLite in the cache dir). Every change is kept as a revision.")
     sub = parser.add_subparsers(dest="pairs_command", metavar="ACTION", required=True)

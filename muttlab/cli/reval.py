@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
 from muttlab.errors import MuttlabError
 
@@ -27,7 +28,7 @@ def _torch_threads(threads: int) -> None:
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "reval", parents=[common], help="train, evaluate and apply the ReVal learned metrics",
+        "reval", parents=[common], help=summary("reval"),
         description="ReVal (Gupta et al. 2015): an LSTM or dependency Tree-LSTM over frozen GloVe 6B-50d "
                     "vectors, trained on SICK relatedness (TRAIN), selected on TRIAL, reported on TEST.")
     actions = parser.add_subparsers(dest="reval_action", metavar="ACTION")

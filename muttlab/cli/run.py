@@ -9,6 +9,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from muttlab.corruptions import catalog
+from muttlab.cli import summary
 from muttlab.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
                                split_names)
 from muttlab.errors import MuttlabError
@@ -94,7 +95,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "run", parents=[common], help="score trials with metrics and print the accuracy grid",
+        "run", parents=[common], help=summary("run"),
         description="Score every trial (original and corruption against the first k references) with each "
                     "metric and report how often the metric does the right thing.")
     parser.add_argument("--metrics", default=DEFAULT_METRICS,

