@@ -19,20 +19,18 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.engine import runner, sources
-from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, load_settings
 from muttlab.engine.trials import Suite, Trial
-from muttlab.metrics.base import MetricError, MetricUnavailable
 from muttlab.metrics.registry import MetricInfo, Registry
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
-DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
+DEFAULT_METRICS = api.DEFAULT_METRICS
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 RESULTS_KEPT = 64  # finished runs kept in memory, across sessions
@@ -74,9 +72,8 @@ def scoring_lock(settings: Settings) -> threading.RLock:
 @st.cache_resource(show_spinner="Checking which metrics are available…")
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
     """What the registry knows about every metric: available or not, and why."""
-    reg = registry(settings)
     with scoring_lock(settings):
-        return [reg.info(name) for name in reg.names]
+        return api.metric_catalogue(settings, registry(settings))
 
 
 def available_metrics(settings: Settings) -> list[str]:
@@ -187,9 +184,8 @@ def run_grid(settings: Settings, selection: Selection,
       MuttlabError: unknown or unavailable metric, impossible reference count, empty selection.
     """
     def compute() -> runner.Results:
-        chosen = suite(settings).select(list(selection.corruptions))
-        return runner.run(chosen, list(selection.metrics), list(selection.ref_counts), settings,
-                          registry(settings), progress=progress)
+        return api.run_grid(settings, selection.metrics, selection.corruptions, selection.ref_counts,
+                            suite=suite(settings), progress=progress, registry=registry(settings))
 
     results = memoised(("run", settings, selection), compute, settings)
     if progress is not None:
@@ -241,22 +237,8 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
-    reg = registry(settings)
-    rows = []
-    batch = [(list(candidates), [list(references)] * len(candidates))]
-    for name in metrics:
-        try:
-            metric = reg.get(name)
-            with scoring_lock(settings):
-                scores = runner.score_batches(metric, batch, settings, reg)[0]
-            for i, s in enumerate(scores):
-                rows.append({"metric": name, "candidate": i, "score": float(s),
-                             "higher_is_better": metric.higher_is_better, "problem": ""})
-        except (MetricError, MetricUnavailable, MuttlabError) as exc:
-            for i in range(len(candidates)):
-                rows.append({"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True,
-                             "problem": str(exc)})
-    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "problem"])
+    with scoring_lock(settings):
+        return api.score(settings, metrics, candidates, [references] * len(candidates), registry(settings))
 
 
 # --------------------------------------------------------------------------- the pair store
@@ -284,12 +266,7 @@ def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[st
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
     """
-    suites = optional_module("muttlab.engine.suites")
-    rows = []
-    if suites is not None and types:
-        for trial in suites.generated_trials([("playground", sentence, tuple(references), "playground")],
-                                             list(types), seed):
-            ctype = catalog.get(trial.corruption)
-            rows.append({"corruption": trial.corruption, "label": ctype.label, "family": ctype.family.value,
-                         "rule": ctype.rule.value, "corrupted": trial.corrupted})
-    return pd.DataFrame(rows, columns=["corruption", "label", "family", "rule", "corrupted"])
+    if optional_module("muttlab.engine.suites") is None:
+        return api.corrupt(sentence, references, (), seed)
+    return api.corrupt(sentence, references, types, seed)
+

@@ -1,38 +1,18 @@
 """Playground: type references and a candidate, see every metric's score; corrupt the candidate and watch
-the scores move. Verdicts use the engine's MUTT rules (``muttlab.engine.accuracy``), not code of this page."""
+the scores move. Scores and verdicts come from the API (``muttlab.api.score`` / ``sentence_verdicts``)."""
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from muttlab.corruptions import catalog
+from muttlab import api
 from muttlab.dashboard import charts, services, ui
 from muttlab.dashboard.diff import diff_block
-from muttlab.engine.accuracy import margins, passed
 from muttlab.errors import MuttlabError
 
 EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street.\n"
                       "A cyclist rides through city traffic.\n"
                       "A person on a bike travels down a crowded road.")
 EXAMPLE_CANDIDATE = "A man is riding a bicycle down the street."
-
-
-def _verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, tolerance: float) -> pd.DataFrame:
-    """Metric x corruption: margin and pass/fail of the candidate (index 0) against each corruption."""
-    rows = []
-    for metric, part in scores.groupby("metric", sort=False):
-        by_candidate = dict(zip(part["candidate"], part["score"]))
-        higher = bool(part["higher_is_better"].iloc[0])
-        for i, row in enumerate(corrupted.itertuples(index=False), start=1):
-            s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
-            if np.isnan(s_orig) or np.isnan(s_corr):
-                continue
-            rule = catalog.get(row.corruption).rule
-            margin = float(margins([s_orig], [s_corr], rule, higher, tolerance)[0])
-            rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
-                         "margin": margin, "passed": bool(passed([margin], rule)[0])})
-    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
 
 
 def page() -> None:
@@ -91,7 +71,7 @@ def page() -> None:
                  key="pg-chart")
         st.info("No chosen generator applies to this candidate.")
         return
-    verdicts = _verdicts(scores, corrupted, settings.tolerance)
+    verdicts = api.sentence_verdicts(scores, corrupted, settings.tolerance)
     ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
              "playground-changes", key="pg-chart")
     st.caption("pass / FAIL: the MUTT rule of the corruption's family (orig > corr, or the difference rule for "

@@ -1,4 +1,4 @@
-"""``muttlab run``: score a suite and print the accuracy grid (muttlab.engine.runner.run)."""
+"""``muttlab run``: score a suite and print the accuracy grid (:func:`muttlab.api.run_grid`)."""
 from __future__ import annotations
 
 import argparse
@@ -8,34 +8,14 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from muttlab.corruptions import catalog
+from muttlab import api
 from muttlab.cli import summary
 from muttlab.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
                                split_names)
-from muttlab.errors import MuttlabError
-from muttlab.engine.runner import Results, registry_for, run
-from muttlab.engine.sources import load_default_suite, load_mutt_experiments, load_sample
-from muttlab.engine.suites import suite_from_store
+from muttlab.engine.runner import Results
 
-DEFAULT_METRICS = "BLEU-1,BLEU-2,BLEU-3,BLEU-4,ROUGE-L,CIDEr-D"
-SUITES = {"default": load_default_suite, "mutt": load_mutt_experiments, "sample": lambda settings: load_sample(),
-          "store": suite_from_store}
-
-
-def select_corruptions(suite, spec: str):
-    names = split_names(spec)
-    if names == ["all"] or not names:
-        return suite
-    for name in names:
-        try:
-            catalog.get(name)
-        except KeyError as exc:
-            raise MuttlabError(str(exc)) from None
-    missing = [n for n in names if n not in suite.corruptions()]
-    if missing:
-        raise MuttlabError(f"suite {suite.name!r} has no trials of {', '.join(missing)}; it has: "
-                           f"{', '.join(suite.corruptions())}")
-    return suite.select(names)
+DEFAULT_METRICS = ",".join(api.DEFAULT_METRICS)
+SUITES = ("default", "mutt", "sample", "store")
 
 
 def grid_frame(results: Results) -> pd.DataFrame:
@@ -64,12 +44,11 @@ def write_trials(results: Results, path) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    suite = select_corruptions(SUITES[args.suite](settings), args.corruptions)
+    suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
     if suite.is_sample:
         print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
               "MUTT experiment sets)", file=sys.stderr)
     ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
-    registry = registry_for(settings)
     bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
 
     def progress(done: int, total: int, message: str) -> None:
@@ -79,10 +58,9 @@ def handle(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        results = run(suite, args.metrics, ref_counts, settings, registry, progress)
+        results = api.run_grid(settings, args.metrics, suite=suite, ref_counts=ref_counts, progress=progress)
     finally:
         bar.close()
-        registry.close()
     if args.trials_out is not None:
         write_trials(results, args.trials_out)
     if args.format in ("csv", "json"):
@@ -103,7 +81,7 @@ def register(subparsers, common) -> None:
     parser.add_argument("--corruptions", default="all", help="comma-separated corruption types or 'all'")
     parser.add_argument("--refs", default=None,
                         help="comma-separated reference counts (default: 5,10,20, as many as the suite has)")
-    parser.add_argument("--suite", choices=sorted(SUITES), default="default",
+    parser.add_argument("--suite", choices=SUITES, default="default",
                         help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
                              "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
                              "(MUTT when a data dir is set, else the sample)")

@@ -1,0 +1,198 @@
+"""The public API: what the CLI, the dashboard and notebooks call.
+
+Every front-end goes through these functions, so a number means the same wherever it is shown::
+
+    from muttlab import api
+    settings = api.load_settings()                      # MUTTLAB_* variables; the sample without a data dir
+    results = api.run_grid(settings, metrics=["BLEU-4", "CIDEr-D"], corruptions=["neg_subj"], ref_counts=[5])
+    results.accuracy()                                  # metric x corruption x refs, with 95% intervals
+    api.score(settings, ["BLEU-4"], ["a man rides a bike"], [["a man is riding a bicycle"]])
+    api.correlate(settings, "flickr8k", metrics=["BLEU-4"])
+
+Errors a caller can fix raise :class:`muttlab.errors.MuttlabError` (or one of its documented subclasses).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from muttlab.corruptions import catalog
+from muttlab.engine import runner, sources
+from muttlab.engine.accuracy import margins, passed
+from muttlab.engine.runner import Results, registry_for
+from muttlab.engine.trials import Suite
+from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
+from muttlab.metrics.registry import MetricInfo, Registry
+from muttlab.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from muttlab.human.reproduce import ReproductionReport
+
+__all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
+           "score", "corrupt", "sentence_verdicts", "correlate", "reproduce"]
+
+# The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
+# compression). The CLI's `muttlab run` and the dashboard's Run page both start from this list.
+DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
+
+Progress = Callable[[int, int, str], None]
+
+
+def metric_catalogue(settings: Settings, registry: Registry | None = None) -> list[MetricInfo]:
+    """Every registered metric (built in, entry points, import paths) with its availability and reason."""
+    reg = registry or registry_for(settings)
+    return [reg.info(name) for name in reg.names]
+
+
+def load_suite(settings: Settings, name: str = "default") -> Suite:
+    """A built-in suite: ``default`` (the MUTT experiment sets with a data dir, else the bundled sample),
+    ``mutt``, ``sample`` or ``store`` (the pair store's current state)."""
+    if name == "default":
+        return sources.load_default_suite(settings)
+    if name == "mutt":
+        return sources.load_mutt_experiments(settings)
+    if name == "sample":
+        return sources.load_sample()
+    if name == "store":
+        from muttlab.engine.suites import suite_from_store
+        return suite_from_store(settings)
+    raise MuttlabError(f"unknown suite {name!r}; choose default, mutt, sample or store")
+
+
+def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
+    """The part of ``suite`` with these corruption types (all when None or ``["all"]``)."""
+    names = [n for n in (names or []) if n]
+    if not names or names == ["all"]:
+        return suite
+    for name in names:
+        catalog.get(name)
+    missing = [n for n in names if n not in suite.corruptions()]
+    if missing:
+        raise MuttlabError(f"suite {suite.name!r} has no trials of {', '.join(missing)}; it has: "
+                           f"{', '.join(suite.corruptions())}")
+    return suite.select(names)
+
+
+def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
+             corruptions: Sequence[str] | None = None, ref_counts: Sequence[int] | None = None,
+             suite: Suite | str = "default", progress: Progress | None = None,
+             registry: Registry | None = None) -> Results:
+    """Score the trials of ``suite`` with ``metrics`` (default :data:`DEFAULT_METRICS`; ``"all"`` for every
+    available one) at each reference count (default: as many of 5/10/20 as the suite has).
+
+    Returns the runner's :class:`~muttlab.engine.runner.Results`: the tidy per-trial table, the metrics'
+    signatures and :meth:`~muttlab.engine.runner.Results.accuracy`.
+    """
+    chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
+    reg = registry or registry_for(settings)
+    try:
+        return runner.run(chosen, list(DEFAULT_METRICS) if metrics is None else metrics, ref_counts, settings,
+                          reg, progress=progress)
+    finally:
+        if registry is None:
+            reg.close()
+
+
+def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str], references: Sequence[Sequence[str]],
+          registry: Registry | None = None) -> pd.DataFrame:
+    """Every metric's score of each candidate against its references, through the engine's cache.
+
+    A metric that cannot score (missing requirement, bad input) is reported, not raised, so one broken
+    metric never hides the others.
+
+    Returns:
+      columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
+      higher_is_better, problem (the metric's message when it failed).
+    """
+    if len(references) != len(candidates):
+        raise MetricError(f"{len(candidates)} candidates but {len(references)} reference lists; give one list "
+                          "of references per candidate")
+    reg = registry or registry_for(settings)
+    batch = [(list(candidates), [list(r) for r in references])]
+    rows = []
+    for name in metrics:
+        try:
+            metric = reg.get(name)
+            scores = runner.score_batches(metric, batch, settings, reg)[0]
+            rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
+                      "problem": ""} for i, s in enumerate(scores)]
+        except (MetricError, MetricUnavailable, MuttlabError) as exc:
+            rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True,
+                      "problem": str(exc)} for i in range(len(candidates))]
+    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "problem"])
+
+
+def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed: int) -> pd.DataFrame:
+    """Every chosen generated corruption type applied to one sentence (types that do not apply are left out).
+
+    Returns:
+      columns corruption, label, family, rule, corrupted: one row per type that applies.
+    """
+    from muttlab.engine.suites import generated_trials
+
+    rows = []
+    if types:
+        for trial in generated_trials([("sentence", sentence, tuple(references), "user")], list(types), seed):
+            ctype = catalog.get(trial.corruption)
+            rows.append({"corruption": trial.corruption, "label": ctype.label, "family": ctype.family.value,
+                         "rule": ctype.rule.value, "corrupted": trial.corrupted})
+    return pd.DataFrame(rows, columns=["corruption", "label", "family", "rule", "corrupted"])
+
+
+def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+    """Metric x corruption of one sentence: margin and pass/fail by the corruption's MUTT rule.
+
+    Args:
+      scores: :func:`score` of ``[sentence] + corrupted["corrupted"]`` (candidate 0 is the sentence).
+      corrupted: :func:`corrupt` of the sentence.
+    Returns:
+      columns metric, corruption (its label), s_orig, s_corr, margin, passed.
+    """
+    rows = []
+    for metric, part in scores.groupby("metric", sort=False):
+        by_candidate = dict(zip(part["candidate"], part["score"]))
+        higher = bool(part["higher_is_better"].iloc[0])
+        for i, row in enumerate(corrupted.itertuples(index=False), start=1):
+            s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
+            if np.isnan(s_orig) or np.isnan(s_corr):
+                continue
+            rule = catalog.get(row.corruption).rule
+            margin = float(margins([s_orig], [s_corr], rule, higher, tolerance)[0])
+            rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
+                         "margin": margin, "passed": bool(passed([margin], rule)[0])})
+    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
+
+
+STUDIES = ("flickr8k", "sick", "dbleu")
+
+
+def correlate(settings: Settings, study: str, progress: Progress | None = None,
+              registry: Registry | None = None, **options):
+    """A human-judgment study: ``flickr8k`` (Kendall τ with Flickr8K-Expert / CrowdFlower), ``sick`` (MUTT
+    §5 on SICK) or ``dbleu`` (ΔBLEU observation units). ``options`` are the study function's arguments
+    (:func:`muttlab.human.flickr.flickr_correlations`, :func:`muttlab.human.sick.sick_study`,
+    :func:`muttlab.human.dbleu.unit_study` with ``data`` from ``dbleu_data``)."""
+    if study not in STUDIES:
+        raise MuttlabError(f"unknown study {study!r}; choose from {', '.join(STUDIES)}")
+    if study == "dbleu":
+        from muttlab.human import dbleu
+        data = options.pop("data", None) or dbleu.flickr_expert_set(settings)
+        return dbleu.unit_study(data, **options)
+    reg = registry or registry_for(settings)
+    try:
+        if study == "flickr8k":
+            from muttlab.human import flickr
+            return flickr.flickr_correlations(settings, registry=reg, progress=progress, **options)
+        from muttlab.human import sick
+        return sick.sick_study(settings, registry=reg, progress=progress, **options)
+    finally:
+        if registry is None:
+            reg.close()
+
+
+def reproduce(settings: Settings, **options) -> "ReproductionReport":
+    """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`)."""
+    from muttlab.human.reproduce import reproduce as _reproduce
+    return _reproduce(settings, **options)
