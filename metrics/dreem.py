@@ -34,7 +34,6 @@ from muttlab.metrics.tokenize import ptb_tokenize
 from muttlab.resources.bundled import models_dir
 
 COMPONENTS = ("bow", "glove", "sent", "reval")
-DEFAULT_WEIGHTS = {"bow": 1 / 3, "glove": 1 / 3, "sent": 1 / 3, "reval": 0.0}
 REVAL_ENCODER = "treelstm"
 DEFAULT_LENGTH_PENALTY = 1.0
 MODEL_FILE = "dreem.json"
@@ -43,12 +42,18 @@ SIF_A = 1e-3
 _EULER_GAMMA = 0.5772156649
 
 
-def find_model_file(model_dir: Path | None, filename: str) -> Path | None:
-    """The tuned-parameter file: the model folder's copy first, then the bundled one; None if neither."""
+def find_model_file(model_dir: Path | None, filename: str, metric: str) -> Path:
+    """The tuned-parameter file: the model folder's copy first, then the bundled one.
+
+    Raises MetricUnavailable naming the file when neither exists: untuned defaults would give numbers
+    under the metric's name that no tuning produced.
+    """
     for folder in (model_dir, BUNDLED_MODELS):
         if folder is not None and (Path(folder) / filename).is_file():
             return Path(folder) / filename
-    return None
+    searched = " or ".join(str(f) for f in (model_dir, BUNDLED_MODELS) if f is not None)
+    raise MetricUnavailable(f"{metric}: tuned parameters {filename} not found in {searched}; reinstall muttlab "
+                            "(the package ships them) or run `muttlab multilevel tune`")
 
 
 def read_model_file(path: Path, required: Sequence[str]) -> dict:
@@ -264,13 +269,13 @@ class Dreem(Metric):
     def _load(self) -> None:
         if self._weights is not None and self._lp is not None:
             return
-        path = find_model_file(self.model_dir, MODEL_FILE)
-        data = read_model_file(path, ("weights", "length_penalty")) if path else {}
+        path = find_model_file(self.model_dir, MODEL_FILE, self.name)
+        data = read_model_file(path, ("weights", "length_penalty"))
         if self._weights is None:
-            self._weights = check_weights(data.get("weights", DEFAULT_WEIGHTS))
-            self._source = str(path) if path else "defaults"
+            self._weights = check_weights(data["weights"])
+            self._source = str(path)
         if self._lp is None:
-            self._lp = float(data.get("length_penalty", DEFAULT_LENGTH_PENALTY))
+            self._lp = float(data["length_penalty"])
 
     @property
     def weights(self) -> dict[str, float]:

@@ -19,14 +19,13 @@ import numpy as np
 
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.dependencies import pair_f
-from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, DEFAULT_WEIGHTS, best_per_candidate,
+from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, best_per_candidate,
                            check_representations, check_weights, find_model_file, flatten, pair_components,
                            read_model_file, reval_encoder, weighted)
 
 LEVELS = ("low", "medium", "high")
 # Meteor 1.5's English "rank" task parameters (Denkowski & Lavie 2014, Table 1), the jar's defaults.
 METEOR_DEFAULTS = {"alpha": 0.85, "beta": 0.2, "gamma": 0.6, "delta": 0.75}
-DEFAULT_CLASSIFIER = {"lambda": 0.5, "theta": [0.3, 0.6]}
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,6 @@ class _MultiLevel(Metric):
             # Workers rebuild metrics by registry name, i.e. from the tuned file, not from this model.
             self.parallel = False
 
-    @classmethod
-    def default_level(cls) -> dict:
-        raise NotImplementedError
 
     def _check_level(self, params: Mapping) -> dict:
         raise NotImplementedError
@@ -86,11 +82,9 @@ class _MultiLevel(Metric):
         if self._model is None:
             data = self._given
             if data is None:
-                path = find_model_file(self.model_dir, self.model_file)
-                data = read_model_file(path, ("lambda", "theta", "levels")) if path else None
-                self._source = str(path) if path else "defaults"
-            if data is None:
-                data = {**DEFAULT_CLASSIFIER, "levels": {lv: self.default_level() for lv in LEVELS}}
+                path = find_model_file(self.model_dir, self.model_file, self.name)
+                data = read_model_file(path, ("lambda", "theta", "levels"))
+                self._source = str(path)
             try:
                 theta = [float(t) for t in data["theta"]]
                 levels = {lv: self._check_level(data["levels"][lv]) for lv in LEVELS}
@@ -152,9 +146,6 @@ class MultiLevelMeteor(_MultiLevel):
         super().__init__(model_dir, model)
         self._meteors: dict[tuple, Metric] = {}
 
-    @classmethod
-    def default_level(cls) -> dict:
-        return dict(METEOR_DEFAULTS)
 
     def _check_level(self, params: Mapping) -> dict:
         out = {k: float(params.get(k, METEOR_DEFAULTS[k])) for k in self.level_keys}
@@ -196,9 +187,6 @@ class MultiLevelDreem(_MultiLevel):
     model_file: ClassVar[str] = "ml-dreem.json"
     level_keys: ClassVar[tuple[str, ...]] = (*COMPONENTS, "length_penalty")
 
-    @classmethod
-    def default_level(cls) -> dict:
-        return {"weights": dict(DEFAULT_WEIGHTS), "length_penalty": DEFAULT_LENGTH_PENALTY}
 
     def _check_level(self, params: Mapping) -> dict:
         weights = check_weights(params["weights"])
