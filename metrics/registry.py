@@ -23,6 +23,9 @@ ENTRY_POINT_GROUP = "muttlab.metrics"
 # tuned parameters live there), so metrics never read settings or the environment themselves.
 MODEL_DIR = object()
 
+# Packages that come with an optional extra of muttlab (pyproject.toml), for the message when one is missing.
+OPTIONAL_EXTRAS = {"torch": "learned"}
+
 # name -> (import path of the factory, keyword arguments). Imported only when asked for, so a
 # missing optional dependency of one metric never breaks the others.
 BUILTIN: dict[str, tuple[str, dict]] = {
@@ -80,6 +83,14 @@ def load_callable(path: str) -> Callable:
         raise ValueError(f"module {module_name!r} has no attribute {attr!r} (metric path {path!r})") from exc
 
 
+def _extra_hint(exc: BaseException) -> str:
+    """How to install the missing package behind ``exc`` when an extra of muttlab brings it; else ''."""
+    while exc is not None and not isinstance(exc, ImportError):
+        exc = exc.__cause__
+    extra = OPTIONAL_EXTRAS.get(((exc.name if exc is not None else None) or "").split(".")[0])
+    return f"; install it with: pip install 'muttlab[{extra}]'" if extra else ""
+
+
 def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
     metric = factory(**kwargs)
     if not isinstance(metric, Metric):
@@ -131,14 +142,14 @@ class Registry:
         """The metric called ``name``, built once. Raises UnknownMetric or MetricUnavailable."""
         if name not in self._factories:
             raise UnknownMetric(name, self._factories)
-        if name not in self._instances:
-            source, factory = self._factories[name]
-            try:
+        source, factory = self._factories[name]
+        try:
+            if name not in self._instances:
                 self._instances[name] = factory()
-            except (ImportError, ValueError) as exc:
-                raise MetricUnavailable(f"{name} ({source}) cannot be loaded: {exc}") from exc
-        metric = self._instances[name]
-        metric.check_available()
+            metric = self._instances[name]
+            metric.check_available()
+        except (ImportError, ValueError) as exc:
+            raise MetricUnavailable(f"{name} ({source}) cannot be loaded: {exc}{_extra_hint(exc)}") from exc
         return metric
 
     def info(self, name: str) -> MetricInfo:

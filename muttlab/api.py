@@ -25,7 +25,7 @@ from muttlab.engine.runner import Results, registry_for
 from muttlab.engine.trials import Suite
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
 from muttlab.metrics.registry import MetricInfo, Registry
-from muttlab.settings import Settings, load_settings
+from muttlab.settings import DEFAULT_METRICS, Settings, load_settings
 
 if TYPE_CHECKING:
     from muttlab.human.reproduce import ReproductionReport
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
            "score", "corrupt", "sentence_verdicts", "correlate", "reproduce"]
 
-# The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
-# compression). The CLI's `muttlab run` and the dashboard's Run page both start from this list.
-DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
 
 Progress = Callable[[int, int, str], None]
 

@@ -5,20 +5,23 @@ import argparse
 import sys
 from pathlib import Path
 
-import pandas as pd
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
-from muttlab import api
 from muttlab.cli import summary
 from muttlab.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
                                split_names)
-from muttlab.engine.runner import Results
+from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
-DEFAULT_METRICS = ",".join(api.DEFAULT_METRICS)
+if TYPE_CHECKING:  # the engine is imported when the command runs, not to build its parser
+    import pandas as pd
+
+    from muttlab.engine.runner import Results
+
+DEFAULT_METRICS = ",".join(DEFAULT_METRIC_LIST)
 SUITES = ("default", "mutt", "sample", "store")
 
 
-def grid_frame(results: Results) -> pd.DataFrame:
+def grid_frame(results: "Results") -> "pd.DataFrame":
     """The paper's layout: one row per metric, a column per corruption@refs, cells 'acc (passed/n)'."""
     table = results.accuracy()
     table["cell"] = [f"{a:.1f} ({p}/{n})" for a, p, n in zip(table["accuracy"], table["passed"], table["n"])]
@@ -28,14 +31,14 @@ def grid_frame(results: Results) -> pd.DataFrame:
     return grid.reset_index()
 
 
-def accuracy_records(results: Results) -> list[dict]:
+def accuracy_records(results: "Results") -> list[dict]:
     table = results.accuracy()
     return [{"metric": r.metric, "corruption": r.corruption, "refs": int(r.refs), "n": int(r.n),
              "passed": int(r.passed), "accuracy": round(float(r.accuracy), 4), "ci_low": round(float(r.ci_low), 4),
              "ci_high": round(float(r.ci_high), 4), "signature": r.signature} for r in table.itertuples()]
 
 
-def write_trials(results: Results, path) -> None:
+def write_trials(results: "Results", path) -> None:
     """The tidy per-trial table (both scores, margin, pass/fail), CSV or JSON Lines by file extension."""
     table = results.table.assign(signature=results.table["metric"].map(results.signatures))
     text = table.to_json(orient="records", lines=True) if path.suffix == ".jsonl" else table.to_csv(index=False)
@@ -43,6 +46,10 @@ def write_trials(results: Results, path) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from muttlab import api
+
     settings = settings_from_args(args)
     suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
     if suite.is_sample:

@@ -61,3 +61,15 @@ def test_unloadable_builtin_is_reported_not_raised(monkeypatch):
     with pytest.raises(MetricUnavailable):
         reg.get("Broken")
     assert "Broken" not in reg.resolve("all")
+
+
+def test_a_metric_whose_optional_extra_is_missing_names_the_extra(monkeypatch, tmp_path):
+    # A core install (no [learned] extra) has no torch: ReVal-based metrics say which extra brings it.
+    from muttlab.metrics import registry as registry_module
+    (tmp_path / "needs_torch_probe.py").write_text("import torch_not_installed_probe\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(registry_module.OPTIONAL_EXTRAS, "torch_not_installed_probe", "learned")
+    monkeypatch.setitem(registry_module.BUILTIN, "NeedsTorch", ("needs_torch_probe:Metric", {}))
+    info = Registry(use_entry_points=False).info("NeedsTorch")
+    assert not info.available
+    assert "pip install 'muttlab[learned]'" in info.reason
