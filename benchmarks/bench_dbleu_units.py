@@ -29,7 +29,7 @@ def loop_baseline(data, table, assignments: int, seed: int) -> float:
     sentence = np.array([sentence_bleu(row) for row in base])
     index = dbleu.unit_assignments(len(data), dbleu.DEFAULT_UNIT, assignments, seed)
     for units in index:
-        human = [data.human[u].mean() for u in units]
+        human = [data.mean_human[u].mean() for u in units]
         for values in ([corpus_bleu(base[u].sum(axis=0)) for u in units],
                        [sentence[u].mean() for u in units],
                        [corpus_bleu(delta[u].sum(axis=0)) for u in units]):
@@ -43,9 +43,10 @@ def recompute_baseline(data, assignments: int, seed: int) -> float:
     index = dbleu.unit_assignments(len(data), dbleu.DEFAULT_UNIT, assignments, seed)
     for units in index:
         for u in units:
-            hyps = [data.hypotheses[i] for i in u]
-            corpus_bleu(segment_stats(hyps, [data.references[i] for i in u]).sum(axis=0))
-            corpus_bleu(segment_stats(hyps, [[(r, 1.0) for (r, _), b in zip(data.references[i], data.base[i]) if b]
+            hyps = [data.candidates[i] for i in u]
+            corpus_bleu(segment_stats(hyps, [data.weighted_references(i) for i in u]).sum(axis=0))
+            corpus_bleu(segment_stats(hyps, [[(r, 1.0) for (r, _), b in zip(data.weighted_references(i),
+                                                                             data.plain_mask(i)) if b]
                                              for i in u]).sum(axis=0))
     return time.perf_counter() - start
 

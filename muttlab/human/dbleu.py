@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats as _sp
 
 from muttlab.human import stats
+from muttlab.human.judged import JudgedSet
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_flickr_captions, load_flickr_expert, read_lines
@@ -55,26 +56,7 @@ RESULT_COLUMNS = ["metric", "unit_size", "order", "threshold", "units", "assignm
 
 # --------------------------------------------------------------------------- the data
 
-@dataclass(frozen=True)
-class WeightedSet:
-    """Hypotheses with a human rating and weighted references.
-
-    ``base[i][j]`` marks the references plain BLEU uses (weight 1); the others are the extra, rated
-    references ΔBLEU adds with their weights.
-    """
-
-    name: str
-    hypotheses: list[str]
-    references: list[list[tuple[str, float]]]
-    base: list[list[bool]]
-    human: np.ndarray
-    ids: list[str] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.hypotheses)
-
-
-def flickr_expert_set(settings: Settings) -> WeightedSet:
+def flickr_expert_set(settings: Settings) -> JudgedSet:
     """This project's ΔBLEU experiment data from Flickr8K-Expert (see the module docstring).
 
     On the shipped data: 5,664 hypotheses over 1,000 images, ~4.7 rated references each besides the five
@@ -92,7 +74,7 @@ def flickr_expert_set(settings: Settings) -> WeightedSet:
         image, _, k = caption_id.rpartition("#")
         return captions[image][int(k)]
 
-    hyps, refs, base, human, ids = [], [], [], [], []
+    hyps, refs, weights, base, human, ids = [], [], [], [], [], []
     for image, rated in by_image.items():
         own = [ptb_tokenize(c) for c in captions[image]]
         others = [(j.caption_id, ptb_tokenize(text(j.caption_id)), (float(np.mean(j.scores)) - 2.5) / 1.5)
@@ -105,14 +87,16 @@ def flickr_expert_set(settings: Settings) -> WeightedSet:
                 continue
             extra = [(t, w) for cid, t, w in others if cid != j.caption_id and t != hyp and t]
             hyps.append(hyp)
-            refs.append([(t, 1.0) for t in own] + extra)
+            refs.append(own + [t for t, _ in extra])
+            weights.append([1.0] * len(own) + [w for _, w in extra])
             base.append([True] * len(own) + [False] * len(extra))
             human.append(float(np.mean(j.scores)))
             ids.append(f"{image}|{j.caption_id}")
-    return WeightedSet("flickr8k-expert", hyps, refs, base, np.array(human), ids)
+    return JudgedSet("flickr8k-expert", hyps, refs, np.array(human), ids=ids, groups=[i.split("|")[0] for i in ids],
+                     weights=weights, plain=base)
 
 
-def user_set(path: Path, ratings: Path | None = None) -> WeightedSet:
+def user_set(path: Path, ratings: Path | None = None) -> JudgedSet:
     """A user's ΔBLEU file (:func:`muttlab.human.dbleu_io.read_weighted_segments`) with one human rating per segment.
 
     The rating comes from a ``"human"`` number in each JSONL record, or from ``ratings``: a text file with
@@ -147,9 +131,9 @@ def user_set(path: Path, ratings: Path | None = None) -> WeightedSet:
     human = np.array(values, dtype=np.float64)
     if np.isnan(human).any():
         raise DataError(ratings or path, "a human rating is NaN", fix="give a number for every segment")
-    base = [[w > 0 for _, w in refs] for refs in data.references]
-    return WeightedSet(Path(path).name, list(data.hypotheses), [list(r) for r in data.references], base, human,
-                       [str(n) for n in data.lines])
+    return JudgedSet(Path(path).name, list(data.hypotheses), [[r for r, _ in refs] for refs in data.references],
+                     human, ids=[str(n) for n in data.lines], weights=[[w for _, w in refs] for refs in data.references],
+                     plain=[[w > 0 for _, w in refs] for refs in data.references])
 
 
 # --------------------------------------------------------------------------- sufficient statistics
@@ -178,7 +162,7 @@ def _ngrams(tokens: list[str], n: int) -> Counter:
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
-def match_table(data: WeightedSet, max_n: int = MAX_N) -> MatchTable:
+def match_table(data: JudgedSet, max_n: int = MAX_N) -> MatchTable:
     """Precompute the n-gram matches of :func:`muttlab.metrics.delta_bleu.segment_stats` for every reference."""
     n_seg = len(data)
     width = max((len(r) for r in data.references), default=1)
@@ -191,7 +175,8 @@ def match_table(data: WeightedSet, max_n: int = MAX_N) -> MatchTable:
     seg_rows, order_rows, clipped_rows = [], [], []
     # A reference serves every candidate of its image: count its n-grams once.
     ref_counts_of: dict[str, list[Counter]] = {}
-    for i, (hyp, refs, base) in enumerate(zip(data.hypotheses, data.references, data.base)):
+    for i, hyp in enumerate(data.candidates):
+        refs, base = data.weighted_references(i), data.plain_mask(i)
         hyp_toks = hyp.split()
         ref_toks = [r.split() for r, _ in refs]
         for r, _ in refs:
@@ -344,32 +329,6 @@ def _unit_values(metric: SegmentScores, index: np.ndarray) -> np.ndarray:
     return out
 
 
-# Up to this many units, τ-b of all assignments is computed from (assignments, units, units) sign matrices.
-_PAIRWISE_MAX_UNITS = 400
-
-
-def _row_kendall(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Kendall's τ-b (as scipy's kendalltau) of each row pair of two (assignments, units) matrices."""
-    k, u = a.shape
-    if u > _PAIRWISE_MAX_UNITS:
-        out = np.empty(k)
-        for i in range(k):
-            out[i] = _sp.kendalltau(a[i], b[i]).statistic if np.ptp(a[i]) and np.ptp(b[i]) else np.nan
-        return out
-    out = np.empty(k)
-    pairs = u * (u - 1) / 2
-    block = max(1, 4_000_000 // (u * u))
-    for start in range(0, k, block):
-        sa = np.sign(a[start:start + block, :, None] - a[start:start + block, None, :])
-        sb = np.sign(b[start:start + block, :, None] - b[start:start + block, None, :])
-        s = np.einsum("kij,kij->k", sa, sb) / 2
-        ties_a = (np.count_nonzero(sa == 0, axis=(1, 2)) - u) / 2
-        ties_b = (np.count_nonzero(sb == 0, axis=(1, 2)) - u) / 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[start:start + block] = s / np.sqrt((pairs - ties_a) * (pairs - ties_b))
-    return out
-
-
 def unit_correlations(human: np.ndarray, metrics: Sequence[SegmentScores], unit_size: int = DEFAULT_UNIT,
                       assignments: int = DEFAULT_ASSIGNMENTS, seed: int = 0) -> list[UnitCorrelation]:
     """Galley et al. §5's unit-level correlation for each metric, on the same random assignments.
@@ -386,7 +345,7 @@ def unit_correlations(human: np.ndarray, metrics: Sequence[SegmentScores], unit_
     for metric in metrics:
         values = _unit_values(metric, index)
         rho = stats.pearson_rows(human_ranks, _sp.rankdata(values, axis=1))
-        tau = _row_kendall(human_units, values)
+        tau = stats.kendall_b_rows(human_units, values)
 
         def summary(x):
             x = x[~np.isnan(x)]
@@ -463,7 +422,7 @@ def _records(results: list[UnitCorrelation], order: int, thresholds: dict[str, f
     return rows
 
 
-def unit_study(data: WeightedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_N,
+def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_N,
                threshold: float = -1.0, assignments: int = DEFAULT_ASSIGNMENTS, seed: int = 0,
                sweeps: bool = True, sweep_assignments: int = DEFAULT_SWEEP_ASSIGNMENTS,
                unit_sizes: Sequence[int] = UNIT_SIZES, orders: Sequence[int] = ORDERS,
@@ -489,7 +448,7 @@ def unit_study(data: WeightedSet, unit_size: int = DEFAULT_UNIT, order: int = MA
         raise MuttlabError(f"unit size {unit_size} is not possible with {len(data)} segments; choose 1 to {len(data)}")
     table = table if table is not None else match_table(data)
     cache: dict = {}
-    main_results = unit_correlations(data.human, _metrics_for(table, order, threshold, cache), unit_size,
+    main_results = unit_correlations(data.mean_human, _metrics_for(table, order, threshold, cache), unit_size,
                                      assignments, seed)
     labels = {"BLEU": None, "sentence-BLEU": None, "DeltaBLEU": threshold}
     main = pd.DataFrame(_records(main_results, order, labels), columns=RESULT_COLUMNS)
@@ -498,18 +457,18 @@ def unit_study(data: WeightedSet, unit_size: int = DEFAULT_UNIT, order: int = MA
         for m in unit_sizes:
             if m > len(data):
                 continue
-            res = unit_correlations(data.human, _metrics_for(table, order, threshold, cache), m,
+            res = unit_correlations(data.mean_human, _metrics_for(table, order, threshold, cache), m,
                                     sweep_assignments, seed)
             frames.append(pd.DataFrame(_records(res, order, labels)).assign(sweep="unit_size"))
         for n in orders:
-            res = unit_correlations(data.human, _metrics_for(table, n, threshold, cache), unit_size,
+            res = unit_correlations(data.mean_human, _metrics_for(table, n, threshold, cache), unit_size,
                                     sweep_assignments, seed)
             frames.append(pd.DataFrame(_records(res, n, labels)).assign(sweep="order"))
         for th in thresholds:
             metrics = [SegmentScores("BLEU", stats=_cached(cache, table, th, False), order=order, max_n=table.max_n),
                        SegmentScores("DeltaBLEU", stats=_cached(cache, table, th, True), order=order,
                                      max_n=table.max_n)]
-            res = unit_correlations(data.human, metrics, unit_size, sweep_assignments, seed)
+            res = unit_correlations(data.mean_human, metrics, unit_size, sweep_assignments, seed)
             frames.append(pd.DataFrame(_records(res, order, {"BLEU": th, "DeltaBLEU": th})).assign(sweep="threshold"))
     sweep_frame = (pd.concat(frames, ignore_index=True)[["sweep"] + RESULT_COLUMNS] if frames
                    else pd.DataFrame(columns=["sweep"] + RESULT_COLUMNS))
@@ -526,12 +485,12 @@ def _cached(cache: dict, table: MatchTable, threshold: float | None, weighted: b
     return cache[key]
 
 
-def reference_counts(data: WeightedSet) -> pd.DataFrame:
+def reference_counts(data: JudgedSet) -> pd.DataFrame:
     """How many references each segment has, split into base and extra, and the extra weights' spread."""
-    extra = [w for refs, base in zip(data.references, data.base) for (_, w), b in zip(refs, base) if not b]
+    extra = [w for i in range(len(data)) for (_, w), b in zip(data.weighted_references(i), data.plain_mask(i)) if not b]
     return pd.DataFrame([{
         "segments": len(data),
-        "base_refs": int(sum(sum(b) for b in data.base)),
+        "base_refs": int(sum(sum(data.plain_mask(i)) for i in range(len(data)))),
         "extra_refs": len(extra),
         "negative": int(sum(w < 0 for w in extra)),
         "mean_extra_weight": float(np.mean(extra)) if extra else math.nan,

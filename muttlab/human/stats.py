@@ -2,7 +2,9 @@
 
 What is here:
 
-* correlations — Pearson, Spearman, Kendall τ-b and τ-c (:func:`correlation`, :func:`correlate`);
+* correlations — Pearson, Spearman, Kendall τ-b and τ-c (:func:`correlation`, :func:`correlate`), also
+  against items rated several times (:func:`correlation_with_ratings`, :class:`RatingsCorrelator`, a fast
+  τ-c for few rating classes :func:`kendall_tau_c`) with a bootstrap over items (:func:`bootstrap_over_items`);
 * bootstrap confidence intervals, percentile and BCa (Efron & Tibshirani 1993, ch. 13 and 14.3), for a
   correlation and for an accuracy (:func:`bootstrap_ci`, :func:`correlate`, :func:`accuracy_ci`);
 * is metric A closer to the humans than metric B?  A paired bootstrap (:func:`paired_bootstrap`) and
@@ -194,25 +196,44 @@ def pearson_rows(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
             np.einsum("...i,...i->...", xc, xc) * np.einsum("...i,...i->...", yc, yc))
 
 
+# Up to this many units, τ-b of all assignments is computed from (assignments, units, units) sign matrices.
+_PAIRWISE_MAX_UNITS = 400
+
+
+def kendall_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Kendall's τ-b (as scipy's kendalltau) of each row pair of two ``(k, n)`` matrices; NaN for a constant row.
+
+    Up to :data:`_PAIRWISE_MAX_UNITS` columns, all rows at once from sign matrices; beyond, scipy row by row.
+    """
+    k, u = a.shape
+    if u > _PAIRWISE_MAX_UNITS:
+        out = np.empty(k)
+        for i in range(k):
+            out[i] = _sp.kendalltau(a[i], b[i]).statistic if np.ptp(a[i]) and np.ptp(b[i]) else np.nan
+        return out
+    out = np.empty(k)
+    pairs = u * (u - 1) / 2
+    block = max(1, 4_000_000 // (u * u))
+    for start in range(0, k, block):
+        sa = np.sign(a[start:start + block, :, None] - a[start:start + block, None, :])
+        sb = np.sign(b[start:start + block, :, None] - b[start:start + block, None, :])
+        s = np.einsum("kij,kij->k", sa, sb) / 2
+        ties_a = (np.count_nonzero(sa == 0, axis=(1, 2)) - u) / 2
+        ties_b = (np.count_nonzero(sb == 0, axis=(1, 2)) - u) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start:start + block] = s / np.sqrt((pairs - ties_a) * (pairs - ties_b))
+    return out
+
+
 def _rows_statistic(method: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """f(xs, ys) -> one coefficient per row of two (k, n) matrices."""
     if method == "pearson":
         return pearson_rows
     if method == "spearman":
         return lambda xs, ys: pearson_rows(_sp.rankdata(xs, axis=-1), _sp.rankdata(ys, axis=-1))
-    variant = method[-1]
-
-    def kendall_rows(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        # scipy's tau is O(n log n) per row; no vectorised form over rows exists in scipy.
-        out = np.empty(xs.shape[0])
-        for k in range(xs.shape[0]):
-            if np.ptp(xs[k]) == 0 or np.ptp(ys[k]) == 0:
-                out[k] = np.nan
-            else:
-                out[k] = _sp.kendalltau(xs[k], ys[k], variant=variant).statistic
-        return out
-
-    return kendall_rows
+    if method == "kendall_b":
+        return kendall_b_rows
+    return lambda xs, ys: np.array([correlation(x, y, "kendall_c") for x, y in zip(xs, ys)])
 
 
 # --------------------------------------------------------------------------- bootstrap machinery
@@ -512,3 +533,105 @@ def mcnemar(passed_a, passed_b, exact: bool | None = None) -> McNemarResult:
         return McNemarResult(b, c, int(a.size), float(min(b, c)), p, "exact")
     stat = (abs(b - c) - 1) ** 2 / discordant
     return McNemarResult(b, c, int(a.size), float(stat), float(_sp.chi2.sf(stat, 1)), "chi2")
+
+
+# --------------------------------------------------------------------------- ratings with several samples per item
+
+def kendall_tau_c(x: np.ndarray, y: np.ndarray) -> float:
+    """Stuart's τ-c, equal to ``scipy.stats.kendalltau(x, y, variant="c")``.
+
+    When ``y`` takes few values (expert ratings 1-4) the concordant-minus-discordant count is taken class
+    pair by class pair with sorted searches, O(n log n) without scipy's overhead; the grid search calls
+    this thousands of times.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    classes = np.unique(y)
+    if classes.size > 16:
+        return float(_sp.kendalltau(x, y, variant="c").statistic)
+    m = min(np.unique(x).size, classes.size)
+    if m < 2:
+        return float("nan")
+    groups = [np.sort(x[y == c]) for c in classes]
+    net = 0.0
+    for a in range(len(groups)):
+        for b in range(a + 1, len(groups)):
+            lower, upper = groups[a], groups[b]
+            less = np.searchsorted(lower, upper, side="left").sum()
+            greater = (lower.size - np.searchsorted(lower, upper, side="right")).sum()
+            net += float(less - greater)
+    n = x.size
+    return 2.0 * net / (n * n * (m - 1) / m)
+
+
+class RatingsCorrelator:
+    """:func:`correlation_with_ratings` against fixed human ratings, with the ratings' side precomputed.
+
+    The grid search correlates thousands of score vectors with the same ratings; sorting the ratings
+    into classes (τ-c) or centring them (Pearson) once makes each call a few sorts of the scores.
+    """
+
+    def __init__(self, kind: str, human: np.ndarray):
+        if kind not in ("kendall_c", "pearson"):
+            raise ValueError(f"unknown correlation {kind!r}")
+        self.kind = kind
+        self.human = np.asarray(human, dtype=np.float64)
+        y = self.human.ravel()
+        self.n = y.size
+        self.classes = np.unique(y)
+        self.fast = kind == "kendall_c" and self.classes.size <= 16
+        if self.fast:
+            # Candidate indices once per rating equal to each class (a candidate rated 2, 2, 3 appears twice
+            # under 2 and once under 3): the flattened samples without materialising them.
+            self.members = [np.nonzero(self.human == c)[0] for c in self.classes]
+        centred = self.human - y.mean()
+        self.y_sum = centred.sum(axis=1)
+        self.y_norm = float(np.sqrt((centred ** 2).sum()))
+
+    def __call__(self, scores: np.ndarray) -> float:
+        x = np.asarray(scores, dtype=np.float64)
+        if self.kind == "pearson":
+            xc = x - x.mean()
+            denom = np.sqrt(self.human.shape[1] * (xc ** 2).sum()) * self.y_norm
+            return float(xc @ self.y_sum / denom) if denom > 0 else float("nan")
+        if not self.fast:
+            return correlation_with_ratings(x, self.human, self.kind)
+        m = min(np.unique(x).size, self.classes.size)
+        if m < 2:
+            return float("nan")
+        groups = [np.sort(x[idx]) for idx in self.members]
+        net = 0.0
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                lower, upper = groups[a], groups[b]
+                net += float(np.searchsorted(lower, upper, side="left").sum()
+                             - (lower.size - np.searchsorted(lower, upper, side="right")).sum())
+        return 2.0 * net / (self.n * self.n * (m - 1) / m)
+
+
+def correlation_with_ratings(scores: np.ndarray, human: np.ndarray, kind: str) -> float:
+    """Correlation (``kendall_c`` or ``pearson``) of candidate scores with an ``(n, k)`` array of human
+    ratings, each rating column its own sample (a caption's score counts once per expert)."""
+    human = np.asarray(human, dtype=np.float64)
+    x = np.repeat(np.asarray(scores, dtype=np.float64), human.shape[1])
+    y = human.ravel()
+    if kind == "kendall_c":
+        return kendall_tau_c(x, y)
+    if kind == "pearson":
+        if np.std(x) == 0:
+            return float("nan")
+        return float(np.corrcoef(x, y)[0, 1])
+    raise ValueError(f"unknown correlation {kind!r}")
+
+
+def bootstrap_over_items(statistic: Callable[[np.ndarray], float], n: int, seed: int,
+                         n_resamples: int = DEFAULT_N_BOOT) -> Interval:
+    """95% percentile bootstrap CI of ``statistic(indices)`` over ``n`` items resampled with replacement.
+
+    The resampling is :func:`bootstrap_ci`'s; the unit is the item (a candidate), so a caption's three
+    expert ratings stay together. ``statistic`` takes an array of item indices.
+    """
+    def rows(index_rows: np.ndarray) -> np.ndarray:
+        return np.array([statistic(r) for r in np.asarray(index_rows).astype(np.int64)])
+
+    return bootstrap_ci(rows, (np.arange(n),), n_boot=n_resamples, seed=seed)

@@ -21,20 +21,19 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sp
 
 from muttlab.human import stats
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import model_dir, score_batches
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sick
-from muttlab.human.flickr import expert_samples
+from muttlab.human import judged
+from muttlab.human.judged import JudgedSet
 from muttlab.metrics.base import Metric
 from muttlab.metrics.dependencies import pair_f
 from muttlab.metrics.dreem import BUNDLED_MODELS, COMPONENTS, Dreem, flatten, pair_components
@@ -63,163 +62,23 @@ EXHAUSTIVE_LIMIT = 216
 
 # --------------------------------------------------------------------------- data
 
-@dataclass(frozen=True)
-class EvalSet:
-    """Candidates with references and human scores, each marked ``dev`` or ``test``.
-
-    ``human`` has one row per candidate and one column per rating that counts as its own sample.
-    """
-
-    name: str
-    candidates: list[str]
-    references: list[list[str]]
-    human: np.ndarray
-    split: np.ndarray
-    correlation: str
-
-    def subset(self, part: str) -> "EvalSet":
-        rows = np.flatnonzero(self.split == part)
-        return EvalSet(self.name, [self.candidates[i] for i in rows], [self.references[i] for i in rows],
-                       self.human[rows], self.split[rows], self.correlation)
-
-    def __len__(self) -> int:
-        return len(self.candidates)
-
-
-def flickr_expert_set(settings: Settings, dev_fraction: float = 0.5, seed: int | None = None) -> EvalSet:
-    """Flickr8K-Expert as an :class:`EvalSet` (protocol of ``muttlab.human.flickr``); images split into
-    dev / test with a seeded shuffle."""
-    judged = expert_samples(settings)
-    images = sorted(set(judged.images))
-    rng = np.random.default_rng(settings.seed if seed is None else seed)
-    dev_images = set(rng.permutation(images)[: int(round(dev_fraction * len(images)))].tolist())
-    human = judged.human.reshape(len(judged.candidates), -1)  # three expert ratings per candidate
-    split = np.array(["dev" if image in dev_images else "test" for image in judged.images])
-    return EvalSet("flickr8k", judged.candidates, judged.references, human, split, CORRELATION["flickr8k"])
-
-
-def sick_set(settings: Settings) -> EvalSet:
-    """SICK as an :class:`EvalSet`: B scored against A; TRAIN is dev, TEST is held out, TRIAL left out."""
-    pairs = [p for p in load_sick(settings) if p.split in ("TRAIN", "TEST")]
-    return EvalSet("sick", [p.sentence_b for p in pairs], [[p.sentence_a] for p in pairs],
-                   np.array([[p.relatedness] for p in pairs]),
-                   np.array(["dev" if p.split == "TRAIN" else "test" for p in pairs]), CORRELATION["sick"])
-
-
-def load_eval_set(name: str, settings: Settings) -> EvalSet:
+def load_eval_set(name: str, settings: Settings) -> JudgedSet:
+    """The tuning data, split into ``dev`` and held-out ``test``: Flickr8K-Expert with its images shuffled
+    into halves (seeded), or SICK with TRAIN as dev and TEST held out (TRIAL left out)."""
     if name == "flickr8k":
-        return flickr_expert_set(settings)
+        return judged.flickr_expert(settings).split_by_group(0.5, settings.seed)
     if name == "sick":
-        return sick_set(settings)
+        data = judged.sick(settings)
+        kept = data.subset(np.flatnonzero(np.isin(data.split, ("TRAIN", "TEST"))))
+        return replace(kept, split=np.where(kept.split == "TRAIN", "dev", "test"))
     raise MuttlabError(f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
-
-
-# --------------------------------------------------------------------------- correlation
-
-def kendall_tau_c(x: np.ndarray, y: np.ndarray) -> float:
-    """Stuart's τ-c, equal to ``scipy.stats.kendalltau(x, y, variant="c")``.
-
-    When ``y`` takes few values (expert ratings 1-4) the concordant-minus-discordant count is taken class
-    pair by class pair with sorted searches, O(n log n) without scipy's overhead; the grid search calls
-    this thousands of times.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    classes = np.unique(y)
-    if classes.size > 16:
-        return float(_sp.kendalltau(x, y, variant="c").statistic)
-    m = min(np.unique(x).size, classes.size)
-    if m < 2:
-        return float("nan")
-    groups = [np.sort(x[y == c]) for c in classes]
-    net = 0.0
-    for a in range(len(groups)):
-        for b in range(a + 1, len(groups)):
-            lower, upper = groups[a], groups[b]
-            less = np.searchsorted(lower, upper, side="left").sum()
-            greater = (lower.size - np.searchsorted(lower, upper, side="right")).sum()
-            net += float(less - greater)
-    n = x.size
-    return 2.0 * net / (n * n * (m - 1) / m)
-
-
-class Correlator:
-    """:func:`correlate` against fixed human ratings, with the ratings' side precomputed.
-
-    The grid search correlates thousands of score vectors with the same ratings; sorting the ratings
-    into classes (τ-c) or centring them (Pearson) once makes each call a few sorts of the scores.
-    """
-
-    def __init__(self, kind: str, human: np.ndarray):
-        if kind not in ("kendall_c", "pearson"):
-            raise ValueError(f"unknown correlation {kind!r}")
-        self.kind = kind
-        self.human = np.asarray(human, dtype=np.float64)
-        y = self.human.ravel()
-        self.n = y.size
-        self.classes = np.unique(y)
-        self.fast = kind == "kendall_c" and self.classes.size <= 16
-        if self.fast:
-            # Candidate indices once per rating equal to each class (a candidate rated 2, 2, 3 appears twice
-            # under 2 and once under 3): the flattened samples without materialising them.
-            self.members = [np.nonzero(self.human == c)[0] for c in self.classes]
-        centred = self.human - y.mean()
-        self.y_sum = centred.sum(axis=1)
-        self.y_norm = float(np.sqrt((centred ** 2).sum()))
-
-    def __call__(self, scores: np.ndarray) -> float:
-        x = np.asarray(scores, dtype=np.float64)
-        if self.kind == "pearson":
-            xc = x - x.mean()
-            denom = np.sqrt(self.human.shape[1] * (xc ** 2).sum()) * self.y_norm
-            return float(xc @ self.y_sum / denom) if denom > 0 else float("nan")
-        if not self.fast:
-            return correlate(self.kind, x, self.human)
-        m = min(np.unique(x).size, self.classes.size)
-        if m < 2:
-            return float("nan")
-        groups = [np.sort(x[idx]) for idx in self.members]
-        net = 0.0
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                lower, upper = groups[a], groups[b]
-                net += float(np.searchsorted(lower, upper, side="left").sum()
-                             - (lower.size - np.searchsorted(lower, upper, side="right")).sum())
-        return 2.0 * net / (self.n * self.n * (m - 1) / m)
-
-
-def correlate(kind: str, scores: np.ndarray, human: np.ndarray) -> float:
-    """Correlation of candidate scores with human ratings, each rating column its own sample."""
-    human = np.asarray(human, dtype=np.float64)
-    x = np.repeat(np.asarray(scores, dtype=np.float64), human.shape[1])
-    y = human.ravel()
-    if kind == "kendall_c":
-        return kendall_tau_c(x, y)
-    if kind == "pearson":
-        if np.std(x) == 0:
-            return float("nan")
-        return float(np.corrcoef(x, y)[0, 1])
-    raise ValueError(f"unknown correlation {kind!r}")
-
-
-def bootstrap_ci(statistic: Callable[[np.ndarray], float], n: int, seed: int,
-                 n_resamples: int = 1000) -> stats.Interval:
-    """95% percentile bootstrap CI of ``statistic(indices)`` over candidates resampled with replacement.
-
-    The resampling is :func:`muttlab.human.stats.bootstrap_ci`'s; the unit is the candidate, so a caption's three
-    expert ratings stay together.
-    """
-    def rows(index_rows: np.ndarray) -> np.ndarray:
-        return np.array([statistic(r) for r in np.asarray(index_rows).astype(np.int64)])
-
-    return stats.bootstrap_ci(rows, (np.arange(n),), n_boot=n_resamples, seed=seed)
 
 
 # --------------------------------------------------------------------------- per-pair arrays
 
 @dataclass
 class PairArrays:
-    """Every (candidate, reference) pair of an EvalSet: its candidate, word F and dependency F."""
+    """Every (candidate, reference) pair of an JudgedSet: its candidate, word F and dependency F."""
 
     owner: np.ndarray
     starts: np.ndarray  # first pair of each candidate (pairs are grouped by candidate)
@@ -229,7 +88,7 @@ class PairArrays:
     refs: list[str]
 
     @classmethod
-    def build(cls, data: EvalSet) -> "PairArrays":
+    def build(cls, data: JudgedSet) -> "PairArrays":
         cands, refs, owner = flatten(data.candidates, data.references)
         pf = pair_f(cands, refs)
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
@@ -324,7 +183,7 @@ def search(pair_scores: np.ndarray, pairs: PairArrays, human: np.ndarray, kind: 
     n_choices = pair_scores.shape[0]
     cols = np.arange(pair_scores.shape[1])
 
-    correlator = Correlator(kind, human)
+    correlator = stats.RatingsCorrelator(kind, human)
 
     def corr_of(pair_score: np.ndarray) -> float:
         return correlator(pairs.best(pair_score))
@@ -443,16 +302,16 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
         scores = dreem_pair_scores(pairs, grid, settings)
     if progress:
         progress(f"searching λ, θ and {len(grid)} per-level choices")
-    result = search(scores, pairs, data.human, data.correlation, lambdas=lambdas, thetas=thetas)
-    model = _model_json(result, grid, dataset, data.correlation)
-    report = TuneReport(metric, dataset, data.correlation, len(data), grid[result.single_choice],
+    result = search(scores, pairs, data.human, CORRELATION[dataset], lambdas=lambdas, thetas=thetas)
+    model = _model_json(result, grid, dataset, CORRELATION[dataset])
+    report = TuneReport(metric, dataset, CORRELATION[dataset], len(data), grid[result.single_choice],
                         result.single_corr, model, result.multi_corr, result.level_counts, result.evaluated)
     stem = MODEL_STEMS[metric]
     report.files.append(_write(tuned_file(stem, dataset, out_dir), model))
     if dataset == DEFAULT_DATASET:
         report.files.append(_write(out_dir / f"{stem}.json", model))
     if metric == "dreem":
-        single = {**grid[result.single_choice], "tuned_on": f"{dataset} dev", "correlation": data.correlation,
+        single = {**grid[result.single_choice], "tuned_on": f"{dataset} dev", "correlation": CORRELATION[dataset],
                   "dev_correlation": round(result.single_corr, 6)}
         report.files.append(_write(tuned_file(MODEL_STEMS["dreem-single"], dataset, out_dir), single))
         if dataset == DEFAULT_DATASET:
@@ -529,6 +388,10 @@ def evaluate(metric: str, dataset: str, settings: Settings, n_resamples: int = 1
     correlation recorded by ``tune`` in the parameter file (NaN where the grid did not hold the setting).
     """
     test = load_eval_set(dataset, settings).subset("test")
+
+    def correlate(scores: np.ndarray, items: np.ndarray) -> float:
+        return stats.correlation_with_ratings(scores, test.human[items], CORRELATION[dataset])
+
     variants = evaluation_metrics(metric, dataset, settings)
     rows, test_scores = [], {}
     try:
@@ -537,19 +400,18 @@ def evaluate(metric: str, dataset: str, settings: Settings, n_resamples: int = 1
                 progress(f"scoring {v.label} on {len(test)} {dataset} test candidates")
             (s_test,) = score_batches(v.metric, [(test.candidates, test.references)], settings)
             test_scores[v.label] = s_test
-            ci = bootstrap_ci(lambda idx, s=s_test: correlate(test.correlation, s[idx], test.human[idx]),
-                              len(test), settings.seed, n_resamples)
+            ci = stats.bootstrap_over_items(lambda idx, s=s_test: correlate(s[idx], idx), len(test), settings.seed,
+                                            n_resamples)
             source = Path(v.source).name if v.source.endswith(".json") else v.source
-            rows.append(EvalRow(dataset, test.correlation, v.label, len(test), float(v.dev), ci.value, ci.ci_low,
+            rows.append(EvalRow(dataset, CORRELATION[dataset], v.label, len(test), float(v.dev), ci.value, ci.ci_low,
                                 ci.ci_high, params_from=source))
     finally:
         for v in variants:
             v.metric.close()
     baseline = rows[-2].metric
     base, multi = test_scores[baseline], test_scores[rows[-1].metric]
-    diff = bootstrap_ci(lambda idx: (correlate(test.correlation, multi[idx], test.human[idx])
-                                     - correlate(test.correlation, base[idx], test.human[idx])),
-                        len(test), settings.seed, n_resamples)
+    diff = stats.bootstrap_over_items(lambda idx: correlate(multi[idx], idx) - correlate(base[idx], idx),
+                                      len(test), settings.seed, n_resamples)
     rows[-1].delta, rows[-1].delta_low, rows[-1].delta_high = diff.value, diff.ci_low, diff.ci_high
     return rows
 

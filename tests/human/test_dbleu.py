@@ -28,7 +28,9 @@ def test_flickr_expert_set_definition(data, data_dir):
     judgments = load_flickr_expert(Settings(data_dir=data_dir))
     assert len(data) == 5664  # 5,822 expert pairs less the 158 that rate one of the image's own captions
     means = {(j.image, j.caption_id): np.mean(j.scores) for j in judgments}
-    for hyp, refs, base, human, key in list(zip(data.hypotheses, data.references, data.base, data.human, data.ids))[:500]:
+    for i in range(500):
+        hyp, refs, base = data.candidates[i], data.weighted_references(i), data.plain_mask(i)
+        human, key = data.mean_human[i], data.ids[i]
         image, cid = key.split("|")
         assert human == pytest.approx(means[(image, cid)])
         assert base[:5] == [True] * 5 and not any(base[5:])
@@ -43,9 +45,9 @@ def test_flickr_expert_set_definition(data, data_dir):
 def test_segment_statistics_equal_delta_bleu(data, table, threshold, weighted):
     part = slice(0, 400)
     ours = dbleu.segment_statistics(table, threshold, weighted)[part]
-    refs = [[(r, w if weighted else 1.0) for (r, w), b in zip(rs, bs) if b or (threshold is not None and w >= threshold)]
-            for rs, bs in zip(data.references[part], data.base[part])]
-    np.testing.assert_allclose(ours, segment_stats(data.hypotheses[part], refs), atol=1e-12)
+    refs = [[(r, w if weighted else 1.0) for (r, w), b in zip(data.weighted_references(i), data.plain_mask(i))
+             if b or (threshold is not None and w >= threshold)] for i in range(400)]
+    np.testing.assert_allclose(ours, segment_stats(data.candidates[part], refs), atol=1e-12)
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
@@ -75,10 +77,10 @@ def test_unit_assignments_are_partitions():
 def test_unit_correlations_equal_scipy_per_assignment(data, table):
     base = dbleu.segment_statistics(table, None, False)
     metric = dbleu.SegmentScores("BLEU", stats=base)
-    (result,) = dbleu.unit_correlations(data.human, [metric], unit_size=50, assignments=5, seed=3)
+    (result,) = dbleu.unit_correlations(data.mean_human, [metric], unit_size=50, assignments=5, seed=3)
     index = dbleu.unit_assignments(len(data), 50, 5, seed=3)
     for k in (0, 4):
-        human_units = data.human[index[k]].mean(axis=1)
+        human_units = data.mean_human[index[k]].mean(axis=1)
         bleu_units = [corpus_bleu(base[u].sum(axis=0)) for u in index[k]]
         assert result.rho_all[k] == pytest.approx(sp.spearmanr(human_units, bleu_units).statistic, abs=1e-12)
         assert result.tau_all[k] == pytest.approx(sp.kendalltau(human_units, bleu_units).statistic, abs=1e-12)
@@ -86,7 +88,7 @@ def test_unit_correlations_equal_scipy_per_assignment(data, table):
 
 
 def test_a_perfect_metric_correlates_perfectly(data):
-    (result,) = dbleu.unit_correlations(data.human, [dbleu.SegmentScores("human", scores=data.human)], 100, 10, 0)
+    (result,) = dbleu.unit_correlations(data.mean_human, [dbleu.SegmentScores("human", scores=data.mean_human)], 100, 10, 0)
     assert result.rho == pytest.approx(1.0) and result.tau == pytest.approx(1.0)
 
 
@@ -109,13 +111,13 @@ def test_user_set_jsonl_and_tsv(tmp_path):
     jsonl.write_text("\n".join(json.dumps({"hypothesis": h, "references": r, "human": s}) for h, r, s in segs),
                      encoding="utf-8")
     data = dbleu.user_set(jsonl)
-    assert list(data.human) == [4.0, 3.0, 2.0]
-    assert data.base[0] == [True, False]  # positively weighted references are BLEU's
+    assert list(data.mean_human) == [4.0, 3.0, 2.0]
+    assert data.plain_mask(0) == [True, False]  # positively weighted references are BLEU's
     tsv = tmp_path / "set.tsv"
     tsv.write_text("\n".join("\t".join([h] + [str(x) for ref in r for x in ref]) for h, r, _ in segs), encoding="utf-8")
     ratings = tmp_path / "ratings.txt"
     ratings.write_text("4\n3\n2\n", encoding="utf-8")
-    assert list(dbleu.user_set(tsv, ratings).human) == [4.0, 3.0, 2.0]
+    assert list(dbleu.user_set(tsv, ratings).mean_human) == [4.0, 3.0, 2.0]
     ratings.write_text("4\n3\n", encoding="utf-8")
     with pytest.raises(DataError, match="2 ratings for 3 segments"):
         dbleu.user_set(tsv, ratings)

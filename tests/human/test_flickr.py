@@ -8,7 +8,7 @@ from scipy import stats as sp
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for
 from muttlab.engine.sources import load_flickr_captions
-from muttlab.human import flickr
+from muttlab.human import flickr, judged
 from muttlab.metrics.base import Metric
 
 
@@ -20,7 +20,7 @@ def settings(data_dir, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def expert(settings):
-    return flickr.expert_samples(settings)
+    return judged.flickr_expert(settings)
 
 
 def test_expert_protocol(expert, settings):
@@ -30,30 +30,30 @@ def test_expert_protocol(expert, settings):
     assert expert.dropped == 158
     assert expert.human.size == 3 * len(expert.candidates)  # each expert rating is its own sample
     assert set(np.unique(expert.human)) <= {1.0, 2.0, 3.0, 4.0}
-    for cand, refs, image, cid in zip(expert.candidates, expert.references, expert.images, expert.caption_ids):
+    for cand, refs, image, cid in zip(expert.candidates, expert.references, expert.groups, expert.ids):
         assert refs == list(captions[image]) and len(refs) == 5
         assert cid.rpartition("#")[0] != image
     # The first row of ExpertAnnotations.txt: image 1056338697_4f7d7ce270.jpg rates 2549968784_39bfbe44f9.jpg#2 1 1 1
-    assert expert.caption_ids[0] == "2549968784_39bfbe44f9.jpg#2"
+    assert expert.ids[0] == "2549968784_39bfbe44f9.jpg#2"
     assert expert.candidates[0] == captions["2549968784_39bfbe44f9.jpg"][2]
-    assert list(expert.human[:3]) == [1.0, 1.0, 1.0] and list(expert.item[:3]) == [0, 0, 0]
+    assert list(expert.human.ravel()[:3]) == [1.0, 1.0, 1.0] and list(expert.item[:3]) == [0, 0, 0]
 
 
 def test_crowdflower_protocol(settings):
-    cf = flickr.crowdflower_samples(settings)
+    cf = judged.flickr_crowdflower(settings)
     assert len(cf.candidates) == 47830 and cf.human.size == 47830  # CrowdFlowerAnnotations.txt rows
-    own = [i for i, (img, cid) in enumerate(zip(cf.images, cf.caption_ids)) if cid.rpartition("#")[0] == img]
+    own = [i for i, (img, cid) in enumerate(zip(cf.groups, cf.ids)) if cid.rpartition("#")[0] == img]
     assert len(own) == 721
     captions = load_flickr_captions(settings)
     for i in own:
-        image, _, k = cf.caption_ids[i].rpartition("#")
+        image, _, k = cf.ids[i].rpartition("#")
         # The caption itself leaves the references (by id: a few images have two identical captions).
         assert cf.references[i] == [c for j, c in enumerate(captions[image]) if j != int(k)]
     own_set = set(own)
     others = [i for i in range(len(cf.candidates)) if i not in own_set][:100]
     assert all(len(cf.references[i]) == 5 for i in others)
     # First row: 1056338697_4f7d7ce270.jpg#2 for its own image, 3 yes / 0 no -> fraction 1.
-    assert cf.human[0] == 1.0 and len(cf.references[0]) == 4
+    assert cf.human[0, 0] == 1.0 and len(cf.references[0]) == 4
 
 
 def test_cider_tau_c_on_expert_matches_published(settings):

@@ -10,7 +10,9 @@ from scipy import stats
 
 from muttlab.learned import multilevel
 from muttlab.cli import main
-from muttlab.learned.multilevel import Correlator, EvalSet, PairArrays, correlate, kendall_tau_c, search
+from muttlab.human.judged import JudgedSet, flickr_expert
+from muttlab.human.stats import RatingsCorrelator, correlation_with_ratings, kendall_tau_c
+from muttlab.learned.multilevel import PairArrays, search
 from muttlab.engine.runner import model_dir
 from muttlab.metrics.multilevel import MultiLevelDreem
 
@@ -18,13 +20,13 @@ from muttlab.metrics.multilevel import MultiLevelDreem
 @pytest.fixture(scope="module")
 def flickr_set(data_dir):
     from muttlab.settings import Settings
-    return multilevel.flickr_expert_set(Settings(data_dir=data_dir))
+    return multilevel.load_eval_set("flickr8k", Settings(data_dir=data_dir))
 
 
 @pytest.fixture(scope="module")
 def sick_full(data_dir):
     from muttlab.settings import Settings
-    return multilevel.sick_set(Settings(data_dir=data_dir))
+    return multilevel.load_eval_set("sick", Settings(data_dir=data_dir))
 
 
 def test_flickr_expert_set(flickr_set, data_dir):
@@ -38,9 +40,9 @@ def test_flickr_expert_set(flickr_set, data_dir):
     assert len(dev) + len(test) == 5664
     # Images, not pairs, are split: no reference pool is on both sides.
     assert not {tuple(r) for r in dev.references} & {tuple(r) for r in test.references}
-    again = multilevel.flickr_expert_set(Settings(data_dir=data_dir))
+    again = multilevel.load_eval_set("flickr8k", Settings(data_dir=data_dir))
     assert (again.split == flickr_set.split).all()
-    other = multilevel.flickr_expert_set(Settings(data_dir=data_dir), seed=99)
+    other = flickr_expert(Settings(data_dir=data_dir)).split_by_group(0.5, seed=99)
     assert (other.split != flickr_set.split).any()
 
 
@@ -63,13 +65,14 @@ def test_kendall_tau_c_equals_scipy(flickr_set):
         xs, ys = np.repeat(x, 3), flickr_set.human.ravel()
         want = stats.kendalltau(xs, ys, variant="c").statistic
         assert kendall_tau_c(xs, ys) == pytest.approx(want, abs=1e-12)
-        assert correlate("kendall_c", x, flickr_set.human) == pytest.approx(want, abs=1e-12)
-        assert Correlator("kendall_c", flickr_set.human)(x) == pytest.approx(want, abs=1e-12)
-        assert Correlator("pearson", flickr_set.human)(x) == pytest.approx(stats.pearsonr(xs, ys).statistic)
+        assert correlation_with_ratings(x, flickr_set.human, "kendall_c") == pytest.approx(want, abs=1e-12)
+        assert RatingsCorrelator("kendall_c", flickr_set.human)(x) == pytest.approx(want, abs=1e-12)
+        assert RatingsCorrelator("pearson", flickr_set.human)(x) == pytest.approx(stats.pearsonr(xs, ys).statistic)
     y_cont = rng.normal(size=300)
     x_cont = y_cont + rng.normal(size=300)
     assert kendall_tau_c(x_cont, y_cont) == pytest.approx(stats.kendalltau(x_cont, y_cont, variant="c").statistic)
-    assert correlate("pearson", x_cont, y_cont[:, None]) == pytest.approx(stats.pearsonr(x_cont, y_cont).statistic)
+    assert correlation_with_ratings(x_cont, y_cont[:, None], "pearson") == pytest.approx(
+        stats.pearsonr(x_cont, y_cont).statistic)
 
 
 def test_search_finds_the_levels_that_matter():
@@ -94,9 +97,9 @@ def test_search_finds_the_levels_that_matter():
 def small_sick(sick_full):
     """SICK cut to 250 dev and 250 test pairs, so tune and eval run in seconds."""
     dev, test = sick_full.subset("dev"), sick_full.subset("test")
-    small = EvalSet("sick", dev.candidates[:250] + test.candidates[:250], dev.references[:250] + test.references[:250],
-                    np.vstack([dev.human[:250], test.human[:250]]), np.array(["dev"] * 250 + ["test"] * 250),
-                    "pearson")
+    small = JudgedSet("sick", dev.candidates[:250] + test.candidates[:250], dev.references[:250] + test.references[:250],
+                      np.vstack([dev.human[:250], test.human[:250]]), ids=dev.ids[:250] + test.ids[:250],
+                      split=np.array(["dev"] * 250 + ["test"] * 250))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(multilevel, "load_eval_set", lambda name, settings: small)
         yield small
@@ -120,7 +123,7 @@ def test_tune_writes_parameters_the_metric_reads(small_sick, tuned):
     assert report.multi_dev >= report.single_dev  # the single entry is one of the configurations searched
     metric = MultiLevelDreem(model=saved)
     dev = small_sick.subset("dev")
-    got = correlate("pearson", metric.score(dev.candidates, dev.references), dev.human)
+    got = correlation_with_ratings(metric.score(dev.candidates, dev.references), dev.human, "pearson")
     assert got == pytest.approx(report.multi_dev, abs=1e-9)  # the saved model reproduces the search's number
 
 
