@@ -21,7 +21,7 @@ from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 from muttlab.engine.trials import Suite
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
-from muttlab.metrics.registry import Registry, UnknownMetric
+from muttlab.metrics.registry import Registry
 
 ProgressFn = Callable[[int, int, str], None]
 Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per candidate
@@ -163,13 +163,11 @@ def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
 # --------------------------------------------------------------------------- the run
 
 def resolve_metrics(names: Sequence[str] | str, registry: Registry) -> list[Metric]:
-    """Metric objects for the names (or ``all``). Unknown or unavailable names raise MuttlabError."""
+    """Metric objects for the names (or ``all``): UnknownMetric or MetricUnavailable (both MuttlabErrors)."""
     try:
         return [registry.get(n) for n in registry.resolve(names)]
-    except UnknownMetric as exc:
-        raise MuttlabError(str(exc)) from None
     except MetricUnavailable as exc:
-        raise MuttlabError(f"{exc} (run `muttlab metrics` to see what is available)") from None
+        raise MetricUnavailable(f"{exc} (run `muttlab metrics` to see what is available)") from None
 
 
 def resolve_ref_counts(suite: Suite, ref_counts: Sequence[int] | None, settings: Settings) -> list[int]:

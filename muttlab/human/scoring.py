@@ -10,7 +10,7 @@ from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for, score_batches
 from muttlab.settings import Settings
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
-from muttlab.metrics.registry import Registry, UnknownMetric
+from muttlab.metrics.registry import Registry
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -37,11 +37,8 @@ def choose_metrics(spec: str | Sequence[str], registry: Registry) -> MetricChoic
     is missing (not installed yet, no trained model, no Java) is skipped with its reason, so one missing
     metric never stops a study.
     """
-    try:
-        # "all" lists every registered metric, so the unavailable ones appear among the skipped with why.
-        names = registry.names if isinstance(spec, str) and spec.strip() == "all" else registry.resolve(spec)
-    except UnknownMetric as exc:
-        raise MuttlabError(str(exc)) from None
+    # "all" lists every registered metric, so the unavailable ones appear among the skipped with why.
+    names = registry.names if isinstance(spec, str) and spec.strip() == "all" else registry.resolve(spec)
     choice = MetricChoice()
     for name in names:
         try:

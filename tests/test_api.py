@@ -1,0 +1,72 @@
+"""The public API (muttlab.api) on the bundled sample and the real data: the CLI and the pages call it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from muttlab import api
+from muttlab.cli import main
+from muttlab.engine.sources import load_sample
+from muttlab.errors import MuttlabError, UnknownCorruption, UnknownMetric
+
+
+def test_run_grid_on_the_sample_is_the_cli_grid(sample_settings, capsys, monkeypatch):
+    results = api.run_grid(sample_settings, metrics=["BLEU-4", "ROUGE-L"], ref_counts=[5])
+    cells = results.accuracy()
+    assert set(cells["metric"]) == {"BLEU-4", "ROUGE-L"}
+    assert cells["n"].sum() == 2 * len(load_sample().trials)  # every sample trial, once per metric
+    monkeypatch.delenv("MUTTLAB_DATA_DIR", raising=False)
+    code = main(["run", "--cache-dir", str(sample_settings.cache_dir), "--metrics", "BLEU-4,ROUGE-L", "--refs", "5",
+                 "--format", "json"])
+    assert code == 0
+    import json
+    cli = json.loads(capsys.readouterr().out)
+    assert [(c["metric"], c["corruption"], c["passed"]) for c in cli] == \
+        [(r.metric, r.corruption, int(r.passed)) for r in cells.itertuples()]
+
+
+def test_default_metrics_are_one_list_for_cli_and_dashboard():
+    from muttlab.cli.run import DEFAULT_METRICS as cli_default
+    from muttlab.settings import DEFAULT_METRICS
+    assert cli_default.split(",") == list(DEFAULT_METRICS) == list(api.DEFAULT_METRICS)
+
+
+def test_score_reports_a_failing_metric_instead_of_raising(sample_settings):
+    frame = api.score(sample_settings, ["BLEU-4", "No-Such-Metric"], ["a man rides a bike", "a dog sleeps"],
+                      [["a man is riding a bike"], ["a man is riding a bike"]])
+    bleu = frame[frame["metric"] == "BLEU-4"]
+    assert bleu["score"].iloc[0] > bleu["score"].iloc[1] >= 0
+    missing = frame[frame["metric"] == "No-Such-Metric"]
+    assert missing["score"].isna().all() and "unknown metric" in missing["problem"].iloc[0]
+
+
+def test_corrupt_and_judge_one_sentence(sample_settings):
+    sentence, refs = "A man in a red shirt is riding a bike on the road.", ("A man rides a bicycle on a road.",)
+    corrupted = api.corrupt(sentence, refs, ["double_PP", "remove_prep", "swap_chunks"], seed=13)
+    assert not corrupted.empty and (corrupted["corrupted"] != sentence).all()
+    scores = api.score(sample_settings, ["BLEU-4"], [sentence, *corrupted["corrupted"]],
+                       [list(refs)] * (1 + len(corrupted)))
+    verdicts = api.sentence_verdicts(scores, corrupted, sample_settings.tolerance)
+    assert len(verdicts) == len(corrupted)
+    # The verdict is the engine's rule: strictly better original for fluency corruptions.
+    for row in verdicts.itertuples():
+        assert row.passed == (row.s_orig > row.s_corr)
+
+
+def test_errors_a_caller_can_fix_are_muttlab_errors(sample_settings):
+    with pytest.raises(UnknownMetric):
+        api.run_grid(sample_settings, metrics=["BLEU-5"], ref_counts=[5])
+    with pytest.raises(UnknownCorruption):
+        api.run_grid(sample_settings, metrics=["BLEU-4"], corruptions=["no_such_type"], ref_counts=[5])
+    with pytest.raises(MuttlabError, match="unknown study"):
+        api.correlate(sample_settings, "wmt")
+    with pytest.raises(MuttlabError, match="reference lists"):
+        api.score(sample_settings, ["BLEU-4"], ["a", "b"], [["a"]])
+    assert issubclass(UnknownMetric, MuttlabError) and issubclass(UnknownMetric, KeyError)
+
+
+def test_correlate_flickr8k_through_the_api(data_settings):
+    study = api.correlate(data_settings, "flickr8k", metrics=["BLEU-4"], datasets=("expert",), n_boot=0)
+    row = study.table.iloc[0]
+    # Hessel et al. 2021 (CLIPScore), Table 1: BLEU-4 τc = 30.8 on Flickr8K-Expert.
+    assert row["metric"] == "BLEU-4" and np.isclose(row["tau"], 30.8, atol=1.0)
