@@ -15,7 +15,7 @@ import torch
 from muttlab.learned.reval import load_sick_data
 from muttlab.settings import load_settings
 from muttlab.metrics.reval.model import ModelConfig, ReValModel, WordVectors
-from muttlab.metrics.reval.train import Inputs
+from muttlab.learned.reval_training import Inputs
 from muttlab.resources.glove import DIM, load_glove
 
 

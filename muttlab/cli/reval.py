@@ -33,7 +33,7 @@ def register(subparsers, common) -> None:
                     "vectors, trained on SICK relatedness (TRAIN), selected on TRIAL, reported on TEST.")
     actions = parser.add_subparsers(dest="reval_action", metavar="ACTION")
 
-    from muttlab.metrics.reval.config import TrainConfig
+    from muttlab.learned.reval_config import TrainConfig
     defaults = TrainConfig()
     train = actions.add_parser("train", parents=[common], help="train a model on SICK (cached on disk)")
     train.add_argument("--model", choices=MODEL_CHOICES, default="treelstm")
@@ -122,7 +122,7 @@ class _Bar:
 
 def _train(args) -> int:
     from muttlab.learned import reval
-    from muttlab.metrics.reval.config import TrainConfig
+    from muttlab.learned.reval_config import TrainConfig
 
     settings = settings_from_args(args)
     _torch_threads(args.threads)

@@ -27,7 +27,7 @@ from muttlab.engine.sources import load_sick, read_table
 from muttlab.metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint
 from muttlab.metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
                                  save_checkpoint)
-from muttlab.metrics.reval.train import Inputs, Pair, Progress, TrainConfig, TrainResult, pearson, predict, train
+from muttlab.learned.reval_training import Inputs, Pair, Progress, TrainConfig, TrainResult, pearson, predict, train
 from muttlab.metrics.reval.trees import DepTree, load_trees, parse_trees, save_trees
 
 SPLITS = {"train": "TRAIN", "dev": "TRIAL", "test": "TEST"}

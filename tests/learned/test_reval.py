@@ -13,7 +13,7 @@ from muttlab.cli import main
 from muttlab.engine.runner import model_dir, registry_for, score_batches
 from muttlab.settings import Settings
 from muttlab.metrics.reval import metric as reval_metric
-from muttlab.metrics.reval.train import TrainConfig
+from muttlab.learned.reval_training import TrainConfig
 
 LIMIT = 60  # pairs per split: enough to exercise everything, small enough to train in seconds
 

@@ -12,7 +12,7 @@ from muttlab.metrics.reval import metric as reval_metric
 from muttlab.metrics.reval.metric import ReVal, checkpoint_name
 from muttlab.metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValEnsemble, ReValModel, WordVectors,
                                  load_checkpoint, save_checkpoint, target_distribution)
-from muttlab.metrics.reval.train import Inputs, Pair, TrainConfig, mean_loss, predict, train
+from muttlab.learned.reval_training import Inputs, Pair, TrainConfig, mean_loss, predict, train
 from muttlab.metrics.reval.trees import DepTree, TreeBatch, parse_trees
 
 N_TRAIN, N_DEV = 250, 60

@@ -14,7 +14,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from muttlab.metrics.reval.config import TrainConfig
+from muttlab.human import stats
+from muttlab.learned.reval_config import TrainConfig
 from muttlab.metrics.reval.model import ModelConfig, ReValModel, WordVectors, kl_loss, target_distribution
 from muttlab.metrics.reval.trees import DepTree
 
@@ -102,9 +103,10 @@ def predict(model: ReValModel, pairs: Sequence[tuple[str, str]], inputs: Inputs,
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    if len(x) < 2 or np.std(x) == 0 or np.std(y) == 0:
+    """Pearson's r of predictions and gold; NaN where it is undefined (under 2 pairs, a diverged prediction)."""
+    if len(x) < 2 or not np.isfinite(x).all():
         return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+    return stats.correlation(x, y, "pearson")
 
 
 def train(train_pairs: Sequence[Pair], dev_pairs: Sequence[Pair], inputs: Inputs,
