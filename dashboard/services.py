@@ -32,7 +32,7 @@ from muttlab.metrics.base import MetricError, MetricUnavailable
 from muttlab.metrics.registry import MetricInfo, Registry
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
-DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
+DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER-like", "TERp")
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 RESULTS_KEPT = 64  # finished runs kept in memory, across sessions
