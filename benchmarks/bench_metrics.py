@@ -25,7 +25,7 @@ from muttlab.settings import Settings  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 from muttlab.engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
-OTHERS = ("W2V-AVG", "BADGER", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM",
+OTHERS = ("W2V-AVG", "BADGER-like", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM",
           "ML-DREEM")
 
 

@@ -40,7 +40,8 @@ BUILTIN: dict[str, tuple[str, dict]] = {
     "TER": ("muttlab.metrics.sacre:Ter", {}),
     "METEOR-1.5": ("muttlab.metrics.meteor:Meteor", {}),
     "TERp": ("muttlab.metrics.terp:TerPlus", {}),
-    "BADGER": ("muttlab.metrics.badger:Badger", {}),
+    # Not "BADGER": it does not reproduce the original tool's MUTT accuracies (docs/metrics.md).
+    "BADGER-like": ("muttlab.metrics.badger:Badger", {}),
     "W2V-AVG": ("muttlab.metrics.w2v:W2VAvg", {}),
     "W2V-AVG-corpus": ("muttlab.metrics.w2v:W2VAvg", {"vectors": "word2vec-corpus", "model_dir": MODEL_DIR}),
     "DeltaBLEU": ("muttlab.metrics.delta_bleu:DeltaBleu", {}),

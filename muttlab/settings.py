@@ -12,7 +12,7 @@ from pathlib import Path
 DEFAULT_REF_COUNTS = (5, 10, 20)
 # The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
 # compression). The CLI's `muttlab run` and the dashboard's Run page both start from this list.
-DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER", "TERp")
+DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER-like", "TERp")
 # MUTT (Boag et al. 2016, §3): a meaning-preserving trial passes when |s_orig - s_corr| / s_orig <= 0.15.
 DEFAULT_TOLERANCE = 0.15
 DEFAULT_SEED = 13

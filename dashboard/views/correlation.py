@@ -8,7 +8,7 @@ import streamlit as st
 from muttlab.dashboard import charts, services, ui
 from muttlab.errors import MuttlabError
 
-DEFAULT_STUDY_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "METEOR-1.5", "CIDEr-D", "TER", "BADGER", "W2V-AVG")
+DEFAULT_STUDY_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "METEOR-1.5", "CIDEr-D", "TER", "BADGER-like", "W2V-AVG")
 
 
 def _flickr_section(settings, flickr, available: list[str]) -> None:

@@ -40,7 +40,7 @@ from muttlab.metrics.registry import Registry
 # The corruption types the study took from SICK (the others were generated and have no gold score).
 SICK_CORRUPTIONS = ("neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "near_syms", "det_sub")
 # The metrics of the study's table (MUTT §5).
-STUDY_METRICS = ("METEOR-1.5", "BADGER", "TERp")
+STUDY_METRICS = ("METEOR-1.5", "BADGER-like", "TERp")
 REFERENCE_SOURCES = ("pool", "sentence")
 GOLD = "gold"
 
@@ -214,7 +214,7 @@ def sick_study(settings: Settings, corruption: str = "neg_subj", metrics=STUDY_M
 
     Args:
       corruption: one of :data:`SICK_CORRUPTIONS`.
-      metrics: registry names (default: the study's METEOR-1.5, BADGER, TERp); ``all`` for every available
+      metrics: registry names (default: the study's METEOR-1.5, BADGER-like, TERp); ``all`` for every available
         metric. Unavailable ones are skipped and listed in ``skipped``.
       refs: how many references of the pool to use (the first k; default: the whole pool of 20).
       method: correlation of the matrix: ``pearson`` (default), ``spearman``, ``kendall_b``, ``kendall_c``.
