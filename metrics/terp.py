@@ -122,6 +122,25 @@ def _wordnet():
         raise MetricUnavailable(f"TERp synonym matching needs WordNet: {exc}") from exc
 
 
+def synset_names(word: str) -> frozenset[str]:
+    """The WordNet synsets of ``word`` and of each base form WordNet's morphology finds for it, any POS.
+
+    TERp asks JAWS for a word's synsets, and JAWS (like WordNet's own ``morphy``) takes the base forms from the
+    exception list *and* from the detachment rules, where NLTK's ``synsets`` uses the rules only when the
+    exception list has no entry: ``is`` is then the verb *be* and also the noun *i* (= one).
+    """
+    wn = _wordnet()
+    index = wn._lemma_pos_offset_map
+    names = set()
+    for pos in ("n", "v", "a", "r"):
+        forms = {word, *wn._exception_map[pos].get(word, ())}
+        forms.update(word[:-len(old)] + new for old, new in wn.MORPHOLOGICAL_SUBSTITUTIONS[pos] if word.endswith(old))
+        for form in forms:
+            for offset in index.get(form, {}).get(pos, ()):
+                names.add(wn.synset_from_pos_and_offset(pos, offset).name())
+    return frozenset(names)
+
+
 class _Lexicon:
     """Integer ids for words, with each word's stem id, sorted synset ids and stop-word flag, as arrays."""
 
@@ -144,7 +163,7 @@ class _Lexicon:
         stem = _porter().stem(word, to_lowercase=False) if self.stems else word
         self._stem.append(self._stem_ids.setdefault(stem, len(self._stem_ids)))
         if self.synonyms:
-            names = {s.name() for s in _wordnet().synsets(word)}
+            names = synset_names(word)
             syn = sorted(self._synset_ids.setdefault(n, len(self._synset_ids)) for n in names)
         else:
             syn = []
@@ -205,6 +224,7 @@ class TerPlus(Metric):
         self._phrases = None
         self._phrases_ready = False
         self._memo: dict[tuple, float] = {}
+        self._ned: dict[tuple, float] = {}
         self._lock = threading.Lock()
         self._costs = np.array([TERPA_COSTS[k] for k in
                                 ("match", "insert", "delete", "substitute", "stem", "synonym", "shift")])
@@ -283,38 +303,69 @@ class TerPlus(Metric):
         return out
 
     def _phrase_entries(self, keys, h_arrs):
+        """Phrase entries of each pair as the kernel's CSR arrays (pointer, ref start, lengths, words, cost)."""
         table = self._phrase_table()
         rows = []
         ptr = [0]
-        for (hyp, ref), h_ids in zip(keys, h_arrs):
-            for entry in table.matches(hyp, ref):
-                rows.append(entry)
+        for hyp, ref in keys:
+            rows.extend(table.matches(hyp, ref))
             ptr.append(len(rows))
         if not rows:
             return (np.asarray(ptr, dtype=np.int64),) + _NO_PHRASES
-        width = max(len(e[3]) for e in rows)
+        width = max(e[2] for e in rows)
         words = np.full((len(rows), width), -1, dtype=np.int64)
         for n, e in enumerate(rows):
-            words[n, :len(e[3])] = self._lexicon.encode(e[3])
-        costs = np.array([self._phrase_cost(e[3], e[4], e[5]) for e in rows])
+            words[n, :e[2]] = self._lexicon.encode(e[3])
+        costs = self._phrase_costs([(e[3], e[4], e[5]) for e in rows])
         return (np.asarray(ptr, dtype=np.int64), np.array([e[0] for e in rows], dtype=np.int64),
                 np.array([e[1] for e in rows], dtype=np.int64), np.array([e[2] for e in rows], dtype=np.int64),
                 words, costs)
 
-    def _phrase_cost(self, hyp_phrase, ref_phrase, prob) -> float:
-        """TERp's STD adjustment of a table probability (PhraseTable.adjust_cost), floored at 0."""
-        ned = float(self.edit_costs_plain([(tuple(hyp_phrase), tuple(ref_phrase))])[0])
-        a, b, c, d = TERPA_PHRASE_PARAMS
-        return max(TERPA_PHRASE_MIN, a + b * np.log10(prob) * ned + c * prob * ned + d * ned)
+    def _phrase_costs(self, entries) -> np.ndarray:
+        """TERp's STD adjustment of table probabilities (PhraseTable.adjust_cost), floored at 0.
 
-    def edit_costs_plain(self, pairs) -> np.ndarray:
-        """Edit costs without phrase substitutions (what TERp's phrase-cost function measures)."""
-        saved, self._phrases = self._phrases, None
-        saved_memo, self._memo = self._memo, {}
-        try:
-            return self.edit_costs(pairs)
-        finally:
-            self._phrases, self._memo = saved, saved_memo
+        NED is the TERp cost of turning the hypothesis phrase into the reference phrase without phrases.
+        """
+        missing = list({(h, r) for h, r, _ in entries if (h, r) not in self._ned})
+        if missing:
+            saved, self._phrases = self._phrases, None
+            saved_memo, self._memo = self._memo, {}
+            try:
+                for pair, ned in zip(missing, self.edit_costs(missing)):
+                    self._ned[pair] = float(ned)
+            finally:
+                self._phrases, self._memo = saved, saved_memo
+        a, b, c, d = TERPA_PHRASE_PARAMS
+        out = np.empty(len(entries))
+        for k, (h, r, prob) in enumerate(entries):
+            ned = self._ned[(h, r)]
+            out[k] = max(TERPA_PHRASE_MIN, a + b * np.log10(prob) * ned + c * prob * ned + d * ned)
+        return out
+
+    def align(self, hypothesis: str, reference: str) -> dict:
+        """One pair's TERp alignment, as TERp's ``.pra`` output shows it (for inspection and tests).
+
+        Returns a dict with the normalised ``hyp`` and ``ref`` tokens, ``shifted`` (the hypothesis after its
+        shifts), ``shifts`` (how many), ``alignment`` (TERp's letters: space match, S, T stem, Y synonym, I, D,
+        P phrase) and ``cost`` (the edits).
+        """
+        from muttlab.metrics.terp_align import OP_CHARS, terp_pair
+
+        hyp, ref = tokenize(hypothesis), tokenize(reference)
+        with self._lock:
+            lex = self._lexicon
+            h, r = lex.encode(hyp), lex.encode(ref)
+            phrases = self._phrase_entries([(hyp, ref)], [h]) if self._phrase_table() is not None else None
+            stem_id, syn_ptr, syn_ids, stop = lex.arrays()
+        if phrases is None:
+            phrases = (np.zeros(2, dtype=np.int64),) + _NO_PHRASES
+        from muttlab.metrics.terp_align import _relations
+
+        rel = _relations(h, r, stem_id, syn_ptr, syn_ids, self.stems, self.synonyms)
+        cost, n_shifts, perm, ops, _, _ = terp_pair(h, rel, len(r), stop[h], stop[r], self._costs, self._ints,
+                                                    *phrases[1:], phrases[0][0], phrases[0][1])
+        return {"hyp": hyp, "ref": ref, "shifted": tuple(hyp[k] for k in perm), "shifts": int(n_shifts),
+                "alignment": "".join(OP_CHARS[o] for o in ops), "cost": float(cost)}
 
     # ------------------------------------------------------------------ scores
 
