@@ -39,7 +39,6 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
-from pathlib import Path
 from typing import ClassVar, Sequence
 
 import numpy as np
@@ -187,6 +186,10 @@ class _Lexicon:
         return self._arrays
 
 
+# numba's default threading layer runs one parallel kernel at a time; instances in several threads (the
+# dashboard's sessions) take turns.
+_KERNEL_LOCK = threading.Lock()
+
 _NO_PHRASES = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.float64))
 
@@ -285,15 +288,16 @@ class TerPlus(Metric):
         lex = self._lexicon
         h_arrs = [lex.encode(h) for h, _ in keys]
         r_arrs = [lex.encode(r) for _, r in keys]
-        phrases = self._phrase_entries(keys, h_arrs) if self._phrase_table() is not None else None
+        phrases = self._phrase_entries(keys) if self._phrase_table() is not None else None
         h_tok, h_ptr = _concat(h_arrs)
         r_tok, r_ptr = _concat(r_arrs)
         stem_id, syn_ptr, syn_ids, stop = lex.arrays()
         if phrases is None:
             ph_ptr = np.zeros(len(keys) + 1, dtype=np.int64)
             phrases = (ph_ptr,) + _NO_PHRASES
-        costs, _ = terp_batch(h_tok, h_ptr, r_tok, r_ptr, stem_id, syn_ptr, syn_ids, stop, self._costs, self._ints,
-                              self.stems, self.synonyms, *phrases)
+        with _KERNEL_LOCK:
+            costs, _ = terp_batch(h_tok, h_ptr, r_tok, r_ptr, stem_id, syn_ptr, syn_ids, stop, self._costs,
+                                  self._ints, self.stems, self.synonyms, *phrases)
         if len(self._memo) > 2_000_000:
             self._memo.clear()
         for key, cost in zip(keys, costs.tolist()):
@@ -302,7 +306,7 @@ class TerPlus(Metric):
                 out[k] = cost
         return out
 
-    def _phrase_entries(self, keys, h_arrs):
+    def _phrase_entries(self, keys):
         """Phrase entries of each pair as the kernel's CSR arrays (pointer, ref start, lengths, words, cost)."""
         table = self._phrase_table()
         rows = []
@@ -349,19 +353,17 @@ class TerPlus(Metric):
         shifts), ``shifts`` (how many), ``alignment`` (TERp's letters: space match, S, T stem, Y synonym, I, D,
         P phrase) and ``cost`` (the edits).
         """
-        from muttlab.metrics.terp_align import OP_CHARS, terp_pair
+        from muttlab.metrics.terp_align import OP_CHARS, relations, terp_pair
 
         hyp, ref = tokenize(hypothesis), tokenize(reference)
         with self._lock:
             lex = self._lexicon
             h, r = lex.encode(hyp), lex.encode(ref)
-            phrases = self._phrase_entries([(hyp, ref)], [h]) if self._phrase_table() is not None else None
+            phrases = self._phrase_entries([(hyp, ref)]) if self._phrase_table() is not None else None
             stem_id, syn_ptr, syn_ids, stop = lex.arrays()
         if phrases is None:
             phrases = (np.zeros(2, dtype=np.int64),) + _NO_PHRASES
-        from muttlab.metrics.terp_align import _relations
-
-        rel = _relations(h, r, stem_id, syn_ptr, syn_ids, self.stems, self.synonyms)
+        rel = relations(h, r, stem_id, syn_ptr, syn_ids, self.stems, self.synonyms)
         cost, n_shifts, perm, ops, _, _ = terp_pair(h, rel, len(r), stop[h], stop[r], self._costs, self._ints,
                                                     *phrases[1:], phrases[0][0], phrases[0][1])
         return {"hyp": hyp, "ref": ref, "shifted": tuple(hyp[k] for k in perm), "shifts": int(n_shifts),

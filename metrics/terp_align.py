@@ -416,7 +416,7 @@ def terp_pair(hyp_ids, rel, nr, stop_h, stop_r, costs, ints, ph_rstart, ph_rlen,
 
 
 @njit(cache=True)
-def _relations(h_tok, r_tok, stem_id, syn_ptr, syn_ids, use_stem, use_syn):
+def relations(h_tok, r_tok, stem_id, syn_ptr, syn_ids, use_stem, use_syn):
     """rel[h, r] bits for two token-id sequences (exact, same Porter stem, a shared WordNet synset)."""
     nh, nr = h_tok.shape[0], r_tok.shape[0]
     rel = np.zeros((nh, nr), dtype=np.int8)
@@ -460,7 +460,7 @@ def terp_batch(h_tok, h_ptr, r_tok, r_ptr, stem_id, syn_ptr, syn_ids, stop, cost
     for k in prange(n):
         h = h_tok[h_ptr[k]:h_ptr[k + 1]]
         r = r_tok[r_ptr[k]:r_ptr[k + 1]]
-        rel = _relations(h, r, stem_id, syn_ptr, syn_ids, use_stem, use_syn)
+        rel = relations(h, r, stem_id, syn_ptr, syn_ids, use_stem, use_syn)
         stop_h = np.empty(h.shape[0], dtype=np.bool_)
         for a in range(h.shape[0]):
             stop_h[a] = stop[h[a]]
