@@ -56,6 +56,18 @@ def _phrase_at(i, j, perm, hyp_ids, ph_rstart, ph_rlen, ph_hlen, ph_words, lo, h
 
 
 @njit(cache=True)
+def _diagonal(S, P, i, j, cost, op, current_best):
+    """A substitution-like move into cell (i+1, j+1): kept when first or strictly cheaper. Returns the column's
+    cheapest diagonal cost so far (TERp's beam reference)."""
+    if S[i + 1, j + 1] < 0 or cost < S[i + 1, j + 1]:
+        S[i + 1, j + 1] = cost
+        P[i + 1, j + 1] = op
+        if cost < current_best:
+            return cost
+    return current_best
+
+
+@njit(cache=True)
 def min_edit_dist(perm, hyp_ids, rel, nr, costs, beam, ph_rstart, ph_rlen, ph_hlen, ph_words, ph_cost, lo, hi):
     """TERp's beam edit distance of the hypothesis ``hyp_ids[perm]`` against a reference of ``nr`` words.
 
@@ -99,26 +111,11 @@ def min_edit_dist(perm, hyp_ids, rel, nr, costs, beam, ph_rstart, ph_rlen, ph_hl
                     if cost < current_best:
                         current_best = cost
                 else:
-                    cost = costs[C_SUB] + score
-                    if S[i + 1, j + 1] < 0 or cost < S[i + 1, j + 1]:
-                        S[i + 1, j + 1] = cost
-                        P[i + 1, j + 1] = OP_SUB
-                        if cost < current_best:
-                            current_best = cost
+                    current_best = _diagonal(S, P, i, j, costs[C_SUB] + score, OP_SUB, current_best)
                     if r & STEM:
-                        cost = costs[C_STEM] + score
-                        if S[i + 1, j + 1] < 0 or cost < S[i + 1, j + 1]:
-                            S[i + 1, j + 1] = cost
-                            P[i + 1, j + 1] = OP_STEM
-                            if cost < current_best:
-                                current_best = cost
+                        current_best = _diagonal(S, P, i, j, costs[C_STEM] + score, OP_STEM, current_best)
                     if r & SYN:
-                        cost = costs[C_SYN] + score
-                        if S[i + 1, j + 1] < 0 or cost < S[i + 1, j + 1]:
-                            S[i + 1, j + 1] = cost
-                            P[i + 1, j + 1] = OP_SYN
-                            if cost < current_best:
-                                current_best = cost
+                        current_best = _diagonal(S, P, i, j, costs[C_SYN] + score, OP_SYN, current_best)
             cur_last_good = i + 1
             if has_phrases:
                 found = _phrase_at(i, j, perm, hyp_ids, ph_rstart, ph_rlen, ph_hlen, ph_words, lo, hi)
@@ -302,30 +299,14 @@ def _gather_shifts(perm, hyp_ids, rel, nr, stop_h, stop_r, herr, rerr, halign, r
                     if not ((r & EXACT) or (relax and (r & (STEM | SYN)))):
                         break
                     ln += 1
-                    any_h = False
-                    for k in range(hs, hind + 1):
-                        if herr[k]:
-                            any_h = True
-                            break
-                    if not any_h:
+                    # The run must cover an error on both sides and not be made only of shift stop words.
+                    if not herr[hs:hind + 1].any() or not rerr[ri:rind + 1].any():
                         continue
-                    any_r = False
-                    for k in range(ri, rind + 1):
-                        if rerr[k]:
-                            any_r = True
-                            break
-                    if not any_r:
+                    if stop_r[ri:rind + 1].all():
                         continue
                     all_stop = True
                     for k in range(hs, hind + 1):
                         if not stop_h[perm[k]]:
-                            all_stop = False
-                            break
-                    if all_stop:
-                        continue
-                    all_stop = True
-                    for k in range(ri, rind + 1):
-                        if not stop_r[k]:
                             all_stop = False
                             break
                     if all_stop:
