@@ -236,7 +236,7 @@ class TerPlus(Metric):
     def params(self) -> dict[str, object]:
         return {"costs": "terpa", "stem": "porter" if self.stems else "no", "syn": "wn30" if self.synonyms else "no",
                 "para": "meteor-en" if self.paraphrases and self._paraphrase_path() else "no",
-                "shift": f"relax-stop|beam:{BEAM_WIDTH}|dist:{SHIFT_DIST}|size:{SHIFT_SIZE}",
+                "shift": "relax-stop", "beam": BEAM_WIDTH, "dist": SHIFT_DIST, "size": SHIFT_SIZE,
                 "norm": "terp-lc", "len": "avg-ref", "cap": "1" if self.cap else "no"}
 
     @staticmethod

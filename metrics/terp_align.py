@@ -347,7 +347,11 @@ def terp_pair(hyp_ids, rel, nr, stop_h, stop_r, costs, ints, ph_rstart, ph_rlen,
         ops = np.full(nh + nr, OP_INS if nr == 0 else OP_DEL, dtype=np.int8)
         hl = np.full(nh + nr, 1 if nr == 0 else 0, dtype=np.int32)
         rl = np.full(nh + nr, 0 if nr == 0 else 1, dtype=np.int32)
-        cost = nh * costs[C_INS] + nr * costs[C_DEL]
+        cost = 0.0
+        for _ in range(nh):  # summed one edit at a time, as TERp does
+            cost += costs[C_INS]
+        for _ in range(nr):
+            cost += costs[C_DEL]
         return cost, np.int64(0), perm, ops, hl, rl
     cur_cost, ops, hl, rl = min_edit_dist(perm, hyp_ids, rel, nr, costs, beam,
                                           ph_rstart, ph_rlen, ph_hlen, ph_words, ph_cost, lo, hi)

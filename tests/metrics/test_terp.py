@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from muttlab.metrics.terp import SHIFT_STOP_WORDS, TerPlus, tokenize
+from muttlab.metrics.terp import SHIFT_STOP_WORDS, TERPA_COSTS, TerPlus, tokenize
 from muttlab.metrics.terp_phrases import PhraseTable
 from muttlab.resources.wordnet import LEXNAMES, WordNetMissing, load_wordnet, prepare_root
 
@@ -100,7 +100,6 @@ def test_stop_words_and_costs_are_terpa_params(terp_dir):
                        ("delete", "Default Deletion Cost"), ("substitute", "Default Substitution Cost"),
                        ("stem", "Default Stem Cost"), ("synonym", "Default Synonym Cost"),
                        ("shift", "Default Shift Cost")):
-        from muttlab.metrics.terp import TERPA_COSTS
         assert TERPA_COSTS[key] == float(_param(terp_dir, param)), key
     assert metric._ints.tolist()[:3] == [int(_param(terp_dir, p)) for p in ("Beam Width", "Shift Distance",
                                                                              "Shift Size")]
