@@ -64,6 +64,15 @@ def write_trials(results: Results, path) -> None:
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     suite = select_corruptions(SUITES[args.suite](settings), args.corruptions)
+    if args.split is not None:
+        full = suite
+        suite = suite.in_split(args.split)
+        if not suite.trials:
+            raise MuttlabError(f"--split {args.split}: none of the {len(full.trials)} trials is taken from a SICK "
+                               f"pair of that split (generated types have none, and the join needs "
+                               f"sick/SICK.txt in the data dir)")
+        print(f"note: --split {args.split}: {len(suite.trials)} of {len(full.trials)} trials "
+              f"({', '.join(f'{c} {len(suite.of(c))}' for c in suite.corruptions())})", file=sys.stderr)
     if suite.is_sample:
         print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
               "MUTT experiment sets)", file=sys.stderr)
@@ -82,6 +91,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         bar.close()
         registry.close()
+    for warning in results.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.trials_out is not None:
         write_trials(results, args.trials_out)
     if args.format in ("csv", "json"):
@@ -106,6 +117,9 @@ def register(subparsers, common) -> None:
                         help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
                              "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
                              "(MUTT when a data dir is set, else the sample)")
+    parser.add_argument("--split", choices=("test", "train", "trial"), default=None,
+                        help="only trials taken from SICK pairs of this SemEval split (e.g. test: pairs no "
+                             "SICK-trained metric has seen); generated types have no SICK pair and drop out")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
     add_output_options(parser)
