@@ -194,13 +194,21 @@ def _sentence_key(sentence: str) -> str:
     return " ".join(sentence.split())
 
 
+def _study_pair(corruption: str, pair: SickPair, original: str) -> bool:
+    """Whether the type's extractor takes this pair with this sentence as the clean one."""
+    extract = EXTRACTORS.get(corruption)
+    found = extract(pair) if extract else None
+    return found is not None and _sentence_key(found.original) == original
+
+
 def join_sick(trials, pairs) -> list[Trial]:
     """The trials with ``sick_pairs``, ``sick_splits`` and (when unset) ``human_score`` filled in from the
     SICK pairs made of the same two sentences, in either order.
 
     The MUTT experiment files carry image ids only; their sentences are SICK's verbatim up to whitespace,
     so the join is on the text. A trial matching no pair (a generated type, or an edited pair) is kept
-    unchanged. The pair with sentence A = the original comes first and gives the gold relatedness.
+    unchanged. The pair the corruption type's extractor takes (the study's pair) comes first and gives the
+    gold relatedness; among equals, the pair with sentence A = the original.
     """
     by_sentences: dict[frozenset, list[SickPair]] = {}
     for pair in pairs:
@@ -213,7 +221,8 @@ def join_sick(trials, pairs) -> list[Trial]:
         if not found:
             out.append(trial)
             continue
-        found = sorted(found, key=lambda p: (_sentence_key(p.sentence_a) != original, p.pair_id))
+        found = sorted(found, key=lambda p: (not _study_pair(trial.corruption, p, original),
+                                             _sentence_key(p.sentence_a) != original, p.pair_id))
         score = trial.human_score if trial.human_score is not None else found[0].relatedness
         out.append(replace(trial, sick_pairs=tuple(p.pair_id for p in found),
                            sick_splits=tuple(p.split for p in found), human_score=score))

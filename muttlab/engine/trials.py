@@ -25,8 +25,8 @@ class Trial:
       source: where the pair came from (``mutt:neg_subj#17``, ``sick:1234``, ``sample:kitchen-2``...).
       human_score: a gold score when one exists (SICK relatedness), else None.
       status: review status in the pair store (``accepted`` for published sets).
-      sick_pairs: ids of the SICK pairs (Marelli et al. 2014) made of the same two sentences, the pair
-        with sentence A = ``original`` first; empty for a generated trial. SICK holds some sentence
+      sick_pairs: ids of the SICK pairs (Marelli et al. 2014) made of the same two sentences, the one the
+        study took first; empty for a generated trial. SICK holds some sentence
         pairs in both orders (two ids, one relatedness each), so a trial can have two.
       sick_splits: the SemEval-2014 split of each of those pairs (``TRIAL`` / ``TRAIN`` / ``TEST``).
     """
@@ -47,7 +47,7 @@ class Trial:
 
     @property
     def sick_pair(self) -> int | None:
-        """The SICK pair this trial was taken from (sentence A = the original when SICK has that order)."""
+        """The SICK pair this trial was taken from."""
         return self.sick_pairs[0] if self.sick_pairs else None
 
     @property
