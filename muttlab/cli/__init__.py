@@ -15,7 +15,8 @@ from muttlab.errors import MuttlabError
 from muttlab.metrics.base import MetricError, MetricUnavailable
 
 # Subcommand modules, in the order ``muttlab --help`` lists them.
-COMMANDS = ("run", "metrics_cmd", "dbleu", "vectors", "reval", "serve", "multilevel", "corrupt", "pairs", "correlate")
+COMMANDS = ("run", "metrics_cmd", "dbleu", "vectors", "reval", "serve", "multilevel", "corrupt", "pairs", "correlate",
+            "reproduce")
 
 EXIT_USER_ERROR = 2
 
