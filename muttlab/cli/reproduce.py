@@ -8,15 +8,16 @@ import argparse
 import json
 import sys
 
+import pandas as pd
 from tqdm import tqdm
 
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
 from muttlab.engine.runner import registry_for
 from muttlab.human.reproduce import STUDIES, TOLERANCES, reproduce
 
 
 def _json_value(value):
-    if isinstance(value, float) and value != value:  # NaN: JSON has no NaN
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):  # JSON has no NaN
         return None
     return value.item() if hasattr(value, "item") else value
 
@@ -33,7 +34,8 @@ def handle(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        report = reproduce(settings, args.studies, registry=registry, progress=progress)
+        report = reproduce(settings, args.studies, registry=registry, progress=progress,
+                           metrics=split_names(args.metrics) or None)
     finally:
         bar.close()
         registry.close()
@@ -65,5 +67,8 @@ def register(subparsers, common) -> None:
                     "come from the score cache when they can, so a second run is fast.")
     parser.add_argument("--studies", default="all",
                         help=f"comma-separated studies or 'all' (default): {', '.join(STUDIES)}")
+    parser.add_argument("--metrics", default=None,
+                        help="only the numbers of these metrics (comma-separated, ours or the papers' names; "
+                             "default: all)")
     add_output_options(parser)
     parser.set_defaults(handler=handle)

@@ -288,6 +288,8 @@ def _flickr(dataset: str) -> Callable[..., Measured]:
     def measure(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
         names = {i: our_name(m, registry) for i, m in rows["metric"].items()}
         metrics = list(dict.fromkeys(n for n in names.values() if n))
+        if not metrics:
+            return {}
         progress(0, 1, f"Flickr8K {dataset}")
         study = flickr.flickr_correlations(settings, metrics, [dataset], n_boot=0, registry=registry)
         taus = study.table.set_index("metric")["tau"]
@@ -344,13 +346,24 @@ MEASURE = {
 }
 
 
+def _for_metrics(rows: pd.DataFrame, metrics: set[str], registry: Registry) -> pd.DataFrame:
+    """The rows whose metrics (both, for a correlation between two) are among ``metrics`` (ours or the paper's)."""
+    def wanted(paper: str) -> bool:
+        parts = paper.split("~")
+        ours = (our_name(paper, registry) or "").split("~")
+        return all(p == sick.GOLD or p in metrics or o in metrics for p, o in zip(parts, ours))
+
+    return rows[[wanted(m) for m in rows["metric"]]]
+
+
 def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, registry: Registry | None = None,
-              progress: ProgressFn | None = None) -> ReproductionReport:
+              progress: ProgressFn | None = None, metrics: Sequence[str] | None = None) -> ReproductionReport:
     """Compute every published number of the chosen studies (all by default) and set it beside ours.
 
     Args:
       studies: names of the ``study`` column of the published file (:data:`STUDIES`), a list or a
         comma-separated string; None or ``all`` for every one.
+      metrics: only the numbers of these metrics (registry or paper names); None for all.
     Returns:
       :class:`ReproductionReport`.
     Raises:
@@ -365,6 +378,10 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
         rows = published[published["study"] == study]
         if study == "mutt_accuracy":
             rows = pd.concat([rows, _held_back_rows(rows)], ignore_index=True)
+        if metrics is not None:
+            rows = _for_metrics(rows, set(metrics), registry)
+            if rows.empty:
+                continue
         measure = MEASURE.get(study)
         measured: Measured = measure(settings, rows, registry, report) if measure else {}
         frame = rows.rename(columns={"value": "published"}).copy()
@@ -380,7 +397,10 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
         frame["reason"] = why
         frames.append(frame)
     report(len(chosen), len(chosen), "done")
+    if not frames:
+        raise MuttlabError(f"no published number of {', '.join(chosen)} is for {', '.join(metrics or [])}")
     frame = pd.concat(frames, ignore_index=True)
+    frame["refs"] = frame["refs"].astype("Int64")
     frame["difference"] = frame["measured"] - frame["published"]
     frame["tolerance"] = frame["statistic"].map(TOLERANCES)
     both = frame["measured"].notna() & frame["published"].notna()
@@ -395,4 +415,4 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
         elif both[i] and not within[i]:
             frame.at[i, "reason"] = known_reason(frame.at[i, "study"], frame.at[i, "metric"],
                                                  frame.at[i, "subset"]) or "no known reason"
-    return ReproductionReport(frame[COLUMNS], chosen)
+    return ReproductionReport(frame[COLUMNS], [s for s in chosen if s in set(frame["study"])])
