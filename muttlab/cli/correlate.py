@@ -13,25 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from muttlab.human import stats
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
-
-
-def _progress_bar():
-    bar = tqdm(total=0, disable=None, file=sys.stderr)
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_description(message)
-        bar.refresh()
-
-    return bar, progress
 
 
 def _note(lines) -> None:
@@ -78,7 +65,7 @@ def handle_flickr(args: argparse.Namespace) -> int:
     if bad or not datasets:
         raise MuttlabError(f"--datasets {args.datasets!r}: choose from {', '.join(flickr.DATASETS)}")
     registry = registry_for(settings)
-    bar, progress = _progress_bar()
+    bar, progress = progress_bar()
     try:
         study = flickr.flickr_correlations(settings, args.metrics, datasets, n_boot=args.n_boot,
                                            seed=args.seed, registry=registry, progress=progress)
@@ -99,7 +86,7 @@ def handle_flickr(args: argparse.Namespace) -> int:
 def handle_sick(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     registry = registry_for(settings)
-    bar, progress = _progress_bar()
+    bar, progress = progress_bar()
     try:
         study = sick.sick_study(settings, args.corruption, args.metrics, refs=args.refs, method=args.method,
                                 reference=args.reference, registry=registry, progress=progress,

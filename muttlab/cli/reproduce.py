@@ -9,9 +9,8 @@ import json
 import sys
 
 import pandas as pd
-from tqdm import tqdm
 
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.engine.runner import registry_for
 from muttlab.human.reproduce import STUDIES, TOLERANCES, reproduce
 
@@ -25,14 +24,7 @@ def _json_value(value):
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     registry = registry_for(settings)
-    bar = tqdm(total=0, disable=None, file=sys.stderr)
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_description(message)
-        bar.refresh()
-
+    bar, progress = progress_bar()
     try:
         report = reproduce(settings, args.studies, registry=registry, progress=progress,
                            metrics=split_names(args.metrics) or None)

@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from muttlab.corruptions import catalog
-from muttlab.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
-                               split_names)
+from muttlab.cli.common import (add_output_options, emit, parse_int_list, progress_bar, render,
+                                settings_from_args, split_names)
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import Results, registry_for, run
 from muttlab.engine.sources import load_default_suite, load_mutt_experiments, load_sample
@@ -78,14 +77,7 @@ def handle(args: argparse.Namespace) -> int:
               "MUTT experiment sets)", file=sys.stderr)
     ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
     registry = registry_for(settings)
-    bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_description(message)
-        bar.refresh()
-
+    bar, progress = progress_bar()
     try:
         results = run(suite, args.metrics, ref_counts, settings, registry, progress)
     finally:
