@@ -76,18 +76,20 @@ NOT_COMPUTABLE = {
 
 HELD_BACK = "published value held back on purpose (blind check of BADGER; data/published/README.md)"
 
-# Known reasons for a difference, by (study, metric, subset); None matches anything. First match wins.
+# Known reasons for a difference, by (study, metric, subset); None matches anything. Every specific reason
+# that matches is given; the generic one of a study only when none does.
 KNOWN_REASONS: list[tuple[str | None, str | None, str | None, str]] = [
     ("mutt_accuracy", None, "passive", "paper used 238 passive trials, the release has 214"),
-    ("mutt_accuracy", "TERp", None, "TERp phrase table not public (Meteor's paraphrase table stands in)"),
-    (None, "BADGER", None, "BADGER is reimplemented from Parker 2008; the original tool is not public"),
     (None, "TERp", None, "TERp phrase table not public (Meteor's paraphrase table stands in)"),
+    (None, "BADGER", None, "BADGER is reimplemented from Parker 2008; the original tool is not public"),
     ("mutt_accuracy", "W2V-AVG", None, "W2V vectors differ: GoogleNews 300-d vs GloVe 50-d"),
-    ("mutt_accuracy", None, None, "the paper's test sets are a slightly different version of the released ones"),
     ("sick_relatedness", None, None, "inputs differ: frozen GloVe 6B 50-d here, 300-d GloVe in Tai et al.; "
                                      "full SICK release splits (4,439/495/4,906), not the SemEval files "
                                      "(4,500/500/4,927)"),
 ]
+GENERIC_REASONS = {
+    "mutt_accuracy": "the paper's test sets are a slightly different version of the released ones",
+}
 
 COLUMNS = ["study", "source", "metric", "metric_ours", "subset", "refs", "rule", "statistic", "published",
            "measured", "difference", "tolerance", "within", "reason"]
@@ -202,11 +204,11 @@ def our_name(paper_name: str, registry: Registry) -> str | None:
 
 
 def known_reason(study: str, metric: str, subset: str) -> str:
-    for s, m, sub, text in KNOWN_REASONS:
-        # A correlation row names two variables ("METEOR~TERp"); a reason for either applies.
-        if (s is None or s == study) and (m is None or m in metric.split("~")) and (sub is None or sub == subset):
-            return text
-    return ""
+    """The known reasons why a published number and ours may differ ("" when none is known)."""
+    found = [text for s, m, sub, text in KNOWN_REASONS
+             # A correlation row names two variables ("METEOR~TERp"); a reason for either applies.
+             if (s is None or s == study) and (m is None or m in metric.split("~")) and (sub is None or sub == subset)]
+    return "; ".join(found) or GENERIC_REASONS.get(study, "")
 
 
 # --------------------------------------------------------------------------- the studies
