@@ -42,7 +42,10 @@ def handle(args: argparse.Namespace) -> int:
         emit(render(report.frame, "csv"), args.output)
         print(summary, file=sys.stderr)
     else:
-        text = render(report.display(), args.format)
+        shown = report.display()
+        # The numbers are text already, with the digits of their statistic; tabulate must not re-parse them.
+        text = (shown.to_markdown(index=False, disable_numparse=True) + "\n" if args.format == "markdown"
+                else render(shown, args.format))
         if args.format == "table":
             text += "\n" + render(report.by_study(), "table")
         emit(text + ("\n" if args.format != "latex" else "% ") + summary + "\n", args.output)

@@ -50,6 +50,17 @@ def test_markdown_and_latex(base_args, capsys, tmp_path, fmt, marker):
     assert main([*base_args, "--format", fmt, "--output", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert marker in text and "CIDEr-D" in text and "2 within tolerance of 2 computed" in text
+    # The published numbers as the paper prints them, the tolerance with its statistic's digits.
+    assert "43.9" in text and "30.8" in text and "1.0" in text and "not computed" in text
+
+
+def test_markdown_keeps_three_digits_for_r(data_dir, tmp_path, capsys):
+    args = ["reproduce", "--data-dir", str(data_dir), "--cache-dir", str(tmp_path),
+            "--studies", "sick_neg_subj_correlation", "--metrics", "METEOR,TERp", "--format", "markdown"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    # Boag et al. 2016, Table 3: gold~METEOR 0.09, METEOR~TERp 0.80; tolerance 0.02.
+    assert "| 0.090 " in text and "| 0.800 " in text and "| 0.020 " in text
 
 
 def test_unknown_study_is_one_line(data_dir, capsys):
