@@ -49,6 +49,12 @@ class Metric(ABC):
         parts = [self.name] + [f"{k}:{v}" for k, v in self.params().items()] + [f"v:{self.version}"]
         return "|".join(parts)
 
+    def sick_splits_seen(self) -> dict[str, str]:
+        """The SICK splits a learned metric saw before scoring (split -> how: ``training``, ``model
+        selection``). The runner warns when such a metric scores trials taken from those SICK pairs: there
+        it measures memory, not generalisation. Empty for metrics that learned nothing from SICK."""
+        return {}
+
     def check_available(self) -> None:
         """Raise :class:`MetricUnavailable` with an install hint when a requirement is missing."""
 

@@ -72,6 +72,15 @@ def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
     return suite.select(names)
 
 
+def select_split(suite: Suite, split: str) -> Suite:
+    """The trials taken from SICK pairs of one SemEval split (``train``, ``trial`` or ``test``)."""
+    chosen = suite.in_split(split)
+    if not chosen.trials:
+        raise MuttlabError(f"split {split!r}: none of the {len(suite.trials)} trials is taken from a SICK pair of "
+                           "that split (generated types have none, and the join needs sick/SICK.txt in the data dir)")
+    return chosen
+
+
 def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
              corruptions: Sequence[str] | None = None, ref_counts: Sequence[int] | None = None,
              suite: Suite | str = "default", progress: Progress | None = None,

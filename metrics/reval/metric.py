@@ -107,6 +107,18 @@ class ReVal(Metric):
             self._digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path else "none"
         return self._digest
 
+    def sick_splits_seen(self) -> dict[str, str]:
+        """TRAIN and TRIAL (epoch and seed selection) when the checkpoint was trained on SICK (its JSON says
+        so); nothing for a model trained on other pairs (``muttlab reval train --pairs``)."""
+        from muttlab.learned.reval import checkpoint_info
+
+        path = self.checkpoint
+        try:
+            source = checkpoint_info(path).get("data", {}).get("source") if path else None
+        except (OSError, ValueError):
+            return {}
+        return {"TRAIN": "training", "TRIAL": "model selection"} if source == "SICK" else {}
+
     def check_available(self) -> None:
         if self.checkpoint is None:
             raise MetricUnavailable(

@@ -82,6 +82,22 @@ def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, i
     return frame.to_string(index=index, float_format=lambda v: f"{v:.{decimals}f}") + "\n"
 
 
+def progress_bar():
+    """A tqdm bar on standard error (silent when not a terminal) and the ``progress(done, total, message)``
+    callback that the engine functions take."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, disable=None, file=sys.stderr)
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_description(message)
+        bar.refresh()
+
+    return bar, progress
+
+
 def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)

@@ -13,26 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from muttlab.human import stats
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
-
-
-def _progress_bar():
-    bar = tqdm(total=0, disable=None, file=sys.stderr)
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_description(message)
-        bar.refresh()
-
-    return bar, progress
 
 
 def _note(lines) -> None:
@@ -79,7 +66,7 @@ def handle_flickr(args: argparse.Namespace) -> int:
     if bad or not datasets:
         raise MuttlabError(f"--datasets {args.datasets!r}: choose from {', '.join(flickr.DATASETS)}")
     registry = registry_for(settings)
-    bar, progress = _progress_bar()
+    bar, progress = progress_bar()
     try:
         study = flickr.flickr_correlations(settings, args.metrics, datasets, n_boot=args.n_boot,
                                            seed=args.seed, registry=registry, progress=progress)
@@ -100,10 +87,11 @@ def handle_flickr(args: argparse.Namespace) -> int:
 def handle_sick(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     registry = registry_for(settings)
-    bar, progress = _progress_bar()
+    bar, progress = progress_bar()
     try:
         study = sick.sick_study(settings, args.corruption, args.metrics, refs=args.refs, method=args.method,
-                                reference=args.reference, registry=registry, progress=progress)
+                                reference=args.reference, registry=registry, progress=progress,
+                                reading=args.reading)
     finally:
         bar.close()
         registry.close()
@@ -120,7 +108,8 @@ def handle_sick(args: argparse.Namespace) -> int:
               file=sys.stderr)
     matrix = study.correlation_table()
     if args.format == "json":
-        payload = {"corruption": study.corruption, "method": study.method, "reference": study.reference,
+        payload = {"corruption": study.corruption, "reading": study.reading, "method": study.method,
+                   "reference": study.reference,
                    "refs": study.refs, "pairs": len(study.pairs), "unmatched": study.unmatched,
                    "skipped": study.skipped, "signatures": study.signatures,
                    "correlations": _records(matrix.rename(columns={"": "variable"})),
@@ -129,7 +118,8 @@ def handle_sick(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         emit(render(matrix.rename(columns={"": "variable"}), "csv"), args.output)
     else:
-        text = (f"{study.corruption} ({study.description}): {study.method} correlation, {len(study.pairs)} pairs\n"
+        text = (f"{study.corruption} ({study.description}): {study.method} correlation, {len(study.pairs)} pairs, "
+                f"{study.reading} reading\n"
                 + _text(matrix, args.format) + "\n"
                 + _text(study.summary, args.format))
         emit(text, args.output)
@@ -207,6 +197,10 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=stats.METHODS, default="pearson", help="correlation (default: pearson)")
     p.add_argument("--reference", choices=sick.REFERENCE_SOURCES, default="pool",
                    help="score against the original's reference pool (default) or against SICK sentence A alone")
+    p.add_argument("--reading", choices=sick.READINGS, default="trials",
+                   help="trials: the MUTT trials, scores as reported (default); paper: every SICK pair of the type, "
+                        "sentence B against sentence A, error rates negated (the paper's Table 3; --reference and "
+                        "--refs do not apply)")
     p.add_argument("--histograms-out", type=Path, metavar="DIR",
                    help="write <corruption>_histograms.csv and <corruption>_pairs.csv to DIR")
     p.add_argument("--bins", type=int, default=20, help="histogram bins (default: 20)")

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.cli import summary
-from muttlab.cli.common import (add_output_options, emit, parse_int_list, render, settings_from_args,
-                               split_names)
+from muttlab.cli.common import (add_output_options, emit, parse_int_list, progress_bar, render,
+                                settings_from_args, split_names)
 from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
 if TYPE_CHECKING:  # the engine is imported when the command runs, not to build its parser
@@ -46,28 +46,25 @@ def write_trials(results: "Results", path) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from muttlab import api
 
     settings = settings_from_args(args)
     suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
+    if args.split is not None:
+        full, suite = suite, api.select_split(suite, args.split)
+        print(f"note: --split {args.split}: {len(suite.trials)} of {len(full.trials)} trials "
+              f"({', '.join(f'{c} {len(suite.of(c))}' for c in suite.corruptions())})", file=sys.stderr)
     if suite.is_sample:
         print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
               "MUTT experiment sets)", file=sys.stderr)
     ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
-    bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.n = done
-        bar.set_description(message)
-        bar.refresh()
-
+    bar, progress = progress_bar()
     try:
         results = api.run_grid(settings, args.metrics, suite=suite, ref_counts=ref_counts, progress=progress)
     finally:
         bar.close()
+    for warning in results.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.trials_out is not None:
         write_trials(results, args.trials_out)
     if args.format in ("csv", "json"):
@@ -92,6 +89,9 @@ def register(subparsers, common) -> None:
                         help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
                              "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
                              "(MUTT when a data dir is set, else the sample)")
+    parser.add_argument("--split", choices=("test", "train", "trial"), default=None,
+                        help="only trials taken from SICK pairs of this SemEval split (e.g. test: pairs no "
+                             "SICK-trained metric has seen); generated types have no SICK pair and drop out")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
     add_output_options(parser)

@@ -19,7 +19,7 @@ from muttlab.engine.accuracy import accuracy_table, margins, passed
 from muttlab.engine.cache import ScoreCache, context_key, item_key, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.trials import Suite
+from muttlab.engine.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
 
@@ -41,6 +41,7 @@ class Results:
     suite: str = ""
     is_sample: bool = False
     tolerance: float = 0.15
+    warnings: list[str] = field(default_factory=list)
 
     def accuracy(self) -> pd.DataFrame:
         """Accuracy per metric x corruption x refs with counts and 95% CIs, signatures attached."""
@@ -184,19 +185,38 @@ def resolve_ref_counts(suite: Suite, ref_counts: Sequence[int] | None, settings:
     return counts
 
 
+def sick_overlap_warning(metric: Metric, trials) -> str | None:
+    """A warning when a metric learned from SICK scores trials taken from the SICK pairs it saw."""
+    seen = metric.sick_splits_seen()
+    counts = {split: n for split, n in count_in_splits(trials, seen).items() if n}
+    if not counts:
+        return None
+    parts = ", ".join(f"{n} in {split} ({seen[split]})" for split, n in counts.items())
+    total = sum(any(s in seen for s in t.sick_splits) for t in trials)
+    return (f"{metric.name} was trained on SICK and scores {total} of {len(trials)} trials taken "
+            f"from SICK pairs it saw: {parts}; restrict the run to unseen pairs with --split test")
+
+
 def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None = None,
         settings: Settings | None = None, registry: Registry | None = None,
-        progress: ProgressFn | None = None) -> Results:
+        progress: ProgressFn | None = None, split: str | None = None) -> Results:
     """Score every trial of ``suite`` with every metric at every reference count.
+
+    ``split`` (``test``, ``train``, ``trial``) keeps only the trials taken from SICK pairs of that SemEval
+    split (:meth:`Suite.in_split`).
 
     Returns:
       :class:`Results` whose table has one row per trial x metric x refs: the two scores, the margin
-      (positive = the metric did the right thing) and ``passed``.
+      (positive = the metric did the right thing) and ``passed``; ``warnings`` names learned metrics that
+      scored trials from the SICK pairs they were trained on.
     Raises:
-      MuttlabError: unknown or unavailable metric, unknown corruption, impossible reference count, empty suite.
+      MuttlabError: unknown or unavailable metric, unknown corruption or split, impossible reference count,
+      empty suite.
     """
     settings = settings or Settings()
     registry = registry or registry_for(settings)
+    if split is not None:
+        suite = suite.in_split(split)
     if not suite.trials:
         raise MuttlabError(f"suite {suite.name!r} has no trials for the chosen corruption types")
     metric_objs = resolve_metrics(metrics, registry)
@@ -245,5 +265,6 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
     finally:
         scorer.close()
     table = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+    warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
     return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
-                   is_sample=suite.is_sample, tolerance=settings.tolerance)
+                   is_sample=suite.is_sample, tolerance=settings.tolerance, warnings=warnings)

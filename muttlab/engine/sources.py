@@ -7,10 +7,11 @@ raises :class:`~muttlab.errors.DataError` naming the file, the line and what was
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from muttlab.corruptions.extract import EXTRACTORS
 from muttlab.errors import DataError
 from muttlab.resources.bundled import sample_dir
 from muttlab.settings import Settings
@@ -119,11 +120,19 @@ def _load_mutt_set(data_dir: Path, name: str) -> list[Trial]:
 
 @lru_cache(maxsize=8)
 def _mutt_suite_cached(data_dir: Path, names: tuple[str, ...]) -> tuple[Trial, ...]:
-    return tuple(t for name in names for t in _load_mutt_set(data_dir, name))
+    trials = [t for name in names for t in _load_mutt_set(data_dir, name)]
+    sick_path = data_dir / DATA_LAYOUT["sick"]
+    if sick_path.is_file():
+        trials = join_sick(trials, _sick_cached(sick_path))
+    return tuple(trials)
 
 
 def load_mutt_experiments(settings: Settings, names=MUTT_SETS) -> Suite:
-    """The MUTT study's trial sets (``mutt/experiments``), references ordered as in the r20 pool."""
+    """The MUTT study's trial sets (``mutt/experiments``), references ordered as in the r20 pool.
+
+    When the data dir holds ``sick/SICK.txt`` too, every SICK-derived trial carries its SICK pair ids,
+    splits and gold relatedness (:func:`join_sick`).
+    """
     data_file(settings, f"mutt/experiments/{names[0]}_a.json")
     return Suite("mutt", list(_mutt_suite_cached(settings.data_dir, tuple(names))))
 
@@ -178,6 +187,75 @@ def _sick_cached(path: Path) -> tuple[SickPair, ...]:
 def load_sick(settings: Settings) -> list[SickPair]:
     """All SICK pairs from ``sick/SICK.txt``."""
     return list(_sick_cached(data_file(settings, DATA_LAYOUT["sick"])))
+
+
+def _sentence_key(sentence: str) -> str:
+    # Only whitespace differs between the experiment files and SICK.txt (stray trailing spaces in both).
+    return " ".join(sentence.split())
+
+
+def _study_pair(corruption: str, pair: SickPair, original: str) -> bool:
+    """Whether the type's extractor takes this pair with this sentence as the clean one."""
+    extract = EXTRACTORS.get(corruption)
+    found = extract(pair) if extract else None
+    return found is not None and _sentence_key(found.original) == original
+
+
+def join_sick(trials, pairs) -> list[Trial]:
+    """The trials with ``sick_pairs``, ``sick_splits`` and (when unset) ``human_score`` filled in from the
+    SICK pairs made of the same two sentences, in either order.
+
+    The MUTT experiment files carry image ids only; their sentences are SICK's verbatim up to whitespace,
+    so the join is on the text. A trial matching no pair (a generated type, or an edited pair) is kept
+    unchanged. The pair the corruption type's extractor takes (the study's pair) comes first and gives the
+    gold relatedness; among equals, the pair with sentence A = the original.
+    """
+    by_sentences: dict[frozenset, list[SickPair]] = {}
+    for pair in pairs:
+        key = frozenset((_sentence_key(pair.sentence_a), _sentence_key(pair.sentence_b)))
+        by_sentences.setdefault(key, []).append(pair)
+    out = []
+    for trial in trials:
+        original = _sentence_key(trial.original)
+        found = by_sentences.get(frozenset((original, _sentence_key(trial.corrupted))), [])
+        if not found:
+            out.append(trial)
+            continue
+        found = sorted(found, key=lambda p: (not _study_pair(trial.corruption, p, original),
+                                             _sentence_key(p.sentence_a) != original, p.pair_id))
+        score = trial.human_score if trial.human_score is not None else found[0].relatedness
+        out.append(replace(trial, sick_pairs=tuple(p.pair_id for p in found),
+                           sick_splits=tuple(p.split for p in found), human_score=score))
+    return out
+
+
+@dataclass(frozen=True)
+class SickJoin:
+    """How the trials of one corruption type joined to SICK (:func:`sick_join_report`)."""
+
+    corruption: str
+    trials: int
+    joined: int
+    two_pairs: int  # trials whose sentences SICK holds in both orders (two pair ids)
+    splits: dict[str, int]  # trials per split (TRIAL / TRAIN / TEST / MIXED)
+    why_not: str = ""
+
+
+def sick_join_report(suite: Suite) -> list[SickJoin]:
+    """Per corruption type: how many trials carry a SICK pair, by split, and why the others do not."""
+    rows = []
+    for name in suite.corruptions():
+        trials = suite.of(name)
+        joined = [t for t in trials if t.sick_pairs]
+        splits: dict[str, int] = {}
+        for t in joined:
+            splits[t.split] = splits.get(t.split, 0) + 1
+        missing = len(trials) - len(joined)
+        why = ("" if not missing else "generated from a sentence, not taken from a SICK pair"
+               if name not in EXTRACTORS else "the two sentences are no SICK pair (edited, or not from SICK)")
+        rows.append(SickJoin(name, len(trials), len(joined), sum(len(t.sick_pairs) > 1 for t in joined),
+                             dict(sorted(splits.items())), why))
+    return rows
 
 
 # --------------------------------------------------------------------------- Flickr8k

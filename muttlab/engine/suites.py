@@ -24,7 +24,8 @@ from muttlab.corruptions.generate import GENERATORS
 from muttlab.errors import MuttlabError
 from muttlab.engine.pools import load_pools
 from muttlab.settings import DEFAULT_SEED, Settings
-from muttlab.engine.sources import SAMPLE_SCENES, SAMPLE_TRIALS, load_sample_scenes, load_sick
+from muttlab.engine.sources import (DATA_LAYOUT, SAMPLE_SCENES, SAMPLE_TRIALS, join_sick, load_sample_scenes,
+                                    load_sick)
 from muttlab.pairs.store import ACCEPTED, EDITED, PROPOSED, open_store
 from muttlab.engine.trials import Suite, Trial
 
@@ -204,4 +205,6 @@ def suite_from_store(settings: Settings, types: Sequence[str] | None = None,
         raise MuttlabError(f"the pair store ({settings.store_url}) has no pairs with status "
                            f"{'/'.join(statuses)}{' of the chosen types' if types else ''}; "
                            "fill it with `muttlab corrupt`")
+    if settings.data_dir is not None and (settings.data_dir / DATA_LAYOUT["sick"]).is_file():
+        trials = join_sick(trials, load_sick(settings))  # pair ids and splits, for --split and leakage warnings
     return Suite("store", trials, is_sample=all(t.source.startswith("sample:") for t in trials))

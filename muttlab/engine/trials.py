@@ -6,6 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from muttlab.errors import MuttlabError
+
+# SICK's SemEval-2014 splits, and the split of a trial whose two SICK pairs lie in different ones.
+SICK_SPLITS = ("TRIAL", "TRAIN", "TEST")
+MIXED_SPLIT = "MIXED"
+
 
 @dataclass(frozen=True)
 class Trial:
@@ -19,6 +25,10 @@ class Trial:
       source: where the pair came from (``mutt:neg_subj#17``, ``sick:1234``, ``sample:kitchen-2``...).
       human_score: a gold score when one exists (SICK relatedness), else None.
       status: review status in the pair store (``accepted`` for published sets).
+      sick_pairs: ids of the SICK pairs (Marelli et al. 2014) made of the same two sentences, the one the
+        study took first; empty for a generated trial. SICK holds some sentence
+        pairs in both orders (two ids, one relatedness each), so a trial can have two.
+      sick_splits: the SemEval-2014 split of each of those pairs (``TRIAL`` / ``TRAIN`` / ``TEST``).
     """
 
     id: str
@@ -29,9 +39,29 @@ class Trial:
     source: str = ""
     human_score: float | None = None
     status: str = "accepted"
+    sick_pairs: tuple[int, ...] = ()
+    sick_splits: tuple[str, ...] = ()
 
     def refs(self, k: int) -> tuple[str, ...]:
         return self.references[:k]
+
+    @property
+    def sick_pair(self) -> int | None:
+        """The SICK pair this trial was taken from."""
+        return self.sick_pairs[0] if self.sick_pairs else None
+
+    @property
+    def split(self) -> str | None:
+        """The trial's SemEval split: that of its SICK pairs, ``MIXED`` when its two pairs (one per
+        order) lie in different splits, None for a trial not taken from SICK."""
+        if not self.sick_splits:
+            return None
+        return self.sick_splits[0] if len(set(self.sick_splits)) == 1 else MIXED_SPLIT
+
+
+def count_in_splits(trials, splits) -> dict[str, int]:
+    """How many trials have a SICK pair in each of ``splits`` (a trial with pairs in two counts in both)."""
+    return {split: sum(split in t.sick_splits for t in trials) for split in splits}
 
 
 @dataclass
@@ -58,3 +88,11 @@ class Suite:
     def select(self, corruptions: list[str]) -> "Suite":
         wanted = set(corruptions)
         return Suite(self.name, [t for t in self.trials if t.corruption in wanted], self.is_sample)
+
+    def in_split(self, split: str) -> "Suite":
+        """The trials whose SICK pairs all lie in one SemEval split (``test``, ``train``, ``trial``;
+        any case). Generated trials and trials with pairs in two splits are left out."""
+        wanted = split.strip().upper()
+        if wanted not in SICK_SPLITS:
+            raise MuttlabError(f"unknown SICK split {split!r}; use one of {', '.join(s.lower() for s in SICK_SPLITS)}")
+        return Suite(f"{self.name}[{wanted.lower()}]", [t for t in self.trials if t.split == wanted], self.is_sample)

@@ -17,7 +17,13 @@ Where the numbers come from:
   metric's counterpart of "how related is B to A" — with ``reference="sentence"``, B is scored against
   sentence A alone instead (relatedness taken literally). The original's own score is kept too.
 
-Scores are reported as the metrics give them (TERp is an error rate, so it correlates negatively with gold).
+That is the ``trials`` reading (the default): it studies the MUTT trials, and reports scores as the metrics
+give them (TERp is an error rate, so it correlates negatively with gold). The ``paper`` reading is the one
+behind the paper's Table 3: *every* SICK pair of the transformation that the type's extractor finds in
+SICK.txt (:mod:`muttlab.corruptions.extract`; 543 for the negated subject, the count of the study's list),
+SICK sentence B scored against sentence A alone, and error rates negated so that every variable reads "larger
+= more related". It reproduces the table within about 0.1; the trials reading does not (METEOR–TERp is
+negative there, +0.80 in the paper).
 """
 from __future__ import annotations
 
@@ -32,8 +38,9 @@ from muttlab.human import stats
 from muttlab.errors import DataError, MuttlabError
 from muttlab.engine.runner import registry_for
 from muttlab.settings import Settings
-from muttlab.engine.sources import data_file, load_mutt_experiments, read_lines
-from muttlab.human.scoring import ProgressFn, choose_metrics, score_with
+from muttlab.corruptions.extract import EXTRACTORS
+from muttlab.engine.sources import data_file, load_mutt_experiments, load_sick, read_lines
+from muttlab.human.scoring import ProgressFn, choose_metrics, oriented, score_with
 from muttlab.engine.trials import Trial
 from muttlab.metrics.registry import Registry
 
@@ -42,6 +49,8 @@ SICK_CORRUPTIONS = ("neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "
 # The metrics of the study's table (MUTT §5).
 STUDY_METRICS = ("METEOR-1.5", "BADGER-like", "TERp")
 REFERENCE_SOURCES = ("pool", "sentence")
+# trials: the MUTT trials, scores as reported; paper: every SICK pair of the type, B against A, oriented.
+READINGS = ("trials", "paper")
 GOLD = "gold"
 
 _FIELD = re.compile(r"^\s*(dataset|orig|sent|corr|score):\s*(.*?)\s*$")
@@ -140,9 +149,10 @@ class SickStudy:
     """The inconsistency study for one corruption type.
 
     Attributes:
-      pairs: one row per matched pair: ``trial`` (experiment trial id), ``sentence``, ``corrupted``,
-        ``gold`` (relatedness), then per metric ``<metric>`` (score of the corruption) and
-        ``<metric>:orig`` (score of the original sentence).
+      pairs: one row per pair: ``trial`` (experiment trial id; ``sick:<id>`` in the paper reading),
+        ``pair_id`` and ``split`` (the SICK pair and its SemEval split), ``sentence``, ``corrupted`` (in the
+        paper reading SICK sentence A and B), ``gold`` (relatedness), then per metric ``<metric>`` (score of
+        the corruption, of B) and, for the pool, ``<metric>:orig`` (score of the original sentence).
       correlations: the square matrix of ``method`` correlations between gold and the metrics' scores
         of the corruption (index and columns: ``gold``, then the metrics).
       summary: per variable, n / mean / std / min / max (the gold row's mean and std are the study's
@@ -162,10 +172,15 @@ class SickStudy:
     listed: int
     skipped: dict[str, str] = field(default_factory=dict)
     signatures: dict[str, str] = field(default_factory=dict)
+    reading: str = "trials"
 
     def notes(self) -> list[str]:
-        notes = [f"{self.corruption}: {len(self.pairs)} of {self.listed} listed SICK pairs have an experiment "
-                 f"trial with references ({self.unmatched} without are left out)"]
+        if self.reading == "paper":
+            notes = [f"{self.corruption}: every SICK pair of the type ({len(self.pairs)}; the study lists "
+                     f"{self.listed}), sentence B scored against sentence A, error rates negated"]
+        else:
+            notes = [f"{self.corruption}: {len(self.pairs)} of {self.listed} listed SICK pairs have an experiment "
+                     f"trial with references ({self.unmatched} without are left out)"]
         return notes + [f"{name} skipped: {why}" for name, why in self.skipped.items()]
 
     def correlation_table(self) -> pd.DataFrame:
@@ -207,9 +222,32 @@ def match_pairs(settings: Settings, corruption: str) -> tuple[list[tuple[Corrupt
     return matched, listing
 
 
+def _paper_frame(settings: Settings, corruption: str) -> pd.DataFrame:
+    """Every SICK pair the type's extractor takes, as SICK has it (sentence A, sentence B)."""
+    extract = EXTRACTORS[corruption]
+    pairs = [p for p in load_sick(settings) if extract(p) is not None]
+    return pd.DataFrame({
+        "trial": [f"sick:{p.pair_id}" for p in pairs], "pair_id": [p.pair_id for p in pairs],
+        "split": [p.split for p in pairs], "dataset": [p.dataset_a for p in pairs],
+        "sentence": [p.sentence_a.strip() for p in pairs], "corrupted": [p.sentence_b.strip() for p in pairs],
+        GOLD: [p.relatedness for p in pairs]})
+
+
+def _trials_frame(matched: list[tuple[CorruptionPair, Trial]]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "trial": [t.id for _, t in matched],
+        "pair_id": [t.sick_pair for _, t in matched],
+        "split": [t.split for _, t in matched],
+        "dataset": [p.dataset for p, _ in matched],
+        "sentence": [p.sentence for p, _ in matched],
+        "corrupted": [p.corrupted for p, _ in matched],
+        GOLD: [p.relatedness for p, _ in matched],
+    })
+
+
 def sick_study(settings: Settings, corruption: str = "neg_subj", metrics=STUDY_METRICS, refs: int | None = None,
                method: str = "pearson", reference: str = "pool", registry: Registry | None = None,
-               progress: ProgressFn | None = None) -> SickStudy:
+               progress: ProgressFn | None = None, reading: str = "trials") -> SickStudy:
     """Gold relatedness against metric scores for one SICK-derived corruption type (MUTT §5).
 
     Args:
@@ -219,39 +257,47 @@ def sick_study(settings: Settings, corruption: str = "neg_subj", metrics=STUDY_M
       refs: how many references of the pool to use (the first k; default: the whole pool of 20).
       method: correlation of the matrix: ``pearson`` (default), ``spearman``, ``kendall_b``, ``kendall_c``.
       reference: ``pool`` (the original's references) or ``sentence`` (sentence A is the only reference).
+      reading: ``trials`` (the MUTT trials, scores as reported; ``reference`` and ``refs`` apply) or
+        ``paper`` (every SICK pair of the type, B against A, error rates negated: the paper's Table 3).
     Returns:
       :class:`SickStudy`.
     Raises:
-      MuttlabError: unknown corruption, metric, method or reference source; impossible ``refs``.
+      MuttlabError: unknown corruption, metric, method, reading or reference source; impossible ``refs``.
     """
     if method not in stats.METHODS:
         raise MuttlabError(f"unknown correlation method {method!r}; use one of {', '.join(stats.METHODS)}")
     if reference not in REFERENCE_SOURCES:
         raise MuttlabError(f"unknown reference source {reference!r}; use one of {', '.join(REFERENCE_SOURCES)}")
+    if reading not in READINGS:
+        raise MuttlabError(f"unknown reading {reading!r}; use one of {', '.join(READINGS)}")
     registry = registry or registry_for(settings)
-    matched, listing = match_pairs(settings, corruption)
-    if not matched:
-        raise MuttlabError(f"no pair of mutt/corruptions/{corruption}.txt matches an experiment trial; "
-                           "check that the data dir holds the study's files unchanged")
-    pool = min(len(t.references) for _, t in matched)
-    if refs is not None and not 1 <= refs <= pool:
-        raise MuttlabError(f"--refs {refs} is not possible: the pools have {pool} references; choose 1 to {pool}")
-    choice = choose_metrics(metrics, registry)
-    if reference == "pool":
-        references = [list(t.refs(refs or pool)) for _, t in matched]
+    listing = load_corruption_list(settings, corruption)
+    if reading == "paper":
+        if refs is not None:
+            raise MuttlabError("--refs applies to the trials reading; the paper reading scores sentence B "
+                               "against sentence A alone")
+        frame, reference, unmatched = _paper_frame(settings, corruption), "sentence", 0
+        references = [[a] for a in frame["sentence"]]
     else:
-        references = [[p.sentence] for p, _ in matched]
-    frame = pd.DataFrame({
-        "trial": [t.id for _, t in matched],
-        "dataset": [p.dataset for p, _ in matched],
-        "sentence": [p.sentence for p, _ in matched],
-        "corrupted": [p.corrupted for p, _ in matched],
-        GOLD: [p.relatedness for p, _ in matched],
-    })
+        matched, listing = match_pairs(settings, corruption)
+        if not matched:
+            raise MuttlabError(f"no pair of mutt/corruptions/{corruption}.txt matches an experiment trial; "
+                               "check that the data dir holds the study's files unchanged")
+        pool = min(len(t.references) for _, t in matched)
+        if refs is not None and not 1 <= refs <= pool:
+            raise MuttlabError(f"--refs {refs} is not possible: the pools have {pool} references; choose 1 to {pool}")
+        refs = (refs or pool) if reference == "pool" else None
+        frame, unmatched = _trials_frame(matched), len(listing.pairs) - len(matched)
+        if reference == "pool":
+            references = [list(t.refs(refs)) for _, t in matched]
+        else:
+            references = [[p.sentence] for p, _ in matched]
+    choice = choose_metrics(metrics, registry)
     for step, metric in enumerate(choice.metrics):
         if progress:
             progress(step, len(choice.metrics), f"scoring {metric.name}")
-        frame[metric.name] = score_with(metric, list(frame["corrupted"]), references, settings, registry)
+        scores = score_with(metric, list(frame["corrupted"]), references, settings, registry)
+        frame[metric.name] = oriented(scores, metric) if reading == "paper" else scores
         if reference == "pool":
             frame[f"{metric.name}:orig"] = score_with(metric, list(frame["sentence"]), references, settings, registry)
     if progress:
@@ -264,7 +310,6 @@ def sick_study(settings: Settings, corruption: str = "neg_subj", metrics=STUDY_M
     summary = frame[variables].agg(["count", "mean", "std", "min", "max"]).T.reset_index(names="variable")
     summary = summary.rename(columns={"count": "n"}).astype({"n": int})
     return SickStudy(corruption=corruption, description=listing.description, pairs=frame, correlations=matrix,
-                     summary=summary, method=method, metrics=choice.names, reference=reference,
-                     refs=(refs or pool) if reference == "pool" else None,
-                     unmatched=len(listing.pairs) - len(matched), listed=len(listing.pairs),
-                     skipped=dict(choice.skipped), signatures={m.name: m.signature() for m in choice.metrics})
+                     summary=summary, method=method, metrics=choice.names, reference=reference, refs=refs,
+                     unmatched=unmatched, listed=len(listing.pairs), skipped=dict(choice.skipped),
+                     signatures={m.name: m.signature() for m in choice.metrics}, reading=reading)

@@ -42,6 +42,16 @@ def test_sick_table_and_histograms(base_args, tmp_path, capsys):
     assert [r["variable"] for r in payload["correlations"]] == ["gold", "BLEU-1"]
 
 
+def test_sick_paper_reading(base_args, capsys):
+    assert main(["correlate", "sick", *base_args, "--corruption", "det_sub", "--metrics", "BLEU-1",
+                 "--reading", "paper", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    # det_sub: the study's list has 150 pairs, all of them SICK pairs the extractor finds.
+    assert (payload["reading"], payload["pairs"], payload["reference"]) == ("paper", 150, "sentence")
+    assert "every SICK pair of the type (150" in captured.err
+
+
 def test_dbleu_on_a_user_file(base_args, tmp_path, capsys):
     path = tmp_path / "set.jsonl"
     lines = [{"hypothesis": f"a man number {i} rides a horse", "references": [["a man rides a horse", 1.0],

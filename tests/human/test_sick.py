@@ -115,3 +115,36 @@ def test_bad_requests_are_user_errors(settings):
         sick.sick_study(settings, "neg_subj", ["BLEU-1"], refs=30)
     with pytest.raises(MuttlabError, match="unknown correlation"):
         sick.sick_study(settings, "neg_subj", ["BLEU-1"], method="cosine")
+
+
+def test_paper_reading_is_every_sick_pair_b_against_a_oriented(settings, data_dir):
+    study = sick.sick_study(settings, "neg_subj", ["BLEU-1", "TER"], reading="paper")
+    header = sick.load_corruption_list(settings, "neg_subj")
+    # The study's list header (num 543, mean 3.62504604051, stddev 0.444925602341) describes the same pairs.
+    assert len(study.pairs) == header.declared_count == 543 and study.listed == 543
+    assert study.pairs["gold"].mean() == pytest.approx(header.declared_mean, abs=1e-9)
+    assert study.pairs["gold"].std(ddof=0) == pytest.approx(header.declared_stddev, abs=1e-9)
+    sick_txt = {p.pair_id: p for p in sick.load_sick(settings)}
+    rows = study.pairs.head(25)
+    assert all(sick_txt[i].sentence_a.strip() == a for i, a in zip(rows["pair_id"], rows["sentence"]))
+    registry = registry_for(settings)
+    refs = [[a] for a in rows["sentence"]]
+    assert np.allclose(rows["BLEU-1"], registry.get("BLEU-1").score(list(rows["corrupted"]), refs))
+    # TER is an error rate: negated, so every variable reads "larger = more related".
+    assert np.allclose(rows["TER"], -registry.get("TER").score(list(rows["corrupted"]), refs))
+    assert study.reading == "paper" and study.reference == "sentence" and study.refs is None
+    assert "every SICK pair" in study.notes()[0]
+    with pytest.raises(MuttlabError, match="--refs applies to the trials reading"):
+        sick.sick_study(settings, "neg_subj", ["BLEU-1"], refs=5, reading="paper")
+    with pytest.raises(MuttlabError, match="unknown reading"):
+        sick.sick_study(settings, "neg_subj", ["BLEU-1"], reading="table3")
+
+
+def test_paper_reading_reproduces_table_3_for_meteor_and_terp(settings):
+    """Boag et al. 2016, Table 3: gold~METEOR 0.09, gold~TERp 0.07, METEOR~TERp 0.80 (the BADGER cells
+    depend on the BADGER reimplementation and are checked by `muttlab reproduce`)."""
+    study = sick.sick_study(settings, "neg_subj", ["METEOR-1.5", "TERp"], reading="paper")
+    r = study.correlations
+    assert r.loc["gold", "METEOR-1.5"] == pytest.approx(0.09, abs=0.1)
+    assert r.loc["gold", "TERp"] == pytest.approx(0.07, abs=0.1)
+    assert r.loc["METEOR-1.5", "TERp"] == pytest.approx(0.80, abs=0.1)
