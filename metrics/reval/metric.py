@@ -7,6 +7,8 @@ score is mapped to [0, 1] as (ŷ − 1) / 4.
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,13 +31,66 @@ def checkpoint_name(model: str) -> str:
     return f"reval-{model}.pt"
 
 
+# In the model folder: which trained model each slot uses (written only by ``muttlab models install``).
+INSTALLED_FILE = "installed.json"
+
+
+def slot(model: str) -> str:
+    """The name under which a ReVal model is installed (``reval-treelstm``)."""
+    return f"reval-{model}"
+
+
+def read_installed(model_dir: Path | None) -> dict[str, dict]:
+    """slot -> {"id", "file" (relative to the model folder), ...}; empty without a folder or a file.
+
+    Raises:
+      MetricUnavailable: the file exists but cannot be read (it is never guessed around: a damaged
+        registry must not silently switch a metric to another model).
+    """
+    if model_dir is None:
+        return {}
+    path = Path(model_dir) / INSTALLED_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not all(isinstance(v, dict) and "file" in v for v in data.values()):
+            raise ValueError("expected an object of {slot: {id, file}}")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise MetricUnavailable(f"{path}: cannot read the installed models ({exc}); fix it or remove it to "
+                                "use the shipped models") from None
+    return data
+
+
+def installed_checkpoint(model: str, model_dir: Path | None) -> Path | None:
+    """The checkpoint a maintainer installed for ``model`` in ``model_dir`` (it may be missing), else None."""
+    entry = read_installed(model_dir).get(slot(model))
+    if entry is None:
+        return None
+    folder = Path(model_dir).resolve()
+    path = (folder / entry["file"]).resolve()
+    if folder not in path.parents:
+        raise MetricUnavailable(f"{Path(model_dir) / INSTALLED_FILE}: {slot(model)} points outside the model "
+                                f"folder ({entry['file']!r}); reinstall it with `muttlab models install`")
+    return path
+
+
 def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
-    """The checkpoint a ReVal metric uses: the model folder's first, else the bundled one, else None."""
-    for folder in ([Path(model_dir)] if model_dir else []) + [PUBLISHED_DIR]:
-        path = folder / checkpoint_name(model)
-        if path.is_file():
-            return path
-    return None
+    """The checkpoint a ReVal metric uses: the one installed in the model folder, else the shipped one.
+
+    A checkpoint merely lying in the model folder is not used: training writes new files there, and only
+    installing one (a maintainer's recorded action) changes what the metric computes.
+    """
+    installed = installed_checkpoint(model, model_dir)
+    if installed is not None:
+        return installed
+    path = PUBLISHED_DIR / checkpoint_name(model)
+    return path if path.is_file() else None
+
+
+def model_id(data: bytes) -> str:
+    """A model's id: the start of the SHA-256 of its checkpoint file, so different weights never share one."""
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 # Sentence encodings by checkpoint digest, then sentence: instances with the same model (the ReVal-TreeLSTM
@@ -66,8 +121,13 @@ class ReVal(Metric):
 
     Args:
       model: ``lstm`` or ``treelstm`` (child-sum dependency Tree-LSTM).
-      model_dir: folder searched first for ``reval-<model>.pt`` (``muttlab reval train`` writes there);
-        the checkpoints bundled in ``data/models`` are the fallback.
+      model_dir: the model folder; the model installed there (``muttlab models install``) is used, else the
+        checkpoint shipped in ``data/models``.
+      checkpoint: a checkpoint file to use instead (evaluation, tests).
+
+    The checkpoint is pinned at first use: its id (content hash) goes into the signature and the weights
+    are loaded from the very bytes that were hashed, so installing another model later never lets this
+    instance score under one model's key with another model's weights.
     """
 
     name: ClassVar[str] = "ReVal"
@@ -79,40 +139,57 @@ class ReVal(Metric):
     parallel: ClassVar[bool] = False
     MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has about 40,000)
 
-    def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None):
+    def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None,
+                 checkpoint: Path | str | None = None):
         if model not in MODELS:
             raise ValueError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
         self.model = model
         self.name = NAMES[model]
         self.model_dir = Path(model_dir) if model_dir else None
+        self._explicit = Path(checkpoint) if checkpoint else None
         self._net = None
         self._vectors = None
-        self._digest: str | None = None
+        self._pinned: tuple[Path, str, bytes | None] | None = None  # path, id, bytes until loaded
         self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
 
     @property
     def checkpoint(self) -> Path | None:
-        return find_checkpoint(self.model, self.model_dir)
+        """The checkpoint this instance uses (pinned once it has been read)."""
+        if self._pinned is not None:
+            return self._pinned[0]
+        return self._explicit or find_checkpoint(self.model, self.model_dir)
 
     def params(self) -> dict[str, object]:
-        # The checkpoint's digest makes retraining invalidate cached scores.
-        return {"model": self.model, "ckpt": self._checkpoint_digest()}
+        # The model id (content hash) keys every cached score: no two models' scores share a key.
+        return {"model": self.model, "ckpt": self.model_id}
 
     def _memo_key(self) -> str:
-        return f"{self.model}:{self._checkpoint_digest()}"
+        return f"{self.model}:{self.model_id}"
 
-    def _checkpoint_digest(self) -> str:
-        if self._digest is None:
+    @property
+    def model_id(self) -> str:
+        """The id of the checkpoint in use; reading it pins the checkpoint to this instance."""
+        self.check_available()
+        if self._pinned is None:
             path = self.checkpoint
-            self._digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path else "none"
-        return self._digest
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise MetricUnavailable(f"{self.name}: cannot read {path} ({exc})") from None
+            self._pinned = (path, model_id(data), data)
+        return self._pinned[1]
 
     def check_available(self) -> None:
-        if self.checkpoint is None:
+        path = self.checkpoint
+        if path is None:
             raise MetricUnavailable(
-                f"{self.name}: no trained model (looked for {checkpoint_name(self.model)} in "
-                f"{self.model_dir or 'the model folder'} and {PUBLISHED_DIR}); "
-                f"train it with `muttlab reval train --model {self.model}`")
+                f"{self.name}: no trained model (none installed in {self.model_dir or 'the model folder'} and "
+                f"no {checkpoint_name(self.model)} in {PUBLISHED_DIR}); train one with `muttlab reval train "
+                f"--model {self.model}` and install it with `muttlab models install`")
+        if self._pinned is None and not path.is_file():
+            raise MetricUnavailable(
+                f"{self.name}: the installed model {path} is missing; uninstall it with `muttlab models "
+                f"uninstall {slot(self.model)}` to use the shipped model, or install another")
         try:
             import torch  # noqa: F401
         except ImportError as exc:
@@ -127,11 +204,22 @@ class ReVal(Metric):
                 vectors = WordVectors(load_glove(), DIM)
             except VectorsMissing as exc:
                 raise MetricUnavailable(f"{self.name}: {exc}") from exc
+            _ = self.model_id  # pins the checkpoint: the weights below are the bytes that were hashed
+            path, digest, data = self._pinned
+            if data is None:  # loaded before and closed since: read again, and only the same model
+                try:
+                    data = path.read_bytes()
+                except OSError as exc:
+                    raise MetricUnavailable(f"{self.name}: cannot read {path} ({exc})") from None
+                if model_id(data) != digest:
+                    raise MetricUnavailable(f"{self.name}: {path} has changed since model {digest} was loaded; "
+                                            "models are replaced by installing a new one, never in place")
             try:
-                self._net = load_checkpoint(self.checkpoint)
+                self._net = load_checkpoint(io.BytesIO(data))
             except ValueError as exc:
-                raise MetricUnavailable(f"{self.name}: {exc}; train it again with "
+                raise MetricUnavailable(f"{self.name}: {path}: {exc}; train it again with "
                                         f"`muttlab reval train --model {self.model} --force`") from exc
+            self._pinned = (path, digest, None)  # the weights are loaded; the bytes are not needed any more
             self._vectors = vectors
             self._encoded = _ENCODED.setdefault(self._memo_key(), {})
         return self._net

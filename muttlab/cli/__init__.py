@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "corrupt": ("corrupt", "build corruption pairs from SICK or the sample into the pair store"),
     "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
+    "models": ("models", "list, install and uninstall the learned metrics' models"),
+    "users": ("users", "dashboard accounts: add, remove, passwd, list"),
 }
 
 EXIT_USER_ERROR = 2

@@ -53,9 +53,19 @@ def cache_for(settings: Settings) -> ScoreCache:
     return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None)
 
 
-def model_dir(settings: Settings) -> Path:
-    """Where trained checkpoints and tuned parameters of learned metrics are kept."""
-    return settings.cache_dir / "models"
+def model_dir(settings: Settings) -> Path | None:
+    """Where trained checkpoints and tuned parameters of learned metrics are kept; None on a read-only
+    server, whose metrics use the shipped models only."""
+    return settings.model_dir
+
+
+def writable_model_dir(settings: Settings) -> Path:
+    """The model folder, for writing a trained model or tuned parameters; a MuttlabError on a read-only server."""
+    folder = settings.model_dir
+    if folder is None:
+        raise MuttlabError("this server is read-only (MUTTLAB_READ_ONLY): it has no model folder, so nothing "
+                           "can be trained or tuned here")
+    return folder
 
 
 def registry_for(settings: Settings) -> Registry:
