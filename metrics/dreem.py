@@ -219,7 +219,8 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
         # (three MUTT reference pools of the study hold a blank reference).
         full = np.array([bool(c.strip() and r.strip()) for c, r in zip(candidates, references)], dtype=bool)
         keep = np.flatnonzero(full)
-        encoded = (encoder or reval_encoder(model_dir)).encodings([candidates[i] for i in keep] + [references[i] for i in keep])
+        encoder = encoder or reval_encoder(model_dir)
+        encoded = encoder.encodings([candidates[i] for i in keep] + [references[i] for i in keep])
         a, b = encoded[:len(keep)], encoded[len(keep):]
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cosines["reval"] = np.zeros(len(candidates))

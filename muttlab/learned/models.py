@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import tempfile
@@ -25,7 +24,8 @@ from muttlab.access.roles import Action, Identity, require
 from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.errors import MuttlabError
 from muttlab.metrics.reval import metric as reval_metric
-from muttlab.metrics.reval.metric import INSTALLED_FILE, model_id, read_installed
+from muttlab.metrics.reval.installed import installed_state as _installed_state
+from muttlab.metrics.reval.installed import model_id, read_installed
 from muttlab.settings import Settings
 
 LOG_FILE = "install-log.jsonl"
@@ -111,12 +111,7 @@ def find(settings: Settings, ident: str) -> ModelRecord:
 
 def installed_state(settings: Settings) -> str:
     """A token that changes whenever a model is installed or uninstalled (for caches of metric objects)."""
-    folder = model_dir(settings)
-    path = folder / INSTALLED_FILE if folder is not None else None
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path is not None else ""
-    except OSError:
-        return ""
+    return _installed_state(model_dir(settings))
 
 
 @contextmanager
@@ -136,7 +131,7 @@ def _write_installed(folder: Path, entries: dict) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(entries, out, indent=2, sort_keys=True)
             out.write("\n")
-        os.replace(tmp, folder / INSTALLED_FILE)
+        os.replace(tmp, folder / reval_metric.INSTALLED_FILE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -8,7 +8,6 @@ from argparse import Namespace
 
 import pytest
 
-from muttlab.access import sessions
 from muttlab.access.roles import ANONYMOUS, Action, Identity, Role, can, local_operator, require
 from muttlab.access.sessions import Authenticator, RateLimiter, SignInRefused
 from muttlab.access.users import UserStore

@@ -81,6 +81,7 @@ def test_installed_model_scores_under_its_own_id_and_never_under_the_shipped_key
     late = registry_for(settings)
     metric = late.get("ReVal-TreeLSTM")
     assert f"ckpt:{trained_id}" in metric.signature()
+    assert f"reval:{trained_id}" in late.get("DREEM").signature()  # the shipped DREEM weights its reval representation
     with_trained = score_batches(metric, [BATCH], settings, late)[0]
     assert not np.allclose(with_trained, expected, atol=1e-4)  # a different model, or the test proves nothing
     # whatever the early object scores, its signature names the model whose weights it used
