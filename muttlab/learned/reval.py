@@ -25,7 +25,8 @@ from muttlab.errors import DataError, MuttlabError
 from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_sick, read_table
-from muttlab.metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint, installed_checkpoint
+from muttlab.metrics.reval.metric import (PUBLISHED_DIR, checkpoint_name, find_checkpoint,
+                                         installed_checkpoint, model_id)  # noqa: F401 (model_id: re-export)
 from muttlab.metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
                                  save_checkpoint)
 from muttlab.metrics.reval.train import Inputs, Pair, Progress, TrainConfig, TrainResult, pearson, predict, train
