@@ -112,7 +112,10 @@ def _models_panel(settings, actor) -> None:
                                                            f"{r.info.get('dev_pearson', float('nan')):.4f}"
                                                            for r in trained if r.id == i),
                                 placeholder="none trained yet")
-        if act.button("Install", key="learned-install", icon=":material/upload:", disabled=choice is None):
+        if act.button("Install", key="learned-install", icon=":material/upload:"):
+            if choice is None:
+                st.info("Train a model first: only trained models can be installed.")
+                return
             try:
                 record = models.install(settings, actor, choice)
             except MuttlabError as exc:
