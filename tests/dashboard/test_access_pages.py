@@ -52,6 +52,15 @@ def _markdown_bodies(at) -> list[str]:
     return [e.value for kind in kinds for e in at.get(kind)]
 
 
+def test_xsrf_protection_and_the_upload_cap_stay_on():
+    import tomllib
+
+    from muttlab.resources.bundled import dashboard_dir
+
+    server = tomllib.loads((dashboard_dir() / "config.toml").read_text())["server"]
+    assert server["enableXsrfProtection"] is True and 0 < server["maxUploadSize"] <= 20
+
+
 def test_a_clients_clear_cache_message_drops_nothing_shared(app_env):
     at = open_page("run")  # builds the shared registry, catalogue and suite, and installs the refusal
     assert not shown_errors(at)
