@@ -46,7 +46,12 @@ def _access_panel(settings, access: auth.Access) -> None:
             st.rerun()
         return
     st.info(ui.md_text(access.reason), icon=":material/lock:")
-    if not auth.can_sign_in(settings) or not access.identity.anonymous:
+    if not access.identity.anonymous:  # signed in, with a role that cannot edit
+        if st.button("Sign out", key="annotate-signout"):
+            auth.sign_out()
+            st.rerun()
+        return
+    if not auth.can_sign_in(settings):
         return
     with st.form("annotate-signin", border=True):
         st.markdown("**Sign in to edit**")

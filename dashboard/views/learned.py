@@ -188,6 +188,12 @@ def page() -> None:
             ui.table(history, f"reval-{model}-history", key="learned-history")
 
     actor = auth.identity(settings)
+    if not actor.anonymous:
+        who, out = st.columns([6, 1], vertical_alignment="center")
+        who.caption(f"Signed in as {ui.md_text(actor.name)} ({actor.role.value}).")
+        if out.button("Sign out", key="learned-signout"):
+            auth.sign_out()
+            st.rerun()
     st.subheader("Train")
     may_train, why = allowed(actor, Action.TRAIN, settings)
     if settings.read_only:
