@@ -2,7 +2,8 @@
 
 The limiter is server-side state shared by every session of the process (not a browser session's state,
 which a visitor resets by opening a new tab). Failures are counted per user name and per client; after
-``free`` failures a key is locked for ``base`` seconds, doubling with each further failure up to
+``free`` failures a name (``client_free`` failures a client address, which a reverse proxy or a campus NAT
+shares between many people) is locked for ``base`` seconds, doubling with each further failure up to
 ``cap`` (exponential back-off, as RFC 6238 §5.2 and NIST SP 800-63B §5.2.2 recommend for guessable
 secrets). A correct sign-in clears the name's and the client's counts.
 """
@@ -37,8 +38,9 @@ class RateLimiter:
     """Failed attempts by key, with exponential back-off. Thread-safe; ``clock`` is injectable for tests."""
 
     def __init__(self, free: int = 5, base: float = 2.0, cap: float = 900.0, max_keys: int = 100_000,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, client_free: int | None = None):
         self.free, self.base, self.cap, self.max_keys = free, base, cap, max_keys
+        self.client_free = client_free if client_free is not None else 4 * free
         self.clock = clock
         self._lock = threading.Lock()
         self._failures: dict[str, _Failures] = {}
@@ -58,8 +60,9 @@ class RateLimiter:
             for key in keys:
                 entry = self._failures.setdefault(key, _Failures())
                 entry.count += 1
-                if entry.count >= self.free:
-                    delay = min(self.cap, self.base * 2 ** (entry.count - self.free))
+                free = self.client_free if key.startswith("client:") else self.free
+                if entry.count >= free:
+                    delay = min(self.cap, self.base * 2 ** (entry.count - free))
                     entry.locked_until = max(entry.locked_until, now + delay)
 
     def succeeded(self, *keys: str) -> None:

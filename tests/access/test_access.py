@@ -94,7 +94,7 @@ def test_bad_names_and_short_passwords_are_refused(settings, users):
 
 def test_rate_limit_backs_off_per_name_and_per_client(settings, users):
     clock = Clock()
-    auth = Authenticator(settings, RateLimiter(free=3, base=2.0, cap=60.0, clock=clock), clock=clock)
+    auth = Authenticator(settings, RateLimiter(free=3, base=2.0, cap=60.0, clock=clock, client_free=3), clock=clock)
     for _ in range(3):
         with pytest.raises(SignInRefused, match="do not match"):
             auth.sign_in("max", "guess", client="10.0.0.1")
@@ -118,10 +118,20 @@ def test_rate_limit_backs_off_per_name_and_per_client(settings, users):
     assert auth.limiter.wait("user:max") == 0
 
 
+def test_a_shared_client_address_tolerates_more_failures_than_one_name():
+    clock = Clock()
+    limiter = RateLimiter(free=2, client_free=4, clock=clock)
+    for name in ("a", "b", "c"):  # three people behind one proxy, each mistyping once
+        limiter.failed(f"user:{name}", "client:proxy")
+    assert limiter.wait("client:proxy") == 0 and limiter.wait("user:a") == 0
+    limiter.failed("user:d", "client:proxy")
+    assert limiter.wait("client:proxy") == pytest.approx(2.0)
+
+
 def test_rate_limit_is_shared_between_authenticators_of_one_server(settings, users):
     # Every browser session builds its own Authenticator; the limiter is the server's.
     clock = Clock()
-    limiter = RateLimiter(free=2, clock=clock)
+    limiter = RateLimiter(free=2, clock=clock, client_free=2)
     for _ in range(2):
         with pytest.raises(SignInRefused):
             Authenticator(settings, limiter, clock=clock).sign_in("max", "guess", client="c")
@@ -142,7 +152,7 @@ def test_sessions_expire(settings, users):
 
 def test_token_sign_in_gives_annotators_only_and_is_rate_limited(settings):
     clock = Clock()
-    auth = Authenticator(settings, RateLimiter(free=2, clock=clock), clock=clock)
+    auth = Authenticator(settings, RateLimiter(free=2, clock=clock, client_free=2), clock=clock)
     assert auth.sign_in_with_token("ann", "s3cret-token", "s3cret-token", "c").identity == ANNOTATOR
     for _ in range(2):
         with pytest.raises(SignInRefused):
