@@ -100,5 +100,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         try:
             settings = replace(settings, session_ttl=max(60, int(ttl)))
         except ValueError:
-            raise ValueError(f"MUTTLAB_SESSION_TTL={ttl!r}: give the number of seconds a sign-in lasts") from None
+            from muttlab.errors import MuttlabError
+            raise MuttlabError(f"MUTTLAB_SESSION_TTL={ttl!r}: give the number of seconds a sign-in lasts, "
+                               "e.g. 28800") from None
     return settings.with_overrides(**overrides)

@@ -171,6 +171,8 @@ def test_settings_from_the_environment(tmp_path):
                             "MUTTLAB_MODEL_DIR": str(tmp_path / "m")})
     assert (loaded.users_file, loaded.session_ttl, loaded.model_dir) == (tmp_path / "u.json", 600, tmp_path / "m")
     assert load_settings({"MUTTLAB_READ_ONLY": "1", "MUTTLAB_MODEL_DIR": str(tmp_path)}).model_dir is None
+    with pytest.raises(MuttlabError, match="MUTTLAB_SESSION_TTL='8h'"):
+        load_settings({"MUTTLAB_SESSION_TTL": "8h"})
 
 
 # --------------------------------------------------------------------------- muttlab users
