@@ -12,7 +12,7 @@ from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.state import SessionState
 
 from muttlab.access.roles import ANONYMOUS, Identity, Role, local_operator
-from muttlab.access.sessions import Session
+from muttlab.access.sessions import RateLimiter, Session
 from muttlab.access.users import UserStore
 from muttlab.dashboard import auth, services, shared
 from muttlab.engine.trials import Trial
@@ -120,7 +120,10 @@ def test_markdown_and_html_in_pair_fields_are_shown_as_text(poisoned):
     assert f"source: {IMAGE}" in html  # the caption shows the characters, escaped as HTML text
 
 
-def test_sign_in_with_an_account_then_guessing_is_locked_out(accounts, poisoned):
+def test_sign_in_with_an_account_then_guessing_is_locked_out(accounts, poisoned, monkeypatch):
+    # The server's limiter, on a stopped clock: the lock-out cannot run out while the pages load.
+    limiter = RateLimiter(clock=lambda: 1000.0)
+    monkeypatch.setattr(auth, "_limiter", lambda settings: limiter)
     at = open_page("annotate")
     for attempt in range(5):
         at.text_input(key="signin-name").input("ann")
