@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from muttlab.dashboard.shared import refuse_client_cache_clearing
+
 # Page files, relative to this script, grouped as the navigation shows them. They live in ``views/``, not
 # ``pages/``: a ``pages/`` folder beside the entry point puts Streamlit into its legacy multipage mode,
 # where a deep link such as /human runs the page file alone, without this navigation or page config.
@@ -31,6 +33,8 @@ def pages() -> dict[str, list[st.Page]]:
 
 
 def main() -> None:
+    # Before anything is cached: no browser message may empty the caches other visitors rely on.
+    refuse_client_cache_clearing()
     st.set_page_config(page_title="MUTT Lab", page_icon=":material/science:", layout="wide")
     navigation = st.navigation(pages())
     navigation.run()

@@ -1,33 +1,41 @@
-"""Who may edit corruption pairs from the dashboard.
+"""Who this browser session is, for the pages: signing in and out through :mod:`muttlab.access`.
 
-Viewing needs no login. Editing needs the annotator credential, configured as ``annotator_token`` in
-``.streamlit/secrets.toml`` or as ``MUTTLAB_ANNOTATOR_TOKEN`` (``Settings.annotator_token``). With
-``Settings.read_only`` (``MUTTLAB_READ_ONLY=1``, the hosted demo) nobody can edit, whatever they type;
-the pair store refuses writes at its own level as well.
+Anyone is a viewer. Accounts (annotator, maintainer) live in the users file (``MUTTLAB_USERS_FILE``,
+managed with ``muttlab users``). Without a users file, the older shared annotator credential
+(``annotator_token`` in ``.streamlit/secrets.toml`` or ``MUTTLAB_ANNOTATOR_TOKEN``) still makes whoever
+knows it an annotator. Failed sign-ins are rate limited per name and per client by a limiter shared by
+every session of the server; a sign-in lasts ``Settings.session_ttl`` seconds. With ``Settings.read_only``
+nobody signs in. The pages hide what a role cannot use; the actions themselves check the role again
+(:func:`muttlab.access.roles.require`), so a hidden control is never the only guard.
 """
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass
 
 import streamlit as st
 
+from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed
+from muttlab.access.sessions import Authenticator, RateLimiter, Session, SignInRefused
+from muttlab.dashboard.shared import singleton
+from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
-SESSION_KEY = "annotator"
+SESSION_KEY = "muttlab-session"
+EXPIRED_KEY = "muttlab-session-expired"
 
 
 @dataclass(frozen=True)
 class Access:
-    """Whether this session may write, who it writes as, and, when it may not, why."""
+    """Whether this session may edit pairs, who it writes as, and, when it may not, why."""
 
     can_edit: bool
     author: str | None = None
     reason: str = ""
+    identity: Identity = ANONYMOUS
 
 
 def configured_token(settings: Settings) -> str | None:
-    """The annotator credential: ``st.secrets["annotator_token"]`` first, then the settings."""
+    """The shared annotator credential: ``st.secrets["annotator_token"]`` first, then the settings."""
     try:
         token = st.secrets.get("annotator_token")
     except Exception:  # no secrets.toml at all: Streamlit raises rather than returning a default
@@ -35,39 +43,114 @@ def configured_token(settings: Settings) -> str | None:
     return str(token) if token else settings.annotator_token
 
 
-def token_matches(given: str, expected: str | None) -> bool:
-    """Constant-time comparison, so the credential cannot be guessed from response times."""
-    if not expected or not given:
-        return False
-    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+def uses_accounts(settings: Settings) -> bool:
+    return settings.users_file is not None
+
+
+def can_sign_in(settings: Settings) -> bool:
+    return not settings.read_only and (uses_accounts(settings) or bool(configured_token(settings)))
+
+
+def credential_label(settings: Settings) -> str:
+    return "Password" if uses_accounts(settings) else "Annotator credential"
+
+
+@singleton
+def _limiter(settings: Settings) -> RateLimiter:
+    """One limiter per server configuration, shared by all sessions (a new tab does not reset it)."""
+    return RateLimiter()
+
+
+def _authenticator(settings: Settings) -> Authenticator:
+    return Authenticator(settings, _limiter(settings))
+
+
+def _client() -> str:
+    """The client's address as the server saw it; the session id when there is none (tests, some proxies)."""
+    try:
+        address = st.context.ip_address
+    except Exception:
+        address = None
+    if address:
+        return f"ip:{address}"
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id if ctx else 'none'}"
+
+
+def identity(settings: Settings) -> Identity:
+    """This session's identity: the signed-in one while the sign-in lasts, else anonymous."""
+    if settings.read_only:
+        return ANONYMOUS
+    session = st.session_state.get(SESSION_KEY)
+    if not isinstance(session, Session):
+        return ANONYMOUS
+    current = _authenticator(settings).current(session)
+    if current is None:
+        st.session_state.pop(SESSION_KEY, None)
+        st.session_state[EXPIRED_KEY] = True
+        return ANONYMOUS
+    return current
 
 
 def access(settings: Settings) -> Access:
     """This session's access to the pair store."""
+    who = identity(settings)
+    ok, why = allowed(who, Action.EDIT_PAIRS, settings)
+    if ok:
+        return Access(True, author=who.name, identity=who)
     if settings.read_only:
         return Access(False, reason="This server is read-only (MUTTLAB_READ_ONLY): pairs can be browsed, "
-                                    "not edited.")
-    if not configured_token(settings):
-        return Access(False, reason="Editing is off: no annotator credential is configured (set "
-                                    "annotator_token in .streamlit/secrets.toml or MUTTLAB_ANNOTATOR_TOKEN).")
-    author = st.session_state.get(SESSION_KEY)
-    if not author:
-        return Access(False, reason="Sign in with the annotator credential to edit pairs.")
-    return Access(True, author=author)
+                                    "not edited.", identity=who)
+    if not can_sign_in(settings):
+        return Access(False, reason="Editing is off: no accounts are configured (MUTTLAB_USERS_FILE, see "
+                                    "`muttlab users add`) and no annotator credential (annotator_token in "
+                                    ".streamlit/secrets.toml or MUTTLAB_ANNOTATOR_TOKEN).", identity=who)
+    expired = st.session_state.pop(EXPIRED_KEY, False)
+    prefix = "Your sign-in has expired. " if expired else ""
+    if who.anonymous:
+        what = "an annotator or maintainer account" if uses_accounts(settings) else "the annotator credential"
+        return Access(False, reason=f"{prefix}Sign in with {what} to edit pairs.", identity=who)
+    return Access(False, reason=f"{why}.", identity=who)
 
 
-def sign_in(name: str, token: str, settings: Settings) -> str | None:
-    """Record ``name`` as this session's annotator if the token is right; returns an error message or None."""
+def sign_in(name: str, secret: str, settings: Settings) -> str | None:
+    """Sign this session in; returns an error message, or None when it worked."""
     if settings.read_only:
         return "This server is read-only; nobody can sign in to edit."
-    name = name.strip()
-    if not name:
+    if not (name or "").strip():
         return "Give your name: every edit records its author."
-    if not token_matches(token, configured_token(settings)):
+    try:
+        if uses_accounts(settings):
+            session = _authenticator(settings).sign_in(name.strip(), secret, _client())
+        else:
+            session = _authenticator(settings).sign_in_with_token(name, secret, configured_token(settings), _client())
+    except SignInRefused as exc:
+        if exc.retry_after or uses_accounts(settings):
+            return f"Not signed in: {exc}."
         return "That annotator credential is not right."
-    st.session_state[SESSION_KEY] = name
+    except MuttlabError as exc:
+        return f"Not signed in: {exc}"
+    st.session_state[SESSION_KEY] = session
+    st.session_state.pop(EXPIRED_KEY, None)
     return None
 
 
 def sign_out() -> None:
     st.session_state.pop(SESSION_KEY, None)
+
+
+def sign_in_form(settings: Settings, key: str, title: str) -> None:
+    """A sign-in form (name and password or credential); reruns the page once signed in."""
+    with st.form(f"{key}-signin", border=True):
+        st.markdown(f"**{title}**")
+        name_col, secret_col = st.columns(2)
+        name = name_col.text_input("Your name", key=f"{key}-signin-name")
+        secret = secret_col.text_input(credential_label(settings), type="password", key=f"{key}-signin-secret")
+        if st.form_submit_button("Sign in"):
+            problem = sign_in(name, secret, settings)
+            if problem:
+                st.error(problem)
+            else:
+                st.rerun()

@@ -1,11 +1,12 @@
 """The dashboard's cached doorway to the engine. Pages call these helpers; none of them computes a score.
 
-Two caches, as Streamlit intends them:
-  * ``st.cache_resource`` for heavy objects shared by every session of the server: the settings-bound
-    metric registry (which holds the metric objects, the METEOR Java process, GloVe vectors, ReVal models),
-    the loaded suite, the pair store;
+Two caches:
+  * :func:`muttlab.dashboard.shared.singleton` for heavy objects shared by every session of the server: the
+    settings-bound metric registry (which holds the metric objects, the METEOR Java process, GloVe vectors,
+    ReVal models), the loaded suite, the pair store, the memo of finished runs. Not ``st.cache_resource``,
+    which any browser can empty for everyone (see :mod:`muttlab.dashboard.shared`);
   * ``st.cache_data`` for engine results (playground scores, study tables), keyed by what was asked;
-    runs that draw a progress bar use :func:`memoised`, a memo held by ``st.cache_resource``.
+    runs that draw a progress bar use :func:`memoised`, a shared memo.
 Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
 
 Settings come from :func:`muttlab.settings.load_settings` (the environment ``muttlab serve`` sets); they
@@ -24,7 +25,9 @@ import streamlit as st
 
 from muttlab import api
 from muttlab.corruptions import catalog
+from muttlab.dashboard.shared import singleton
 from muttlab.engine import runner, sources
+from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 from muttlab.engine.trials import Suite, Trial
 from muttlab.metrics.registry import MetricInfo, Registry
@@ -57,9 +60,15 @@ def optional_module(name: str):
 
 # --------------------------------------------------------------------------- shared heavy objects
 
-@st.cache_resource(show_spinner=False)
 def registry(settings: Settings) -> Registry:
-    """One registry per configuration, shared by all sessions: metric objects are built once."""
+    """One registry per configuration and set of installed models, shared by all sessions: metric objects are
+    built once, and installing a model (a maintainer's action) gives a new registry instead of changing the
+    metric objects other sessions are scoring with."""
+    return _registry(settings, installed_state(settings.model_dir))
+
+
+@singleton
+def _registry(settings: Settings, installed: str) -> Registry:
     return runner.registry_for(settings)
 
 
@@ -69,10 +78,14 @@ def scoring_lock(settings: Settings) -> threading.RLock:
     return threading.RLock()
 
 
-@st.cache_resource(show_spinner="Checking which metrics are available…")
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
     """What the registry knows about every metric: available or not, and why."""
-    with scoring_lock(settings):
+    return _metric_catalogue(settings, installed_state(settings.model_dir))
+
+
+@singleton
+def _metric_catalogue(settings: Settings, installed: str) -> list[MetricInfo]:
+    with st.spinner("Checking which metrics are available…"), scoring_lock(settings):
         return api.metric_catalogue(settings, registry(settings))
 
 
@@ -89,17 +102,18 @@ def catalogue_frame(settings: Settings) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "available", "requires", "note", "signature"])
 
 
-@st.cache_resource(show_spinner="Loading trials…")
+@singleton
 def suite(settings: Settings) -> Suite:
     """The suite the app works on: the MUTT experiment sets, or the bundled sample without a data dir.
 
     Raises:
       MuttlabError (DataError): the data dir or the sample is missing or malformed.
     """
-    return sources.load_default_suite(settings)
+    with st.spinner("Loading trials…"):
+        return sources.load_default_suite(settings)
 
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def trials_by_id(settings: Settings) -> dict[str, Trial]:
     return {t.id: t for t in suite(settings).trials}
 
@@ -151,7 +165,7 @@ class _Memo:
                 self.items.popitem(last=False)
 
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def _memo() -> _Memo:
     return _Memo(RESULTS_KEPT)
 
@@ -187,7 +201,8 @@ def run_grid(settings: Settings, selection: Selection,
         return api.run_grid(settings, selection.metrics, selection.corruptions, selection.ref_counts,
                             suite=suite(settings), progress=progress, registry=registry(settings))
 
-    results = memoised(("run", settings, selection), compute, settings)
+    # The installed models are part of the key: after an install, ReVal and DREEM are scored again.
+    results = memoised(("run", settings, installed_state(settings.model_dir), selection), compute, settings)
     if progress is not None:
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results
@@ -228,7 +243,6 @@ class SentenceScore:
     problem: str = ""
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
                     references: tuple[str, ...]) -> pd.DataFrame:
     """Every chosen metric's score of each candidate against the same references, through the engine cache.
@@ -237,13 +251,19 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
+    return _score_sentences(settings, installed_state(settings.model_dir), metrics, candidates, references)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...], candidates: tuple[str, ...],
+                     references: tuple[str, ...]) -> pd.DataFrame:
     with scoring_lock(settings):
         return api.score(settings, metrics, candidates, [references] * len(candidates), registry(settings))
 
 
 # --------------------------------------------------------------------------- the pair store
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def store(settings: Settings):
     """The pair store of these settings (read-only when the server is), or None when not installed."""
     module = optional_module("muttlab.pairs.store")

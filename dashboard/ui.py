@@ -2,10 +2,14 @@
 their downloads, and the notice shown when part of the project is not installed.
 
 User text is never passed to ``unsafe_allow_html``: tables go through ``st.dataframe``, sentences
-through ``st.text``/``st.code`` or the escaped HTML of :mod:`muttlab.dashboard.diff`.
+through ``st.text``/``st.code`` or the escaped HTML of :mod:`muttlab.dashboard.diff`. Where user text
+(pair keys, sources, names, file names, error messages quoting them) sits inside Markdown — messages,
+captions, labels — it goes through :func:`md_text` or :func:`caption_text`, so an image or link written in
+it is shown as characters and never fetched.
 """
 from __future__ import annotations
 
+import html
 import re
 
 import pandas as pd
@@ -25,6 +29,27 @@ SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT La
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "table"
+
+
+# Characters that start inline Markdown in Streamlit (CommonMark + GFM: emphasis, code, links, images, raw
+# HTML, strikethrough, tables, autolinks through "scheme:" and e-mail "@"; Streamlit's ":icon:" and "$math$").
+_MD_INLINE = re.compile(r"([\\`*_{}\[\]()!<>~|$:@])")
+# At the start of a line: headings, quotes, list items, rules, setext underlines, ordered lists.
+_MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=\.))", re.MULTILINE)
+
+
+def md_text(text: object) -> str:
+    """``text`` escaped for any Markdown element (``st.markdown``, ``st.caption``, ``st.info``, labels...):
+    it shows as the same characters, with no link, image, emphasis or HTML."""
+    out = _MD_INLINE.sub(r"\\\1", str(text))
+    out = re.sub(r"(?i)(www)\.", r"\1\\.", out)  # GFM links "www.example.com" without a scheme
+    return _MD_LINE_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit()
+                                                      else "\\" + m.group(2)), out)
+
+
+def caption_text(text: object) -> None:
+    """A caption of user text: HTML-escaped into a caption-styled block, never read as Markdown."""
+    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{html.escape(str(text))}</div>')
 
 
 def fmt_score(value: float) -> str:
@@ -51,7 +76,7 @@ def load_suite(settings: Settings) -> Suite | None:
     try:
         suite = services.suite(settings)
     except MuttlabError as exc:
-        st.error(f"The trials cannot be loaded: {exc}")
+        st.error(f"The trials cannot be loaded: {md_text(exc)}")
         return None
     if suite.is_sample:
         st.info(SAMPLE_BANNER, icon=":material/science:")
@@ -101,7 +126,7 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
     try:
         return compute(progress)
     except MuttlabError as exc:
-        st.error(f"{failure}: {exc}")
+        st.error(f"{failure}: {md_text(exc)}")
         return None
     finally:
         bar.empty()

@@ -175,24 +175,35 @@ class PairComponents:
 
 
 def reval_encoder(model_dir: Path | None):
-    """The ReVal Tree-LSTM metric whose sentence encodings are DREEM's ``reval`` representation (one per
-    model folder and process, so its encodings are kept across calls)."""
-    key = str(model_dir) if model_dir is not None else None
+    """The ReVal Tree-LSTM metric whose sentence encodings are DREEM's ``reval`` representation: one per
+    model folder and checkpoint in use, per process, so its encodings are kept across calls and installing
+    another model gives a new encoder (with the new model's id) instead of changing this one."""
+    from muttlab.metrics.reval.metric import ReVal, find_checkpoint
+
+    path = find_checkpoint(REVAL_ENCODER, model_dir)
+    key = (str(model_dir) if model_dir is not None else None, str(path))
     if key not in _REVAL:
-        from muttlab.metrics.reval.metric import ReVal
-        _REVAL[key] = ReVal(model=REVAL_ENCODER, model_dir=model_dir)
+        _REVAL[key] = ReVal(model=REVAL_ENCODER, model_dir=model_dir, checkpoint=path)
     return _REVAL[key]
 
 
-_REVAL: dict[str | None, Metric] = {}
+_REVAL: dict[tuple[str | None, str], Metric] = {}
+
+
+def pinned_encoder(metric) -> Metric:
+    """``metric``'s ReVal encoder, chosen at first use and kept: its signature and its scores then come
+    from the same model even if a maintainer installs another one meanwhile."""
+    if getattr(metric, "_reval", None) is None:
+        metric._reval = reval_encoder(metric.model_dir)
+    return metric._reval
 
 
 def pair_components(candidates: Sequence[str], references: Sequence[str],
                     components: Sequence[str] = ("bow", "glove", "sent"),
-                    model_dir: Path | None = None) -> PairComponents:
+                    model_dir: Path | None = None, encoder: Metric | None = None) -> PairComponents:
     """The cosines of the named representations and the length penalty of each (candidate, reference) pair.
 
-    ``reval`` (not computed by default) encodes with the ReVal model found from ``model_dir``.
+    ``reval`` (not computed by default) encodes with ``encoder``, else the ReVal model found from ``model_dir``.
     """
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
@@ -213,7 +224,8 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
         # (three MUTT reference pools of the study hold a blank reference).
         full = np.array([bool(c.strip() and r.strip()) for c, r in zip(candidates, references)], dtype=bool)
         keep = np.flatnonzero(full)
-        encoded = reval_encoder(model_dir).encodings([candidates[i] for i in keep] + [references[i] for i in keep])
+        encoder = encoder or reval_encoder(model_dir)
+        encoded = encoder.encodings([candidates[i] for i in keep] + [references[i] for i in keep])
         a, b = encoded[:len(keep)], encoded[len(keep):]
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cosines["reval"] = np.zeros(len(candidates))
@@ -292,7 +304,7 @@ class Dreem(Metric):
         out = {"w_bow": round(w["bow"], 4), "w_glove": round(w["glove"], 4), "w_sent": round(w["sent"], 4),
                "w_reval": round(w["reval"], 4), "lp": round(self.lp_exponent, 4), "sent": "sif"}
         if w["reval"] > 0:
-            out["reval"] = reval_encoder(self.model_dir).params()["ckpt"]
+            out["reval"] = pinned_encoder(self).model_id
         return out
 
     def check_available(self) -> None:
@@ -300,7 +312,8 @@ class Dreem(Metric):
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         cands, refs, owner = flatten(candidates, references)
-        comps = pair_components(cands, refs, weighted(self.weights), self.model_dir)
+        encoder = pinned_encoder(self) if self.weights["reval"] > 0 else None
+        comps = pair_components(cands, refs, weighted(self.weights), self.model_dir, encoder)
         return best_per_candidate(comps.combine(self.weights, self.lp_exponent), owner, len(candidates))
 
 

@@ -21,7 +21,7 @@ from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.dependencies import pair_f
 from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, best_per_candidate,
                            check_representations, check_weights, find_model_file, flatten, pair_components,
-                           read_model_file, reval_encoder, weighted)
+                           pinned_encoder, read_model_file, weighted)
 
 LEVELS = ("low", "medium", "high")
 # Meteor 1.5's English "rank" task parameters (Denkowski & Lavie 2014, Table 1), the jar's defaults.
@@ -198,7 +198,7 @@ class MultiLevelDreem(_MultiLevel):
     def params(self) -> dict[str, object]:
         out = super().params()
         if self._uses_reval():
-            out["reval"] = reval_encoder(self.model_dir).params()["ckpt"]
+            out["reval"] = pinned_encoder(self).model_id
         return out
 
     def check_available(self) -> None:
@@ -206,5 +206,6 @@ class MultiLevelDreem(_MultiLevel):
 
     def _score_level(self, params: dict, cands: list[str], refs: list[str]) -> np.ndarray:
         weights = {k: params[k] for k in COMPONENTS}
-        comps = pair_components(cands, refs, weighted(weights), self.model_dir)
+        encoder = pinned_encoder(self) if weights["reval"] > 0 else None
+        comps = pair_components(cands, refs, weighted(weights), self.model_dir, encoder)
         return comps.combine(weights, params["length_penalty"])

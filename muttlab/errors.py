@@ -9,6 +9,7 @@ Each subclass also derives from the built-in exception it refines (``ValueError`
 * :class:`MetricUnavailable` — a metric's requirement (Java, a model, a package) is missing.
 * :class:`ResourceMissing` — a language resource (spaCy pipeline, GloVe vectors, WordNet) is not installed.
 * :class:`UnknownName` — a metric, corruption type or study name that does not exist (lists the known ones).
+* :class:`PermissionDenied` — the caller's role may not do this (or the server is read-only).
 * The pair store adds :class:`~muttlab.pairs.store.ConflictError`, ``ReadOnlyError`` and ``PairNotFound``.
 """
 from __future__ import annotations
@@ -70,3 +71,11 @@ class UnknownMetric(UnknownName):
 
 class UnknownCorruption(UnknownName):
     kind = "corruption type"
+
+
+class PermissionDenied(MuttlabError, PermissionError):
+    """The caller may not do this: their role lacks the permission, or the server is read-only.
+
+    Raised below the user interface (:func:`muttlab.access.roles.require`), so a page that forgot to hide a
+    control still changes nothing.
+    """

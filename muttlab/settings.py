@@ -17,6 +17,8 @@ DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L"
 DEFAULT_TOLERANCE = 0.15
 DEFAULT_SEED = 13
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
+# A dashboard sign-in lasts this long (seconds); then the session is anonymous again.
+DEFAULT_SESSION_TTL = 8 * 3600
 
 
 def _flag(value: str | None) -> bool:
@@ -36,6 +38,9 @@ class Settings:
     database_url: str | None = None
     read_only: bool = False
     annotator_token: str | None = None
+    users_file: Path | None = None
+    session_ttl: int = DEFAULT_SESSION_TTL
+    model_dir_override: Path | None = None
     ref_counts: tuple[int, ...] = DEFAULT_REF_COUNTS
     tolerance: float = DEFAULT_TOLERANCE
     seed: int = DEFAULT_SEED
@@ -45,6 +50,16 @@ class Settings:
     @property
     def using_sample(self) -> bool:
         return self.data_dir is None
+
+    @property
+    def model_dir(self) -> Path | None:
+        """The writable folder of trained models (``MUTTLAB_MODEL_DIR``, else ``<cache dir>/models``).
+
+        None on a read-only server: there the metrics use the shipped models and training is refused.
+        """
+        if self.read_only:
+            return None
+        return self.model_dir_override or self.cache_dir / "models"
 
     @property
     def store_url(self) -> str:
@@ -61,7 +76,9 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
 
     Variables: MUTTLAB_DATA_DIR, MUTTLAB_CACHE_DIR, MUTTLAB_NO_CACHE, MUTTLAB_DATABASE_URL,
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
-    import paths of outside metrics, ``package.module:callable``).
+    import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
+    kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
+    models; default ``<cache dir>/models``).
     """
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
@@ -77,4 +94,16 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     )
     if workers:
         settings = replace(settings, workers=max(1, int(workers)))
+    if env.get("MUTTLAB_USERS_FILE"):
+        settings = replace(settings, users_file=Path(env["MUTTLAB_USERS_FILE"]).expanduser())
+    if env.get("MUTTLAB_MODEL_DIR"):
+        settings = replace(settings, model_dir_override=Path(env["MUTTLAB_MODEL_DIR"]).expanduser())
+    ttl = env.get("MUTTLAB_SESSION_TTL")
+    if ttl:
+        try:
+            settings = replace(settings, session_ttl=max(60, int(ttl)))
+        except ValueError:
+            from muttlab.errors import MuttlabError
+            raise MuttlabError(f"MUTTLAB_SESSION_TTL={ttl!r}: give the number of seconds a sign-in lasts, "
+                               "e.g. 28800") from None
     return settings.with_overrides(**overrides)

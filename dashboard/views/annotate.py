@@ -1,7 +1,9 @@
 """Annotate: browse, accept, reject and edit corruption pairs in the pair store, with their history.
 
-Editing needs the annotator credential; a read-only server (the hosted demo) shows everything and
-changes nothing. Sentences are shown as text (``st.text``, tables, escaped diffs), never as HTML.
+Editing needs an annotator (or maintainer) sign-in; a read-only server (the hosted demo) shows everything
+and changes nothing. Writes go through :func:`muttlab.pairs.guard.guarded`, which checks the role again.
+User text (sentences, keys, sources, names) is shown as text (``st.text``, tables, escaped HTML), never as
+Markdown or HTML.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from muttlab.corruptions import catalog
 from muttlab.dashboard import auth, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
+from muttlab.pairs.guard import guarded
 
 PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
@@ -36,20 +39,25 @@ def _show_flash() -> None:
 def _access_panel(settings, access: auth.Access) -> None:
     if access.can_edit:
         left, right = st.columns([6, 1], vertical_alignment="center")
-        left.success(f"Signed in as annotator **{access.author}**: edits are recorded under this name.",
-                     icon=":material/edit:")
+        left.success(f"Signed in as {ui.md_text(access.author)} ({access.identity.role.value}): edits are "
+                     f"recorded under this name.", icon=":material/edit:")
         if right.button("Sign out", key="annotate-signout"):
             auth.sign_out()
             st.rerun()
         return
-    st.info(access.reason, icon=":material/lock:")
-    if settings.read_only or not auth.configured_token(settings):
+    st.info(ui.md_text(access.reason), icon=":material/lock:")
+    if not access.identity.anonymous:  # signed in, with a role that cannot edit
+        if st.button("Sign out", key="annotate-signout"):
+            auth.sign_out()
+            st.rerun()
+        return
+    if not auth.can_sign_in(settings):
         return
     with st.form("annotate-signin", border=True):
         st.markdown("**Sign in to edit**")
         name_col, token_col = st.columns(2)
         name = name_col.text_input("Your name", key="signin-name")
-        token = token_col.text_input("Annotator credential", type="password", key="signin-token")
+        token = token_col.text_input(auth.credential_label(settings), type="password", key="signin-token")
         if st.form_submit_button("Sign in"):
             problem = auth.sign_in(name, token, settings)
             if problem:
@@ -63,7 +71,7 @@ def _write(action, success: str) -> None:
     try:
         action()
     except MuttlabError as exc:
-        _flash("error", f"Not saved: {exc}")
+        _flash("error", f"Not saved: {ui.md_text(str(exc))}")
     else:
         _flash("success", success)
 
@@ -71,7 +79,7 @@ def _write(action, success: str) -> None:
 def _review(store, pair_id: int, version: int, access: auth.Access, action: str) -> None:
     """Accept/reject callback; refuses unless this session may edit."""
     if not access.can_edit:
-        _flash("error", f"Not saved: {access.reason}")
+        _flash("error", f"Not saved: {ui.md_text(access.reason)}")
         return
     write = store.accept if action == "accept" else store.reject
     _write(lambda: write(pair_id, access.author, base_version=version), f"Pair #{pair_id} {action}ed.")
@@ -124,7 +132,7 @@ def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
     except MuttlabError as exc:
         if hasattr(exc, "attempted"):  # a conflict: offer the change again on the current version
             state[PENDING_KEY][pair_id] = {k: v for k, v in exc.attempted.items() if k != "status"}
-        _flash("error", f"Not saved: {exc}")
+        _flash("error", f"Not saved: {ui.md_text(str(exc))}")
     else:
         _flash("success", f"Saved pair #{saved.id} as version {saved.version}.")
     state[SNAPSHOT_KEY].pop(pair_id, None)
@@ -156,13 +164,13 @@ def _edit_form(store, pair, access: auth.Access, corruptions: list[str], labels:
 def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], labels: dict[str, str]) -> None:
     with st.container(border=True):
         st.markdown(f"#### Pair #{pair.id}")
-        st.caption(f"key {pair.key} · {labels.get(pair.corruption, pair.corruption)} · status {pair.status} · "
-                   f"version {pair.version} · updated {pair.updated_at}")
+        ui.caption_text(f"key {pair.key} · {labels.get(pair.corruption, pair.corruption)} · status {pair.status} · "
+                        f"version {pair.version} · updated {pair.updated_at}")
         st.html(diff_block(pair.original, pair.corrupted))
         if pair.human_score is not None:
             st.caption(f"SICK gold relatedness: {pair.human_score:.2f} / 5")
         if pair.source:
-            st.caption(f"source: {pair.source}")
+            ui.caption_text(f"source: {pair.source}")
         with st.expander(f"{len(pair.references)} references"):
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(pair.references, start=1)))
         accept_col, reject_col, _ = st.columns([1, 1, 5])
@@ -210,7 +218,7 @@ def _seed_store(store, settings, access: auth.Access) -> None:
             note = (f" {len(refused)} left out because the store refuses them: "
                     + "; ".join(f"{k} ({v})" for k, v in list(refused.items())[:5]))
         _write(lambda: store.add(trials, access.author),
-               f"Added {len(trials):,} trials of suite '{suite.name}' to the store.{note}")
+               ui.md_text(f"Added {len(trials):,} trials of suite '{suite.name}' to the store.{note}"))
         st.rerun()
 
 
@@ -221,12 +229,13 @@ def page() -> None:
     if services.optional_module("muttlab.pairs.store") is None:
         ui.not_available("The pair store", "muttlab.pairs.store")
         return
-    try:
-        store = services.store(settings)
-    except MuttlabError as exc:
-        st.error(f"The pair store cannot be opened: {exc}")
-        return
     access = auth.access(settings)
+    try:
+        # Every write below goes through the guard, which checks this session's role again.
+        store = guarded(services.store(settings), access.identity, settings)
+    except MuttlabError as exc:
+        st.error(f"The pair store cannot be opened: {ui.md_text(str(exc))}")
+        return
     _access_panel(settings, access)
     _show_flash()
 

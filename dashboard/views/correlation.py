@@ -42,7 +42,7 @@ def _flickr_section(settings, flickr, available: list[str]) -> None:
     if study is None:
         return
     for name, why in study.skipped.items():
-        st.warning(f"{name} skipped: {why}")
+        st.warning(ui.md_text(f"{name} skipped: {why}"))
     table = study.table
     if table.empty:
         st.info("No metric could be scored.")
@@ -89,7 +89,7 @@ def _dbleu_section(settings, dbleu) -> None:
                                          sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS)),
                 settings)
         except MuttlabError as exc:
-            st.error(f"The study failed: {exc}")
+            st.error(f"The study failed: {ui.md_text(exc)}")
             return
     for note in study.notes:
         st.caption(note)

@@ -21,7 +21,7 @@ def _trial_card(row, higher_is_better: bool) -> None:
     verdict = ":green[:material/check_circle:] passes" if row.passed else ":red[:material/cancel:] fails"
     with st.container(border=True):
         text, numbers = st.columns([5, 2])
-        text.markdown(f"**{verdict}** · `{row.trial}`")
+        text.markdown(f"**{verdict}** · {ui.md_text(row.trial)}")
         text.html(diff_block(row.original, row.corrupted))
         numbers.markdown(f"original **{ui.fmt_score(row.s_orig)}**  \n"
                          f"corruption **{ui.fmt_score(row.s_corr)}**  \n"
@@ -32,7 +32,7 @@ def _trial_card(row, higher_is_better: bool) -> None:
         if row.source:
             extra.append(f"source: {row.source}")
         if extra:
-            st.caption(" · ".join(extra))
+            ui.caption_text(" · ".join(extra))
         with st.expander(f"{len(row.references)} references"):
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
 
@@ -67,7 +67,7 @@ def page() -> None:
         try:
             cell = services.cell_trials(settings, metric, corruption, int(refs))
         except MuttlabError as exc:
-            st.error(f"This cell cannot be scored: {exc}")
+            st.error(f"This cell cannot be scored: {ui.md_text(exc)}")
             return
     info = {i.name: i for i in services.metric_catalogue(settings)}[metric]
     n, ok = len(cell), int(cell["passed"].sum())
@@ -77,7 +77,7 @@ def page() -> None:
     c.metric("failed", n - ok)
     d.metric("accuracy", f"{100.0 * ok / n:.1f}%" if n else "–")
     if info.signature:
-        st.caption(f"signature: `{info.signature}`")
+        ui.caption_text(f"signature: {info.signature}")
 
     ui.chart(charts.margin_histogram(cell, f"Margins: {metric} on {labels.get(corruption, corruption)}, "
                                            f"{refs} references"),

@@ -59,16 +59,16 @@ def page() -> None:
     for note in study.notes():
         st.caption(note)
     if metric not in study.metrics:
-        st.warning(f"{metric} could not be scored: {study.skipped.get(metric, 'unavailable')}")
+        st.warning(ui.md_text(f"{metric} could not be scored: {study.skipped.get(metric, 'unavailable')}"))
         return
 
     pairs = study.pairs
     gold_label = "SICK gold relatedness (1–5)"
-    st.subheader(f"{labels.get(corruption, corruption)}: gold vs {metric}")
+    st.subheader(ui.md_text(f"{labels.get(corruption, corruption)}: gold vs {metric}"))
     a, b, c = st.columns(3)
     a.metric("pairs", len(pairs))
     b.metric("gold: mean ± sd", f"{pairs['gold'].mean():.2f} ± {pairs['gold'].std():.2f}")
-    c.metric(f"{metric}: mean ± sd", f"{pairs[metric].mean():.3f} ± {pairs[metric].std():.3f}")
+    c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{pairs[metric].mean():.3f} ± {pairs[metric].std():.3f}")
     ui.chart(charts.score_histograms(pairs["gold"], pairs[metric], gold_label, f"{metric} score of the corruption"),
              f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
 

@@ -1,6 +1,9 @@
 """Learned metrics: train or load ReVal (Gupta et al. 2015) on SICK, with a progress bar and loss curve,
 and evaluate it against SICK gold scores. Training is ``muttlab.learned.reval.train_model``; this page only
-draws what it reports."""
+draws what it reports.
+
+Training, installing models and clearing the server's caches are a maintainer's: the page shows those
+controls to maintainers only, and the functions behind them refuse anyone else (PermissionDenied)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.access.roles import Action, allowed
+from muttlab.dashboard import auth, charts, services, shared, ui
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import model_dir
 
@@ -44,7 +48,7 @@ def ensemble_seeds(settings, runs: int) -> list[int]:
     return [settings.seed] + [k for k in range(1, runs + 5) if k != settings.seed][:runs - 1]
 
 
-def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool,
+def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool,
            runs: int = 1) -> None:
     config = reval.TrainConfig(epochs=int(epochs), learning_rate=float(learning_rate), seed=settings.seed)
     seeds = ensemble_seeds(settings, runs)
@@ -70,19 +74,74 @@ def _train(reval, settings, model: str, epochs: int, learning_rate: float, limit
     try:
         if len(seeds) == 1:
             trained = reval.train_model(settings, model=model, train_config=config,
-                                        progress=lambda p: progress(seeds[0], p), force=force, limit=limit)
+                                        progress=lambda p: progress(seeds[0], p), force=force, limit=limit,
+                                        actor=actor)
         else:
             trained, _ = reval.train_best_of_seeds(settings, model, seeds, config, progress=progress, force=force,
-                                                   limit=limit, ensemble=True)
+                                                   limit=limit, ensemble=True, actor=actor)
     except MuttlabError as exc:
         bar.empty()
-        st.error(f"Training failed: {exc}")
+        st.error(f"Training failed: {ui.md_text(exc)}")
         return
     bar.progress(1.0, text="done")
-    services.metric_catalogue.clear()  # the metric is available now
     where = "reused a cached checkpoint" if trained.cached else "trained"
     what = f"an ensemble of {len(seeds)} runs (seeds {', '.join(map(str, seeds))})" if len(seeds) > 1 else "one run"
-    st.success(f"{LABELS.get(model, model)}: {where}, {what} ({trained.path.name}); installed for the ReVal metric.")
+    ident = reval.model_id(trained.path.read_bytes())
+    st.success(f"{LABELS.get(model, model)}: {where}, {what}: model {ident}. The metrics still use the installed "
+               f"model; install this one below to change that.")
+
+
+def _models_panel(settings, actor) -> None:
+    """Every model, which one each metric uses, the install log; install controls for maintainers."""
+    models = services.optional_module("muttlab.learned.models")
+    if models is None:
+        return
+    st.subheader("Models")
+    try:
+        records = models.list_models(settings)
+    except MuttlabError as exc:
+        st.error(f"The model registry cannot be read: {ui.md_text(exc)}")
+        return
+    ui.table(pd.DataFrame([r.as_row() for r in records]), "learned-models", key="learned-models")
+    may_install, why = allowed(actor, Action.INSTALL_MODEL, settings)
+    if may_install:
+        trained = [r for r in records if not r.shipped]
+        pick, act = st.columns([3, 1], vertical_alignment="bottom")
+        choice = pick.selectbox("Trained model", [r.id for r in trained], key="learned-install-id",
+                                format_func=lambda i: next(f"{r.id} · {r.slot} · dev r "
+                                                           f"{r.info.get('dev_pearson', float('nan')):.4f}"
+                                                           for r in trained if r.id == i),
+                                placeholder="none trained yet")
+        if act.button("Install", key="learned-install", icon=":material/upload:"):
+            if choice is None:
+                st.info("Train a model first: only trained models can be installed.")
+                return
+            try:
+                record = models.install(settings, actor, choice)
+            except MuttlabError as exc:
+                st.error(f"Not installed: {ui.md_text(exc)}")
+            else:
+                st.success(f"Installed {record.id} for {', '.join(models.SLOTS[record.slot][1])}.")
+        slot_col, undo = st.columns([3, 1], vertical_alignment="bottom")
+        slot = slot_col.selectbox("Slot", list(models.SLOTS), key="learned-uninstall-slot")
+        if undo.button("Use the shipped model", key="learned-uninstall", icon=":material/undo:"):
+            try:
+                models.uninstall(settings, actor, slot)
+            except MuttlabError as exc:
+                st.error(f"Not changed: {ui.md_text(exc)}")
+            else:
+                st.success(f"{slot} uses the shipped model again.")
+        log = models.install_log(settings)
+        if log:
+            with st.expander(f"Install log ({len(log)} entries)"):
+                ui.table(pd.DataFrame(log), "model-install-log", key="learned-install-log")
+        if st.button("Clear the server's caches", key="learned-clear-caches", icon=":material/delete_sweep:",
+                     help="Drops every shared object (metric registry, suite, pair store, memo); they are "
+                          "rebuilt on the next request."):
+            shared.clear_all(actor, settings)
+            st.success("Caches cleared.")
+    elif not settings.read_only:
+        st.caption("Installing a model, training and clearing caches are for maintainers.")
 
 
 def page() -> None:
@@ -115,7 +174,7 @@ def page() -> None:
         b.metric("dev Pearson (SICK trial)", f"{dev:.4f}" if isinstance(dev, (int, float)) else "–")
         c.metric("training time", _duration(info.get("train_seconds")),
                  help="All runs together for an ensemble." if members else None)
-        st.caption(f"checkpoint: {path}")
+        ui.caption_text(f"checkpoint: {path}")
         history = _history(info)
         if members:
             st.markdown("**Runs in the ensemble**: one per seed, each at its best dev epoch; the ensemble "
@@ -128,9 +187,21 @@ def page() -> None:
                      f"reval-{model}-training", key="learned-curve")
             ui.table(history, f"reval-{model}-history", key="learned-history")
 
+    actor = auth.identity(settings)
+    if not actor.anonymous:
+        who, out = st.columns([6, 1], vertical_alignment="center")
+        who.caption(f"Signed in as {ui.md_text(actor.name)} ({actor.role.value}).")
+        if out.button("Sign out", key="learned-signout"):
+            auth.sign_out()
+            st.rerun()
     st.subheader("Train")
+    may_train, why = allowed(actor, Action.TRAIN, settings)
     if settings.read_only:
         st.info("This server is read-only: training (which writes a model) is switched off.", icon=":material/lock:")
+    elif not may_train:
+        st.info(ui.md_text(f"Training is for maintainers ({why})."), icon=":material/lock:")
+        if auth.can_sign_in(settings) and actor.anonymous:
+            auth.sign_in_form(settings, "learned", "Sign in as a maintainer")
     else:
         with st.form("learned-train", border=True):
             x, y, z, w = st.columns(4)
@@ -148,7 +219,9 @@ def page() -> None:
             submitted = st.form_submit_button("Train", type="primary", icon=":material/model_training:",
                                               disabled=settings.using_sample)
         if submitted:
-            _train(reval, settings, model, epochs, learning_rate, int(limit) or None, force, int(runs))
+            _train(reval, settings, actor, model, epochs, learning_rate, int(limit) or None, force, int(runs))
+
+    _models_panel(settings, actor)
 
     st.subheader("Evaluate on SICK")
     if path is None or settings.using_sample:
@@ -163,7 +236,7 @@ def page() -> None:
                                                lambda: reval.evaluate_model(settings, model=model, split=split),
                                                settings)
             except MuttlabError as exc:
-                st.error(f"Evaluation failed: {exc}")
+                st.error(f"Evaluation failed: {ui.md_text(exc)}")
                 return
         ui.table(pd.DataFrame([evaluation.as_row()]), f"reval-{model}-{split}-evaluation", key="learned-eval")
         if split == "test":

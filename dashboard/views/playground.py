@@ -50,7 +50,7 @@ def page() -> None:
     try:
         corrupted = services.corrupt_sentence(sentence, refs, tuple(chosen_types), settings.seed)
     except MuttlabError as exc:
-        st.error(f"The generators could not run: {exc}")
+        st.error(f"The generators could not run: {ui.md_text(exc)}")
         corrupted = services.corrupt_sentence(sentence, refs, (), settings.seed)
     candidates = (sentence,) + tuple(corrupted["corrupted"])
     names = ["candidate"] + list(corrupted["label"])
@@ -59,7 +59,7 @@ def page() -> None:
 
     failed = scores[scores["problem"] != ""].drop_duplicates("metric")
     for row in failed.itertuples(index=False):
-        st.warning(f"{row.metric}: {row.problem}")
+        st.warning(ui.md_text(f"{row.metric}: {row.problem}"))
 
     st.subheader("Scores")
     wide = scores.pivot_table(index="metric", columns="candidate", values="score", sort=False)
@@ -87,8 +87,8 @@ def page() -> None:
             if not mine.empty:
                 ok = mine.loc[mine["passed"], "metric"].tolist()
                 bad = mine.loc[~mine["passed"], "metric"].tolist()
-                st.caption(f":green[:material/check_circle:] notice it: {', '.join(ok) or 'none'}  ·  "
-                           f":red[:material/cancel:] miss it: {', '.join(bad) or 'none'}")
+                st.caption(f":green[:material/check_circle:] notice it: {ui.md_text(', '.join(ok) or 'none')}  ·  "
+                           f":red[:material/cancel:] miss it: {ui.md_text(', '.join(bad) or 'none')}")
     ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
 
 

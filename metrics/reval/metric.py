@@ -6,13 +6,15 @@ score is mapped to [0, 1] as (ŷ − 1) / 4.
 """
 from __future__ import annotations
 
-import hashlib
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.reval.installed import (INSTALLED_FILE, installed_checkpoint, model_id,  # noqa: F401
+                                             read_installed, slot)
 from muttlab.metrics.reval.model import MODELS
 from muttlab.resources.bundled import models_dir
 
@@ -30,12 +32,16 @@ def checkpoint_name(model: str) -> str:
 
 
 def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
-    """The checkpoint a ReVal metric uses: the model folder's first, else the bundled one, else None."""
-    for folder in ([Path(model_dir)] if model_dir else []) + [PUBLISHED_DIR]:
-        path = folder / checkpoint_name(model)
-        if path.is_file():
-            return path
-    return None
+    """The checkpoint a ReVal metric uses: the one installed in the model folder, else the shipped one.
+
+    A checkpoint merely lying in the model folder is not used: training writes new files there, and only
+    installing one (a maintainer's recorded action) changes what the metric computes.
+    """
+    installed = installed_checkpoint(model, model_dir)
+    if installed is not None:
+        return installed
+    path = PUBLISHED_DIR / checkpoint_name(model)
+    return path if path.is_file() else None
 
 
 # Sentence encodings by checkpoint digest, then sentence: instances with the same model (the ReVal-TreeLSTM
@@ -66,8 +72,13 @@ class ReVal(Metric):
 
     Args:
       model: ``lstm`` or ``treelstm`` (child-sum dependency Tree-LSTM).
-      model_dir: folder searched first for ``reval-<model>.pt`` (``muttlab reval train`` writes there);
-        the checkpoints bundled in ``data/models`` are the fallback.
+      model_dir: the model folder; the model installed there (``muttlab models install``) is used, else the
+        checkpoint shipped in ``data/models``.
+      checkpoint: a checkpoint file to use instead (evaluation, tests).
+
+    The checkpoint is pinned at first use: its id (content hash) goes into the signature and the weights
+    are loaded from the very bytes that were hashed, so installing another model later never lets this
+    instance score under one model's key with another model's weights.
     """
 
     name: ClassVar[str] = "ReVal"
@@ -79,33 +90,45 @@ class ReVal(Metric):
     parallel: ClassVar[bool] = False
     MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has about 40,000)
 
-    def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None):
+    def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None,
+                 checkpoint: Path | str | None = None):
         if model not in MODELS:
             raise ValueError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
         self.model = model
         self.name = NAMES[model]
         self.model_dir = Path(model_dir) if model_dir else None
+        self._explicit = Path(checkpoint) if checkpoint else None
         self._net = None
         self._vectors = None
-        self._digest: str | None = None
+        self._pinned: tuple[Path, str, bytes | None] | None = None  # path, id, bytes until loaded
         self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
 
     @property
     def checkpoint(self) -> Path | None:
-        return find_checkpoint(self.model, self.model_dir)
+        """The checkpoint this instance uses (pinned once it has been read)."""
+        if self._pinned is not None:
+            return self._pinned[0]
+        return self._explicit or find_checkpoint(self.model, self.model_dir)
 
     def params(self) -> dict[str, object]:
-        # The checkpoint's digest makes retraining invalidate cached scores.
-        return {"model": self.model, "ckpt": self._checkpoint_digest()}
+        # The model id (content hash) keys every cached score: no two models' scores share a key.
+        return {"model": self.model, "ckpt": self.model_id}
 
     def _memo_key(self) -> str:
-        return f"{self.model}:{self._checkpoint_digest()}"
+        return f"{self.model}:{self.model_id}"
 
-    def _checkpoint_digest(self) -> str:
-        if self._digest is None:
+    @property
+    def model_id(self) -> str:
+        """The id of the checkpoint in use; reading it pins the checkpoint to this instance."""
+        self.check_available()
+        if self._pinned is None:
             path = self.checkpoint
-            self._digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path else "none"
-        return self._digest
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise MetricUnavailable(f"{self.name}: cannot read {path} ({exc})") from None
+            self._pinned = (path, model_id(data), data)
+        return self._pinned[1]
 
     def sick_splits_seen(self) -> dict[str, str]:
         """TRAIN and TRIAL (epoch and seed selection) when the checkpoint was trained on SICK (its JSON says
@@ -120,11 +143,16 @@ class ReVal(Metric):
         return {"TRAIN": "training", "TRIAL": "model selection"} if source == "SICK" else {}
 
     def check_available(self) -> None:
-        if self.checkpoint is None:
+        path = self.checkpoint
+        if path is None:
             raise MetricUnavailable(
-                f"{self.name}: no trained model (looked for {checkpoint_name(self.model)} in "
-                f"{self.model_dir or 'the model folder'} and {PUBLISHED_DIR}); "
-                f"train it with `muttlab reval train --model {self.model}`")
+                f"{self.name}: no trained model (none installed in {self.model_dir or 'the model folder'} and "
+                f"no {checkpoint_name(self.model)} in {PUBLISHED_DIR}); train one with `muttlab reval train "
+                f"--model {self.model}` and install it with `muttlab models install`")
+        if self._pinned is None and not path.is_file():
+            raise MetricUnavailable(
+                f"{self.name}: the installed model {path} is missing; uninstall it with `muttlab models "
+                f"uninstall {slot(self.model)}` to use the shipped model, or install another")
         try:
             import torch  # noqa: F401
         except ImportError as exc:
@@ -139,11 +167,22 @@ class ReVal(Metric):
                 vectors = WordVectors(load_glove(), DIM)
             except VectorsMissing as exc:
                 raise MetricUnavailable(f"{self.name}: {exc}") from exc
+            _ = self.model_id  # pins the checkpoint: the weights below are the bytes that were hashed
+            path, digest, data = self._pinned
+            if data is None:  # loaded before and closed since: read again, and only the same model
+                try:
+                    data = path.read_bytes()
+                except OSError as exc:
+                    raise MetricUnavailable(f"{self.name}: cannot read {path} ({exc})") from None
+                if model_id(data) != digest:
+                    raise MetricUnavailable(f"{self.name}: {path} has changed since model {digest} was loaded; "
+                                            "models are replaced by installing a new one, never in place")
             try:
-                self._net = load_checkpoint(self.checkpoint)
+                self._net = load_checkpoint(io.BytesIO(data))
             except ValueError as exc:
-                raise MetricUnavailable(f"{self.name}: {exc}; train it again with "
+                raise MetricUnavailable(f"{self.name}: {path}: {exc}; train it again with "
                                         f"`muttlab reval train --model {self.model} --force`") from exc
+            self._pinned = (path, digest, None)  # the weights are loaded; the bytes are not needed any more
             self._vectors = vectors
             self._encoded = _ENCODED.setdefault(self._memo_key(), {})
         return self._net

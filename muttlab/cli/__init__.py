@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
+    "models": ("models", "list, install and uninstall the learned metrics' models"),
+    "users": ("users", "dashboard accounts: add, remove, passwd, list"),
 }
 
 EXIT_USER_ERROR = 2

@@ -45,9 +45,12 @@ def register(subparsers, common) -> None:
     train.add_argument("--weight-decay", type=float, default=defaults.weight_decay)
     train.add_argument("--seed", type=int, help="training seed (default: the settings' seed)")
     train.add_argument("--seeds", help="comma-separated seeds: train one model per seed (each cached) and "
-                                       "install the one with the best dev Pearson")
+                                       "keep the one with the best dev Pearson")
     train.add_argument("--ensemble", action="store_true",
-                       help="with --seeds: install all the seeds' models as one ensemble (mean prediction)")
+                       help="with --seeds: combine all the seeds' models into one ensemble (mean prediction)")
+    train.add_argument("--install", action="store_true",
+                       help="install the result, so that the metrics use it (recorded in the model folder's "
+                            "install log; same as `muttlab models install ID` afterwards)")
     train.add_argument("--limit", type=int, help="use only the first N pairs of each split (quick runs)")
     train.add_argument("--train-pairs", type=Path,
                        help="train on this TSV of pairs instead of SICK (header: score and sentence_a/sentence_b "
@@ -121,7 +124,8 @@ class _Bar:
 
 
 def _train(args) -> int:
-    from muttlab.learned import reval
+    from muttlab.access.roles import local_operator
+    from muttlab.learned import models, reval
     from muttlab.learned.reval_config import TrainConfig
 
     settings = settings_from_args(args)
@@ -143,12 +147,13 @@ def _train(args) -> int:
     elif args.dev_pairs is not None:
         raise MuttlabError("--dev-pairs goes with --train-pairs (SICK's dev split is TRIAL)")
     rows = []
+    operator = local_operator()
     for model in _models(args.model):
         if seeds is None:
             bar = _Bar(model, enabled=not args.no_progress)
             try:
                 runs = [reval.train_model(settings, model, config, progress=bar, force=args.force, limit=args.limit,
-                                          data=data)]
+                                          data=data, actor=operator)]
             finally:
                 bar.close()
             best = runs[0]
@@ -157,16 +162,21 @@ def _train(args) -> int:
             try:
                 best, runs = reval.train_best_of_seeds(settings, model, seeds, config,
                                                        progress=lambda s, p: bars[s](p), force=args.force,
-                                                       limit=args.limit, ensemble=args.ensemble, data=data)
+                                                       limit=args.limit, ensemble=args.ensemble, data=data,
+                                                       actor=operator)
             finally:
                 for bar in bars.values():
                     bar.close()
+        installed = None
+        if args.install:
+            installed = models.install(settings, operator, models.model_id(best.path.read_bytes())).id
         for trained in runs + ([best] if args.ensemble else []):
             info = trained.info
             rows.append({"model": model, "seed": "all" if info.get("ensemble") else info["train"]["seed"],
                          "cached": trained.cached, "best_epoch": info.get("best_epoch", ""),
                          "dev_pearson": round(info["dev_pearson"], 4), "train_seconds": info["train_seconds"],
-                         "installed": trained is best, "checkpoint": str(trained.path)})
+                         "id": models.model_id(trained.path.read_bytes()),
+                         "installed": trained is best and installed is not None, "checkpoint": str(trained.path)})
     print(pd.DataFrame(rows).to_string(index=False))
     return 0
 

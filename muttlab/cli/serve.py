@@ -26,7 +26,8 @@ DEFAULT_PORT = 8501
 # Every variable load_settings() reads; the ones a setting leaves unset are removed from the child's
 # environment so that an outer value cannot leak past an explicit option.
 SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
-                      "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS")
+                      "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS",
+                      "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR")
 
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
@@ -57,6 +58,11 @@ def environment(settings: Settings, base: Mapping[str, str]) -> dict[str, str]:
     if settings.annotator_token:
         env["MUTTLAB_ANNOTATOR_TOKEN"] = settings.annotator_token
     env["MUTTLAB_WORKERS"] = str(settings.workers)
+    if settings.users_file is not None:
+        env["MUTTLAB_USERS_FILE"] = str(Path(settings.users_file).resolve())
+    env["MUTTLAB_SESSION_TTL"] = str(settings.session_ttl)
+    if settings.model_dir_override is not None:
+        env["MUTTLAB_MODEL_DIR"] = str(Path(settings.model_dir_override).resolve())
     if settings.metric_paths:
         env["MUTTLAB_METRICS"] = ",".join(settings.metric_paths)
     return env

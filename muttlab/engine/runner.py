@@ -54,9 +54,19 @@ def cache_for(settings: Settings) -> ScoreCache:
     return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None)
 
 
-def model_dir(settings: Settings) -> Path:
-    """Where trained checkpoints and tuned parameters of learned metrics are kept."""
-    return settings.cache_dir / "models"
+def model_dir(settings: Settings) -> Path | None:
+    """Where trained checkpoints and tuned parameters of learned metrics are kept; None on a read-only
+    server, whose metrics use the shipped models only."""
+    return settings.model_dir
+
+
+def writable_model_dir(settings: Settings) -> Path:
+    """The model folder, for writing a trained model or tuned parameters; a MuttlabError on a read-only server."""
+    folder = settings.model_dir
+    if folder is None:
+        raise MuttlabError("this server is read-only (MUTTLAB_READ_ONLY): it has no model folder, so nothing "
+                           "can be trained or tuned here")
+    return folder
 
 
 def registry_for(settings: Settings) -> Registry:
@@ -74,8 +84,9 @@ def _init_worker(metric_paths: tuple[str, ...], models: Path | None) -> None:
     _WORKER_REGISTRY = Registry(extra_paths=metric_paths, model_dir=models)
 
 
-def _score_in_worker(name: str, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-    return _WORKER_REGISTRY.get(name).score(candidates, references)
+def _score_in_worker(name: str, candidates: list[str], references: list[list[str]]) -> tuple[str, np.ndarray]:
+    metric = _WORKER_REGISTRY.get(name)
+    return metric.signature(), metric.score(candidates, references)
 
 
 class _Scorer:
@@ -104,7 +115,12 @@ class _Scorer:
                                              initializer=_init_worker,
                                              initargs=(self.registry.extra_paths, self.registry.model_dir))
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
-        return [f.result() for f in futures]
+        done = [f.result() for f in futures]
+        if any(signature != metric.signature() for signature, _ in done):
+            # A worker built another model (one was installed meanwhile): its scores would be cached under
+            # this metric's key, so they are dropped and the jobs scored here instead.
+            return [metric.score(c, r) for c, r in jobs]
+        return [scores for _, scores in done]
 
     def _rebuildable(self, metric: Metric) -> bool:
         """Whether a worker rebuilding ``metric`` by name gets the same metric (same signature)."""

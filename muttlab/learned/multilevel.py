@@ -30,7 +30,7 @@ import pandas as pd
 
 from muttlab.human import stats
 from muttlab.errors import MuttlabError
-from muttlab.engine.runner import model_dir, score_batches
+from muttlab.engine.runner import model_dir, score_batches, writable_model_dir
 from muttlab.settings import Settings
 from muttlab.human import judged
 from muttlab.human.judged import JudgedSet
@@ -289,7 +289,7 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
     if unknown or not representations:
         raise MuttlabError(f"unknown DREEM representation(s) {', '.join(unknown) or '(none given)'}; "
                            f"choose from {', '.join(COMPONENTS)}")
-    out_dir = Path(out_dir) if out_dir is not None else model_dir(settings)
+    out_dir = Path(out_dir) if out_dir is not None else writable_model_dir(settings)
     data = load_eval_set(dataset, settings).subset("dev")
     if progress:
         progress(f"parsing {len(data)} {dataset} dev candidates")
@@ -322,7 +322,7 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
 # --------------------------------------------------------------------------- held-out evaluation
 
 def _load_tuned(stem: str, dataset: str, settings: Settings) -> tuple[dict, str]:
-    for folder in (model_dir(settings), BUNDLED_MODELS):
+    for folder in [f for f in (model_dir(settings), BUNDLED_MODELS) if f is not None]:
         path = tuned_file(stem, dataset, folder)
         if path.is_file():
             try:

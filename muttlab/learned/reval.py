@@ -19,12 +19,14 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from muttlab.access.roles import Action, Identity, require
 from muttlab.human import stats
 from muttlab.errors import DataError, MuttlabError
-from muttlab.engine.runner import model_dir
+from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_sick, read_table
-from muttlab.metrics.reval.metric import PUBLISHED_DIR, checkpoint_name, find_checkpoint
+from muttlab.metrics.reval.metric import (PUBLISHED_DIR, checkpoint_name, find_checkpoint,
+                                         installed_checkpoint, model_id)  # noqa: F401 (model_id: re-export)
 from muttlab.metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
                                  save_checkpoint)
 from muttlab.learned.reval_training import Inputs, Pair, Progress, TrainConfig, TrainResult, pearson, predict, train
@@ -107,7 +109,8 @@ def _spacy_version() -> str:
 
 
 def reval_dir(settings: Settings) -> Path:
-    return model_dir(settings) / "reval"
+    """Where trained ReVal checkpoints (each under a name of its own) and parse caches are written."""
+    return writable_model_dir(settings) / "reval"
 
 
 def load_sick_data(settings: Settings, limit: int | None = None) -> PairData:
@@ -188,6 +191,8 @@ def load_pair_files(settings: Settings, train: Path, dev: Path | None = None, de
 
 def cached_trees(settings: Settings, sentences: list[str]) -> dict[str, DepTree]:
     """Trees for the sentences, read from the parse cache or parsed now and cached."""
+    if model_dir(settings) is None:  # a read-only server writes no parse cache
+        return dict(zip(sentences, parse_trees(sentences)))
     key = _hash([_spacy_version(), *sentences])[:16]
     path = reval_dir(settings) / f"parses-{key}.json"
     if path.is_file():
@@ -218,12 +223,17 @@ def checkpoint_key(model_config: ModelConfig, train_config: TrainConfig, data_ha
 
 def train_model(settings: Settings, model: str = "treelstm", train_config: TrainConfig | None = None,
                 progress: Callable[[Progress], None] | None = None, force: bool = False,
-                limit: int | None = None, install: bool = True, data: PairData | None = None) -> Trained:
+                limit: int | None = None, data: PairData | None = None, *, actor: Identity) -> Trained:
     """Train ReVal on SICK TRAIN, selecting the epoch on TRIAL; a cached checkpoint is reused.
 
-    ``data`` trains on other pairs instead (:func:`load_pair_files`). With ``install`` the result becomes
-    the model the ReVal metric uses (``<model dir>/reval-<model>.pt``).
+    ``data`` trains on other pairs instead (:func:`load_pair_files`). The checkpoint gets a name of its own
+    in the model folder and changes nothing the metrics compute until a maintainer installs it
+    (:func:`muttlab.learned.models.install`).
+
+    Raises:
+      PermissionDenied: ``actor`` may not train (only maintainers may), or the server is read-only.
     """
+    require(actor, Action.TRAIN, settings)
     if model not in MODELS:
         raise MuttlabError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
     train_config = train_config or TrainConfig(seed=settings.seed)
@@ -234,8 +244,6 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
     if path.is_file() and path.with_suffix(".json").is_file() and not force:
         info = checkpoint_info(path)
         if info.get("complete"):
-            if install:
-                _install(settings, path, model)
             return Trained(model, path, True, info)
     inputs = Inputs(data.trees, _word_vectors())
 
@@ -256,21 +264,21 @@ def train_model(settings: Settings, model: str = "treelstm", train_config: Train
                    progress=progress, on_epoch=checkpoint)
     info = info_of(result, complete=True)
     save_checkpoint(result.model, path, info)
-    if install:
-        _install(settings, path, model)
     return Trained(model, path, False, info)
 
 
 def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None,
                         progress: Callable[[int, Progress], None] | None = None, force: bool = False,
                         limit: int | None = None, ensemble: bool = False,
-                        data: PairData | None = None) -> tuple[Trained, list[Trained]]:
-    """Train one model per seed (each cached) and install the one with the best dev Pearson r, or, with
-    ``ensemble``, all of them as one :class:`~muttlab.metrics.reval.model.ReValEnsemble` (see :func:`build_ensemble`).
+                        data: PairData | None = None, *, actor: Identity) -> tuple[Trained, list[Trained]]:
+    """Train one model per seed (each cached) and pick the one with the best dev Pearson r, or, with
+    ``ensemble``, build all of them into one :class:`~muttlab.metrics.reval.model.ReValEnsemble`
+    (see :func:`build_ensemble`).
 
     Model selection stays on the dev split (TRIAL), as for the epoch; TEST is never looked at.
-    Returns the installed model and all runs, in seed order.
+    Returns the chosen model (to install, if wanted) and all runs, in seed order.
     """
+    require(actor, Action.TRAIN, settings)
     if not seeds:
         raise MuttlabError("give at least one seed")
     base = train_config or TrainConfig(seed=settings.seed)
@@ -278,10 +286,9 @@ def train_best_of_seeds(settings: Settings, model: str, seeds: list[int], train_
     for seed in seeds:
         report = (lambda p, seed=seed: progress(seed, p)) if progress else None
         runs.append(train_model(settings, model, replace(base, seed=seed), progress=report, force=force,
-                                limit=limit, install=False, data=data))
+                                limit=limit, data=data, actor=actor))
     best = build_ensemble(settings, model, runs, limit=limit, data=data) if ensemble else max(
         runs, key=lambda r: r.info["dev_pearson"])
-    _install(settings, best.path, model)
     return best, runs
 
 
@@ -321,11 +328,6 @@ def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: i
 def checkpoint_info(path: Path) -> dict:
     """The JSON written beside a checkpoint: configuration, data, training history, scores."""
     return json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
-
-
-def _install(settings: Settings, path: Path, model: str) -> None:
-    dest = model_dir(settings) / checkpoint_name(model)
-    _copy_checkpoint(path, dest)
 
 
 def _copy_checkpoint(src: Path, dest: Path, extra: dict | None = None) -> None:
@@ -408,10 +410,10 @@ def compare_evaluations(a: Evaluation, b: Evaluation, bootstrap: int = 1000, see
 
 def publish(settings: Settings, model: str, evaluations: list[Evaluation], dest_dir: Path = PUBLISHED_DIR) -> Path:
     """Copy the installed model into the repository's ``data/models`` with its scores in the JSON."""
-    src = model_dir(settings) / checkpoint_name(model)
-    if not src.is_file():
-        raise MuttlabError(f"no trained ReVal {model} model to publish; "
-                           f"train it with `muttlab reval train --model {model}`")
+    src = installed_checkpoint(model, model_dir(settings))
+    if src is None or not src.is_file():
+        raise MuttlabError(f"no installed ReVal {model} model to publish; train it with `muttlab reval train "
+                           f"--model {model} --install`")
     scores = {e.split: {k: v for k, v in e.as_row().items()
                         if k not in ("model", "split", "checkpoint") and not k.startswith("published_")}
               for e in evaluations}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muttlab.errors import MuttlabError
-from muttlab.engine.runner import model_dir
+from muttlab.engine.runner import writable_model_dir
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_flickr_captions, load_mutt_experiments, load_sick
 from muttlab.metrics.tokenize import ptb_tokenize
@@ -39,7 +39,7 @@ class TrainedVectors:
 
 def corpus_vectors_path(settings: Settings) -> Path:
     """Where the corpus-trained vectors are kept (the registry's W2V-AVG-corpus reads them there)."""
-    return model_dir(settings) / CORPUS_FILE
+    return writable_model_dir(settings) / CORPUS_FILE
 
 
 def corpus_sentences(settings: Settings) -> list[list[str]]:

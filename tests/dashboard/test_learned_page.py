@@ -1,32 +1,62 @@
-"""The Learned metrics page: ReVal status, training with progress and a loss curve, read-only refusal."""
+"""The Learned metrics page: ReVal status, training with progress and a loss curve for maintainers only,
+installing a trained model, read-only refusal."""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import pytest
 
+from muttlab.access.roles import Identity, Role
+from muttlab.access.sessions import Session
+from muttlab.dashboard.auth import SESSION_KEY
 from muttlab.engine.runner import model_dir
+from muttlab.metrics.reval.metric import find_checkpoint
 from tests.dashboard.conftest import open_page, shown_errors
 
 
-def test_untrained_model_is_reported_and_training_offered(app_env, monkeypatch, tmp_path):
+def as_maintainer(**state) -> dict:
+    """Session state of a signed-in maintainer (the sign-in form itself is tested in test_access_pages)."""
+    return {SESSION_KEY: Session(Identity("max", Role.MAINTAINER), time.monotonic() + 3600), **state}
+
+
+def _install_trained(at) -> str:
+    """Install the model the training message names, with the page's maintainer control; returns its id."""
+    ident = next(m.group(1) for s in at.success if (m := re.search(r"model ([0-9a-f]{12})", s.value)))
+    at.selectbox(key="learned-install-id").set_value(ident)
+    at.button(key="learned-install").click().run()
+    assert any(f"Installed {ident}" in s.value for s in at.success), [e.value for e in at.error]
+    return ident
+
+
+def test_untrained_model_is_reported_and_training_offered_to_maintainers(app_env, monkeypatch, tmp_path):
     # Without the checkpoints bundled in data/models, nothing is trained yet.
     monkeypatch.setattr("muttlab.metrics.reval.metric.PUBLISHED_DIR", tmp_path / "no-bundled-models")
-    at = open_page("learned", state={"learned-model": "lstm"})
+    at = open_page("learned", state=as_maintainer(**{"learned-model": "lstm"}))
     assert not shown_errors(at)
     assert any("No trained ReVal-LSTM model yet" in w.value for w in at.warning)
     assert [b.label for b in at.get("form_submit_button")] == ["Train"]
 
 
-def test_a_short_training_run_draws_its_curve_and_installs_the_model(app_env, app_settings):
+def test_anonymous_visitors_get_no_training_or_install_controls(app_env):
     at = open_page("learned", state={"learned-model": "lstm"})
+    assert not shown_errors(at)
+    assert "Train" not in [b.label for b in at.get("form_submit_button")]
+    assert not [b for b in at.button if b.key in ("learned-install", "learned-uninstall", "learned-clear-caches")]
+    assert any("Training is for maintainers" in i.value for i in at.info)
+
+
+def test_a_short_training_run_draws_its_curve_and_installs_only_when_asked(app_env, app_settings):
+    at = open_page("learned", state=as_maintainer(**{"learned-model": "lstm"}))
     at.number_input(key="learned-epochs").set_value(1)
     at.number_input(key="learned-limit").set_value(30)
     at.get("form_submit_button")[0].click().run()
     assert not shown_errors(at)
     assert any("ReVal-LSTM: trained" in s.value for s in at.success)
-    installed = model_dir(app_settings) / "reval-lstm.pt"
-    assert installed.is_file()
+    assert find_checkpoint("lstm", model_dir(app_settings)).parent.name == "models"  # still the shipped one
+    _install_trained(at)
+    installed = find_checkpoint("lstm", model_dir(app_settings))
     info = json.loads(installed.with_suffix(".json").read_text())
     assert info["data"]["train"] == 30 and len(info["history"]) == 1
     # Reopened, the page shows the checkpoint's epoch history and the metric is available to runs.
@@ -40,9 +70,10 @@ def test_a_short_training_run_draws_its_curve_and_installs_the_model(app_env, ap
 
 def test_read_only_server_offers_no_training(app_env, monkeypatch):
     monkeypatch.setenv("MUTTLAB_READ_ONLY", "1")
-    at = open_page("learned")
+    at = open_page("learned", state=as_maintainer())  # even a session that claims to be a maintainer
     assert not shown_errors(at)
     assert not at.get("form_submit_button")
+    assert not [b for b in at.button if b.key == "learned-install"]
     assert any("read-only" in i.value for i in at.info)
 
 
@@ -60,15 +91,16 @@ def test_an_installed_ensemble_shows_its_runs(app_env):
     assert sorted(members["seed"]) == seeds
 
 
-def test_several_runs_train_and_install_an_ensemble(app_env, app_settings):
-    at = open_page("learned", state={"learned-model": "lstm"})
+def test_several_runs_train_an_ensemble_a_maintainer_installs(app_env, app_settings):
+    at = open_page("learned", state=as_maintainer(**{"learned-model": "lstm"}))
     at.number_input(key="learned-epochs").set_value(1)
     at.number_input(key="learned-limit").set_value(30)
     at.number_input(key="learned-runs").set_value(2)
     at.get("form_submit_button")[0].click().run()
     assert not shown_errors(at)
     assert any("an ensemble of 2 runs (seeds 13, 1)" in s.value for s in at.success)
-    info = json.loads((model_dir(app_settings) / "reval-lstm.json").read_text())
+    _install_trained(at)
+    info = json.loads(find_checkpoint("lstm", model_dir(app_settings)).with_suffix(".json").read_text())
     assert info["ensemble"] and [m["seed"] for m in info["members_info"]] == [13, 1]
     at = open_page("learned", state={"learned-model": "lstm"})
     assert any(m.label == "ensemble" and m.value == "2 seeds" for m in at.metric)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from muttlab.learned import reval
+from muttlab.access.roles import local_operator
+from muttlab.learned import models, reval
 from muttlab.cli import main
 from muttlab.engine.runner import model_dir, registry_for, score_batches
 from muttlab.settings import Settings
@@ -16,6 +17,7 @@ from muttlab.metrics.reval import metric as reval_metric
 from muttlab.learned.reval_training import TrainConfig
 
 LIMIT = 60  # pairs per split: enough to exercise everything, small enough to train in seconds
+OPERATOR = local_operator()
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +31,19 @@ def no_bundled_models(tmp_path, monkeypatch):
     monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "no-bundled-models")
 
 
+def install(settings, trained) -> None:
+    models.install(settings, OPERATOR, models.model_id(trained.path.read_bytes()))
+
+
+def in_use(settings, model: str):
+    return reval_metric.find_checkpoint(model, model_dir(settings))
+
+
 @pytest.fixture(scope="module")
 def trained(settings):
-    return reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT)
+    result = reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT, actor=OPERATOR)
+    install(settings, result)
+    return result
 
 
 def test_training_is_cached_with_config_and_data_hash(settings, trained):
@@ -40,12 +52,12 @@ def test_training_is_cached_with_config_and_data_hash(settings, trained):
     assert info["complete"] and info["data"] == {"source": "SICK", "train": LIMIT, "dev": LIMIT, "test": LIMIT}
     assert [h["epoch"] for h in info["history"]] == [1, 2]
     assert info["dev_pearson"] == max(h["dev_pearson"] for h in info["history"])
-    again = reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT)
+    again = reval.train_model(settings, "treelstm", TrainConfig(epochs=2, seed=7), limit=LIMIT, actor=OPERATOR)
     assert again.cached and again.path == trained.path
     other = reval.checkpoint_key(reval.ModelConfig("treelstm"), TrainConfig(epochs=2, seed=8), info["data_hash"])
     assert other != info["key"]
-    # installed where the metric looks
-    assert (model_dir(settings) / "reval-treelstm.pt").read_bytes() == trained.path.read_bytes()
+    # installed (by the fixture), the metric uses it
+    assert in_use(settings, "treelstm") == trained.path
 
 
 def test_evaluation_matches_scipy(settings, trained):
@@ -104,23 +116,25 @@ def test_cli_errors_name_the_fix(args, message, tmp_path, monkeypatch, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_best_of_seeds_installs_the_best_dev_run(settings, trained):
-    best, runs = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT)
+def test_best_of_seeds_picks_the_best_dev_run_and_installs_nothing(settings, trained):
+    before = in_use(settings, "lstm")
+    best, runs = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT,
+                                           actor=OPERATOR)
     assert [r.info["train"]["seed"] for r in runs] == [3, 4]
     assert best.info["dev_pearson"] == max(r.info["dev_pearson"] for r in runs)
-    assert (model_dir(settings) / "reval-lstm.pt").read_bytes() == best.path.read_bytes()
+    assert in_use(settings, "lstm") == before  # training never changes what the metric uses
 
 
 def test_seeds_as_an_ensemble_are_installed_with_their_dev_score(settings, trained):
     best, runs = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT,
-                                           ensemble=True)
+                                           ensemble=True, actor=OPERATOR)
     assert best.info["ensemble"] and [m["seed"] for m in best.info["members_info"]] == [3, 4]
-    installed = model_dir(settings) / "reval-lstm.pt"
-    assert installed.read_bytes() == best.path.read_bytes()
+    install(settings, best)
+    assert in_use(settings, "lstm") == best.path
     ev = reval.evaluate_model(settings, "lstm", "dev", bootstrap=0, limit=LIMIT)
     assert ev.pearson == pytest.approx(best.info["dev_pearson"], abs=1e-6)
     again, _ = reval.train_best_of_seeds(settings, "lstm", [3, 4], TrainConfig(epochs=1), limit=LIMIT,
-                                         ensemble=True)
+                                         ensemble=True, actor=OPERATOR)
     assert again.cached and again.path == best.path
 
 
@@ -131,7 +145,7 @@ def test_cli_ensemble_needs_two_seeds(tmp_path, monkeypatch, capsys):
 
 
 def test_comparison_is_paired_and_matches_the_evaluations(settings, trained):
-    lstm = reval.train_model(settings, "lstm", TrainConfig(epochs=1, seed=7), limit=LIMIT, install=False)
+    lstm = reval.train_model(settings, "lstm", TrainConfig(epochs=1, seed=7), limit=LIMIT, actor=OPERATOR)
     a = reval.evaluate_model(settings, "treelstm", "dev", checkpoint=trained.path, bootstrap=0, limit=LIMIT)
     b = reval.evaluate_model(settings, "lstm", "dev", checkpoint=lstm.path, bootstrap=0, limit=LIMIT)
     c = reval.compare_evaluations(a, b, bootstrap=300, seed=1)
@@ -154,8 +168,8 @@ def test_training_on_a_pairs_file_instead_of_sick(settings, tmp_path, capsys):
     assert (len(data.splits["train"]), len(data.splits["dev"]), data.splits["test"]) == (54, 6, [])
     assert sorted(data.splits["train"] + data.splits["dev"], key=sick.index) == sick
     assert main(["reval", "train", "--model", "lstm", "--train-pairs", str(path), "--epochs", "1",
-                 "--no-progress", "--cache-dir", str(settings.cache_dir)]) == 0
-    installed = json.loads((model_dir(settings) / "reval-lstm.json").read_text())
+                 "--no-progress", "--install", "--cache-dir", str(settings.cache_dir)]) == 0
+    installed = json.loads(in_use(settings, "lstm").with_suffix(".json").read_text())
     assert installed["data"] == {"source": "pairs: pairs.tsv", "train": 54, "dev": 6, "test": 0}
     assert main(["reval", "score", "--model", "lstm", "-c", sick[0].sentence_b, "-r", sick[0].sentence_a,
                  "--cache-dir", str(settings.cache_dir)]) == 0

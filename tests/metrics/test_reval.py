@@ -217,7 +217,7 @@ def test_metric_is_best_similarity_over_references(one_epoch, sick_subset, input
     name, _, result = one_epoch
     monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "none")
     save_checkpoint(result.model, tmp_path / checkpoint_name(name))
-    metric = ReVal(model=name, model_dir=tmp_path)
+    metric = ReVal(model=name, checkpoint=tmp_path / checkpoint_name(name))
     metric.check_available()
     dev = sick_subset[1][:20]
     candidates = [p.sentence_b for p in dev]
@@ -243,7 +243,7 @@ def test_metric_scores_with_an_ensemble_checkpoint(ensemble, sick_subset, inputs
     monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "none")
     save_checkpoint(net, tmp_path / checkpoint_name(name))
     dev = sick_subset[1][:20]
-    scores = ReVal(model=name, model_dir=tmp_path).score([p.sentence_b for p in dev], [[p.sentence_a] for p in dev])
+    scores = ReVal(model=name, checkpoint=tmp_path / checkpoint_name(name)).score([p.sentence_b for p in dev], [[p.sentence_a] for p in dev])
     if name == "treelstm":
         y_hat = np.mean([predict(m, [(p.sentence_a, p.sentence_b) for p in dev], inputs) for m in members], axis=0)
         assert np.allclose(scores, (y_hat - 1) / 4, atol=1e-5)
@@ -254,7 +254,8 @@ def test_instances_of_one_checkpoint_share_their_encodings(one_epoch, sick_subse
     name, _, result = one_epoch
     monkeypatch.setattr(reval_metric, "PUBLISHED_DIR", tmp_path / "none")
     save_checkpoint(result.model, tmp_path / checkpoint_name(name))
-    first, second = ReVal(model=name, model_dir=tmp_path), ReVal(model=name, model_dir=tmp_path)
+    path = tmp_path / checkpoint_name(name)
+    first, second = ReVal(model=name, checkpoint=path), ReVal(model=name, checkpoint=path)
     sentences = [p.sentence_a for p in sick_subset[1][:5]]
     encoded = first.encodings(sentences)
     second._load()

@@ -1,0 +1,100 @@
+"""Who may do what: three roles, the actions that change shared state, and the one check every such action
+goes through.
+
+* viewer (anyone, signed in or not): reads everything and scores with the shipped metrics;
+* annotator: also edits corruption pairs;
+* maintainer: also trains and installs models, clears the server's caches and manages users.
+
+A read-only server (``Settings.read_only``, the hosted demo) refuses every write, whoever asks.
+"""
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass
+from enum import Enum
+
+from muttlab.errors import MuttlabError, PermissionDenied
+from muttlab.settings import Settings
+
+
+class Role(str, Enum):
+    VIEWER = "viewer"
+    ANNOTATOR = "annotator"
+    MAINTAINER = "maintainer"
+
+    @classmethod
+    def parse(cls, text: str) -> "Role":
+        try:
+            return cls(str(text).strip().lower())
+        except ValueError:
+            raise MuttlabError(f"unknown role {text!r}; choose one of "
+                                   f"{', '.join(r.value for r in cls)}") from None
+
+
+class Action(str, Enum):
+    READ = "read"
+    SCORE = "score with shipped metrics"
+    EDIT_PAIRS = "edit corruption pairs"
+    TRAIN = "train models"
+    INSTALL_MODEL = "install or uninstall models"
+    CLEAR_CACHES = "clear the server's caches"
+    MANAGE_USERS = "manage users"
+
+
+# Actions that write shared state: refused for everyone on a read-only server.
+WRITES = frozenset({Action.EDIT_PAIRS, Action.TRAIN, Action.INSTALL_MODEL, Action.MANAGE_USERS})
+
+PERMISSIONS: dict[Role, frozenset[Action]] = {
+    Role.VIEWER: frozenset({Action.READ, Action.SCORE}),
+    Role.ANNOTATOR: frozenset({Action.READ, Action.SCORE, Action.EDIT_PAIRS}),
+    Role.MAINTAINER: frozenset(Action),
+}
+
+
+def can(role: Role, action: Action) -> bool:
+    """Whether ``role`` may do ``action`` (the table of docs/security.md), setting read-only mode aside."""
+    return action in PERMISSIONS[Role(role)]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who asks: a name for the records (revisions, the install log) and a role."""
+
+    name: str
+    role: Role = Role.VIEWER
+
+    @property
+    def anonymous(self) -> bool:
+        return self.role is Role.VIEWER and self.name == ANONYMOUS.name
+
+
+ANONYMOUS = Identity("anonymous", Role.VIEWER)
+
+
+def local_operator() -> Identity:
+    """The person running the command line on the server: they own its files, so they act as maintainer."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no login name (a container without /etc/passwd entry)
+        user = "unknown"
+    return Identity(f"local:{user}", Role.MAINTAINER)
+
+
+def allowed(identity: Identity | None, action: Action, settings: Settings) -> tuple[bool, str]:
+    """(True, "") when ``identity`` may do ``action`` on this server, else (False, why not)."""
+    identity = identity or ANONYMOUS
+    if settings.read_only and action in WRITES:
+        return False, (f"this server is read-only (MUTTLAB_READ_ONLY): nobody can {action.value} here")
+    if not can(identity.role, action):
+        who = "a visitor who is not signed in" if identity.anonymous else f"{identity.name} ({identity.role.value})"
+        needed = next(r for r in Role if can(r, action))
+        return False, f"{who} cannot {action.value}; this needs the {needed.value} role"
+    return True, ""
+
+
+def require(identity: Identity | None, action: Action, settings: Settings) -> Identity:
+    """``identity`` when it may do ``action`` here; else :class:`~muttlab.errors.PermissionDenied`."""
+    ok, why = allowed(identity, action, settings)
+    if not ok:
+        raise PermissionDenied(why)
+    return identity

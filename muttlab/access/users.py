@@ -1,0 +1,174 @@
+"""Dashboard accounts: a JSON file outside the repository (``MUTTLAB_USERS_FILE``) of names, roles and
+argon2id password hashes (RFC 9106, through ``argon2-cffi``'s recommended parameters).
+
+The file is written atomically (a temporary file renamed over it) with mode 0600; no password is ever
+stored or logged in clear. Only a maintainer changes it (:func:`muttlab.access.roles.require`); the
+command line (``muttlab users``) acts as the local operator, who owns the file anyway.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from muttlab.access.roles import Action, Identity, Role, require
+from muttlab.errors import DataError, MuttlabError
+from muttlab.settings import Settings
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
+MIN_PASSWORD = 10
+MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte "password" is only a way to burn CPU
+
+_HASHER = None
+_LOCK = threading.Lock()
+
+
+def _hasher():
+    global _HASHER
+    if _HASHER is None:
+        try:
+            from argon2 import PasswordHasher
+        except ImportError as exc:
+            raise MuttlabError("user accounts need argon2-cffi: pip install argon2-cffi") from exc
+        _HASHER = PasswordHasher()
+    return _HASHER
+
+
+def hash_password(password: str) -> str:
+    check_password(password)
+    return _hasher().hash(password)
+
+
+def check_name(name: str) -> str:
+    name = (name or "").strip()
+    if not NAME_PATTERN.fullmatch(name):
+        raise MuttlabError(f"user name {name!r} is not allowed: use 1-64 letters, digits, '_', '.', '@' or '-', "
+                           "starting with a letter or digit")
+    return name
+
+
+def check_password(password: str) -> None:
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise MuttlabError(f"a password needs at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise MuttlabError(f"a password has at most {MAX_PASSWORD} characters")
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: Role
+    created: str
+
+
+class UserStore:
+    """The accounts of one users file. Reads go to the file each time, so every server process sees an edit."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        # Verifying an unknown name costs as much as a known one, so timing does not tell which names exist.
+        self._dummy_hash: str | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> "UserStore":
+        if settings.users_file is None:
+            raise MuttlabError("no users file is configured: set MUTTLAB_USERS_FILE to a path outside the "
+                               "repository (it is created by `muttlab users add`)")
+        return cls(settings.users_file)
+
+    # ----------------------------------------------------------------- reading
+
+    def _read(self) -> dict[str, dict]:
+        if not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            users = data["users"]
+            if not isinstance(users, dict):
+                raise TypeError("users is not an object")
+            for name, entry in users.items():
+                Role(entry["role"])
+                str(entry["hash"])
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise DataError(self.path, f"not a MUTT Lab users file ({exc})",
+                            fix="fix it or move it away and recreate the accounts with `muttlab users add`") from None
+        return users
+
+    def users(self) -> list[User]:
+        return [User(name, Role(e["role"]), e.get("created", "")) for name, e in sorted(self._read().items())]
+
+    def verify(self, name: str, password: str) -> Identity | None:
+        """The identity for a correct name and password, else None (never says which of the two was wrong)."""
+        from argon2.exceptions import InvalidHashError, VerificationError
+
+        entry = self._read().get((name or "").strip())
+        if not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            return None
+        if entry is None:
+            if self._dummy_hash is None:
+                self._dummy_hash = _hasher().hash("not a password of anyone")
+            try:
+                _hasher().verify(self._dummy_hash, password)
+            except (VerificationError, InvalidHashError):
+                pass
+            return None
+        try:
+            _hasher().verify(entry["hash"], password)
+        except (VerificationError, InvalidHashError):
+            return None
+        return Identity(name.strip(), Role(entry["role"]))
+
+    # ----------------------------------------------------------------- writing (maintainers only)
+
+    def _write(self, users: dict[str, dict]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".users-", dir=self.path.parent)
+        try:
+            os.chmod(tmp, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"format": 1, "users": users}, out, indent=2, sort_keys=True)
+                out.write("\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def add(self, actor: Identity, settings: Settings, name: str, role: Role | str, password: str) -> User:
+        require(actor, Action.MANAGE_USERS, settings)
+        name, role = check_name(name), Role.parse(role) if isinstance(role, str) else role
+        hashed = hash_password(password)
+        with _LOCK:
+            users = self._read()
+            if name in users:
+                raise MuttlabError(f"user {name!r} exists; change the password with `muttlab users passwd {name}`")
+            users[name] = {"role": role.value, "hash": hashed, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                      time.gmtime())}
+            self._write(users)
+        return User(name, role, users[name]["created"])
+
+    def remove(self, actor: Identity, settings: Settings, name: str) -> None:
+        require(actor, Action.MANAGE_USERS, settings)
+        with _LOCK:
+            users = self._read()
+            if name not in users:
+                raise MuttlabError(f"no user {name!r}; `muttlab users list` shows them")
+            del users[name]
+            self._write(users)
+
+    def set_password(self, actor: Identity, settings: Settings, name: str, password: str,
+                     role: Role | str | None = None) -> None:
+        require(actor, Action.MANAGE_USERS, settings)
+        hashed = hash_password(password)
+        with _LOCK:
+            users = self._read()
+            if name not in users:
+                raise MuttlabError(f"no user {name!r}; add it with `muttlab users add {name}`")
+            users[name]["hash"] = hashed
+            if role is not None:
+                users[name]["role"] = (Role.parse(role) if isinstance(role, str) else role).value
+            self._write(users)
