@@ -10,6 +10,7 @@ PAGES = {
     "Metric unit tests": [
         ("views/run.py", "Run", ":material/grid_view:"),
         ("views/drilldown.py", "Drill-down", ":material/manage_search:"),
+        ("views/published.py", "Published vs measured", ":material/fact_check:"),
         ("views/playground.py", "Playground", ":material/edit_note:"),
     ],
     "Human judgments": [
@@ -34,6 +35,9 @@ def main() -> None:
     st.set_page_config(page_title="MUTT Lab", page_icon=":material/science:", layout="wide")
     navigation = st.navigation(pages())
     navigation.run()
+    # Imported here: the entry point stays importable (tests read PAGES) without the engine.
+    from muttlab.dashboard import ui
+    ui.footer()
 
 
 if __name__ == "__main__":

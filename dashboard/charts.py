@@ -21,6 +21,11 @@ STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its 
 METRIC_COLOUR = "#2563eb"
 
 
+def offline_html(fig: go.Figure, full_html: bool = True) -> str:
+    """The figure as HTML with plotly.js embedded, so the downloaded file opens without the internet."""
+    return fig.to_html(include_plotlyjs=True, full_html=full_html)
+
+
 def download_config(name: str, scale: int = 2) -> dict:
     """``st.plotly_chart(config=...)``: the modebar's camera button saves a PNG named ``name``."""
     return {"displaylogo": False,

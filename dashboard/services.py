@@ -25,6 +25,7 @@ import streamlit as st
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.engine import runner, sources
+from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, load_settings
 from muttlab.engine.trials import Suite, Trial
 from muttlab.metrics.registry import MetricInfo, Registry
@@ -104,6 +105,50 @@ def trials_by_id(settings: Settings) -> dict[str, Trial]:
     return {t.id: t for t in suite(settings).trials}
 
 
+# Suites a page can run on: the default one (MUTT experiment sets or the sample) and the pair store's
+# current state, whose edits then reach the Run and Drill-down scores.
+SUITES = {"default": "shipped trial sets", "store": "pair store (current state, edits included)"}
+
+
+def store_revision(settings: Settings) -> int:
+    """The pair store's newest revision id (0 when there is no store or it is empty): a store suite's key."""
+    pairs = store(settings)
+    return 0 if pairs is None else pairs.latest_revision()
+
+
+@st.cache_resource(show_spinner="Reading the pair store…", max_entries=4)
+def _store_suite(settings: Settings, revision: int) -> Suite:
+    base = api.load_suite(settings, "store")
+    # The revision id goes into the suite's name, so results and exports say which state was scored.
+    return Suite(f"store@rev{revision}", base.trials, base.is_sample)
+
+
+def suite_named(settings: Settings, name: str = "default") -> Suite:
+    """``default`` (:func:`suite`) or ``store`` (the pair store as of its latest revision).
+
+    Raises:
+      MuttlabError: unknown name, empty store, unreadable data.
+    """
+    if name == "store":
+        return _store_suite(settings, store_revision(settings))
+    if name != "default":
+        raise MuttlabError(f"unknown suite {name!r}; choose {' or '.join(SUITES)}")
+    return suite(settings)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
+    name = "store" if suite_key.startswith("store@") else "default"
+    return {t.id: t for t in suite_named(settings, name).trials}
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_grid():
+    """The precomputed grid that ships with the package (:mod:`muttlab.dashboard.shipped`), or None."""
+    from muttlab.dashboard import shipped
+    return shipped.load()
+
+
 def corruption_label(name: str) -> str:
     try:
         return catalog.get(name).label
@@ -174,7 +219,7 @@ def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
 
 
 def run_grid(settings: Settings, selection: Selection,
-             progress: Callable[[int, int, str], None] | None = None) -> runner.Results:
+             progress: Callable[[int, int, str], None] | None = None, suite_name: str = "default") -> runner.Results:
     """``muttlab.engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
 
     Kept by :func:`memoised` (not ``st.cache_data``: the progress callback draws a progress bar).
@@ -185,34 +230,41 @@ def run_grid(settings: Settings, selection: Selection,
     """
     def compute() -> runner.Results:
         return api.run_grid(settings, selection.metrics, selection.corruptions, selection.ref_counts,
-                            suite=suite(settings), progress=progress, registry=registry(settings))
+                            suite=chosen, progress=progress, registry=registry(settings))
 
-    results = memoised(("run", settings, selection), compute, settings)
+    chosen = suite_named(settings, suite_name)
+    results = memoised(("run", settings, selection) + (() if suite_name == "default" else (chosen.name,)),
+                       compute, settings)
     if progress is not None:
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results
 
 
-def cell_trials(settings: Settings, metric: str, corruption: str, refs: int) -> pd.DataFrame:
+def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,
+                suite_name: str = "default") -> pd.DataFrame:
     """The trials of one metric x corruption x refs cell with their texts, failing first, by margin.
 
     Returns:
       columns trial, passed, margin, s_orig, s_corr, original, corrupted, references (tuple),
       human_score, source.
     """
-    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)))
+    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)), suite_name=suite_name)
     table = results.table
     cell = table[(table["metric"] == metric) & (table["corruption"] == corruption)
                  & (table["refs"] == int(refs))].copy()
-    by_id = trials_by_id(settings)
+    by_id = trials_by_id(settings) if suite_name == "default" else _trials_by_id_of(settings, results.suite)
     cell["original"] = [by_id[t].original for t in cell["trial"]]
     cell["corrupted"] = [by_id[t].corrupted for t in cell["trial"]]
     cell["references"] = [by_id[t].refs(int(refs)) for t in cell["trial"]]
     cell["human_score"] = [by_id[t].human_score for t in cell["trial"]]
     cell["source"] = [by_id[t].source for t in cell["trial"]]
+    # The SICK join (pair id, split), where the trials carry it.
+    extra = [a for a in ("sick_pair_id", "sick_split") if any(hasattr(t, a) for t in by_id.values())]
+    for attr in extra:
+        cell[attr] = [getattr(by_id[t], attr, None) for t in cell["trial"]]
     cell = cell.sort_values(["passed", "margin"], kind="stable").reset_index(drop=True)
     return cell[["trial", "passed", "margin", "s_orig", "s_corr", "original", "corrupted", "references",
-                 "human_score", "source"]]
+                 "human_score", "source"] + extra]
 
 
 # --------------------------------------------------------------------------- playground
@@ -270,3 +322,41 @@ def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[st
         return api.corrupt(sentence, references, (), seed)
     return api.corrupt(sentence, references, types, seed)
 
+
+
+# --------------------------------------------------------------------------- footer, published numbers
+
+@st.cache_resource(show_spinner=False)
+def facts():
+    """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
+    from muttlab.dashboard import facts as _facts
+    return _facts.collect()
+
+
+def reproduce_available() -> bool:
+    """Whether this installation has :mod:`muttlab.human.reproduce` (published numbers beside ours)."""
+    return optional_module("muttlab.human.reproduce") is not None
+
+
+@st.cache_data(show_spinner="Computing every published number we can…", max_entries=4)
+def reproduction(settings: Settings) -> pd.DataFrame:
+    """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
+    measured, difference, tolerance, within, reason)."""
+    with scoring_lock(settings):
+        report = api.reproduce(settings)
+    return report_frame(report)
+
+
+def report_frame(report) -> pd.DataFrame:
+    """The table of a ReproductionReport, whatever its attribute is called (``frame``, ``table``...)."""
+    if isinstance(report, pd.DataFrame):
+        return report
+    for name in ("frame", "table", "df", "rows"):
+        value = getattr(report, name, None)
+        value = value() if callable(value) else value
+        if isinstance(value, pd.DataFrame):
+            return value
+    for value in vars(report).values() if hasattr(report, "__dict__") else ():
+        if isinstance(value, pd.DataFrame):
+            return value
+    raise MuttlabError("the reproduction report has no table this page can show")

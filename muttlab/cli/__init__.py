@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "corrupt": ("corrupt", "build corruption pairs from SICK or the sample into the pair store"),
     "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
+    "report": ("report", "write a dashboard view as one offline HTML file"),
 }
 
 EXIT_USER_ERROR = 2
