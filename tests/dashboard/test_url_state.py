@@ -10,12 +10,14 @@ from tests.dashboard.conftest import APP, TIMEOUT, shown_errors
 
 
 def _open(page: str, query: dict) -> AppTest:
+    """A fresh session opening the address ``/<page>?<query>``."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page(f"views/{page}.py")
     for key, value in query.items():
         at.query_params[key] = value
-    return at.run()
+    if page == "run":  # the default page
+        return at.run()
+    at.run()
+    return at.switch_page(f"views/{page}.py").run()
 
 
 def test_landing_page_shows_the_precomputed_grid(app_env):
