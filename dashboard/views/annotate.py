@@ -125,14 +125,16 @@ def _snapshot(pair) -> dict:
         pending = st.session_state.setdefault(PENDING_KEY, {}).pop(pair.id, None)
         values = {"corruption": pair.corruption, "original": pair.original, "corrupted": pair.corrupted,
                   "references": list(pair.references)}
-        snapshots[pair.id] = {"version": pair.version, "values": {**values, **(pending or {})},
+        # "values" fill the form; changes are measured against "stored" (the pair at that version), so a
+        # refused edit offered again is saved as it stands.
+        snapshots[pair.id] = {"version": pair.version, "values": {**values, **(pending or {})}, "stored": values,
                               "pending": bool(pending), "form": f"edit-{pair.id}-v{pair.version}-{bool(pending)}"}
     return snapshots[pair.id]
 
 
 def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
     """Form callback: the changes against the form's starting values, saved on its base version."""
-    state, key, start = st.session_state, snapshot["form"], snapshot["values"]
+    state, key, start = st.session_state, snapshot["form"], snapshot.get("stored", snapshot["values"])
     if not author:  # the form is only drawn for editors; refuse anyway if the session changed
         _flash("error", "Not saved: this session cannot edit.")
         return
