@@ -21,6 +21,12 @@ STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its 
 METRIC_COLOUR = "#2563eb"
 
 
+def _percent(rate: float) -> float:
+    """A tie rate in percent, whether the results give it as a fraction or already in percent."""
+    rate = float(rate)
+    return 100.0 * rate if rate <= 1.0 else rate
+
+
 def offline_html(fig: go.Figure, full_html: bool = True) -> str:
     """The figure as HTML with plotly.js embedded, so the downloaded file opens without the internet."""
     return fig.to_html(include_plotlyjs=True, full_html=full_html)
@@ -83,7 +89,9 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
                 z[i, j] = row.accuracy
                 text = (f"<b>{m}</b> · {labels.get(c, c)} · {k} refs<br>accuracy {row.accuracy:.1f}% "
                         f"({int(row.passed)}/{int(row.n)})<br>95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"
-                        f"<br><i>click to open the trials</i>")
+                        + (f"<br>ties {_percent(row.tie_rate):.1f}%" if hasattr(row, "tie_rate")
+                           and row.tie_rate == row.tie_rate else "")
+                        + "<br><i>click to open the trials</i>")
                 hover[i, j] = text
                 xs.append(labels.get(c, c))
                 ys.append(m)

@@ -360,3 +360,72 @@ def report_frame(report) -> pd.DataFrame:
         if isinstance(value, pd.DataFrame):
             return value
     raise MuttlabError("the reproduction report has no table this page can show")
+
+
+# --------------------------------------------------------------------------- warm start
+
+WARM_SENTENCE = "A man is riding a bicycle down the street."
+WARM_REFERENCES = ("A man rides a bike on the road.", "Someone is cycling along a street.")
+
+
+@dataclass
+class WarmState:
+    """What the background warm-up has loaded so far (for a status line) and when it finished."""
+
+    started: float = 0.0
+    ready: list[str] = None
+    failed: dict[str, str] = None
+    done: float | None = None
+
+
+@st.cache_resource(show_spinner=False)
+def warm_start(settings: Settings) -> WarmState:
+    """Load the metric objects, the METEOR JVM, spaCy and word vectors in a background thread, once per
+    server process and configuration, so that the first visitor does not wait for them.
+
+    Cheap metrics (n-gram, METEOR) go first, so the Playground answers while slower ones still load;
+    each metric is scored once on a short sentence, which is what starts its process or loads its model.
+    """
+    import time
+
+    state = WarmState(started=time.monotonic(), ready=[], failed={})
+
+    def work() -> None:
+        try:
+            reg = registry(settings)
+            with scoring_lock(settings):
+                infos = api.metric_catalogue(settings, reg)
+            names = [i.name for i in infos if i.available and i.name not in LEARNED_METRICS]
+            quick = [n for n in names if n.startswith(("BLEU", "ROUGE", "CIDEr", "METEOR"))]
+            for name in quick + [n for n in names if n not in quick]:
+                with scoring_lock(settings):
+                    frame = api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg)
+                problem = frame["problem"].iloc[0] if len(frame) else ""
+                (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
+            types = generator_types()
+            if types:
+                api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed)
+        except Exception as exc:  # a warm-up problem must never take the server down; pages report it
+            state.failed["warm-up"] = str(exc)
+        finally:
+            state.done = time.monotonic()
+
+    threading.Thread(target=work, name="muttlab-warm-start", daemon=True).start()
+    return state
+
+
+# --------------------------------------------------------------------------- research views
+
+def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int,
+                      suite_name: str = "default"):
+    """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.human.stats.mcnemar`).
+
+    Returns:
+      (McNemarResult, accuracy of A in %, accuracy of B in %).
+    """
+    from muttlab.human.stats import mcnemar
+
+    a = cell_trials(settings, metric_a, corruption, refs, suite_name).set_index("trial")["passed"]
+    b = cell_trials(settings, metric_b, corruption, refs, suite_name).set_index("trial")["passed"]
+    b = b.reindex(a.index)
+    return mcnemar(a.to_numpy(), b.to_numpy()), 100.0 * a.mean(), 100.0 * b.mean()

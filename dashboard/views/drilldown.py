@@ -54,6 +54,30 @@ def _trial_card(row, higher_is_better: bool) -> None:
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
 
 
+def _compare(settings, available: list[str], metric: str, corruption: str, refs: int, suite_name: str) -> None:
+    """Another metric on the same trials: McNemar's test on the paired pass/fail outcomes."""
+    others = [m for m in available if m != metric]
+    wanted = ui.query_value("vs")
+    with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
+        other = st.selectbox("Other metric", [None] + others, index=(others.index(wanted) + 1) if wanted in others
+                             else 0, format_func=lambda m: "choose…" if m is None else m, key="dd-vs")
+        st.session_state["dd-vs-chosen"] = other
+        if other is None:
+            return
+        try:
+            result, acc_a, acc_b = services.paired_comparison(settings, metric, other, corruption, refs, suite_name)
+        except MuttlabError as exc:
+            st.error(f"{other} cannot be scored on this cell: {exc}")
+            return
+        a, b, c, d = st.columns(4)
+        a.metric(f"{metric} accuracy", f"{acc_a:.1f}%")
+        b.metric(f"{other} accuracy", f"{acc_b:.1f}%")
+        c.metric(f"only {metric} right / only {other} right", f"{result.b} / {result.c}")
+        d.metric("McNemar p", f"{result.p_value:.3g}" if hasattr(result, "p_value") else "–")
+        st.caption(f"{result.n} paired trials; {result.method} test (McNemar 1947). A small p says the two "
+                   "metrics get different trials right, beyond chance.")
+
+
 def page() -> None:
     settings = ui.header("Drill-down", "The trials behind one cell of the accuracy grid: failures first, the "
                                         "closest calls at the top.")
@@ -109,6 +133,8 @@ def page() -> None:
                                            f"{refs} references"),
              f"margins-{metric}-{corruption}-{refs}", key="dd-margins")
 
+    _compare(settings, available, metric, corruption, int(refs), suite_name)
+
     f1, f2 = st.columns([2, 5])
     shows = ["fails", "passes", "all"]
     if "dd-verdict" not in st.session_state:
@@ -119,6 +145,7 @@ def page() -> None:
                           placeholder="a word in the original or the corruption")
     trial_id = ui.query_value("trial")
     ui.write_query({"metric": metric, "corruption": corruption, "refs": int(refs),
+                    "vs": st.session_state.get("dd-vs-chosen"),
                     "suite": suite_name if suite_name != "default" else None,
                     "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
     shown = cell

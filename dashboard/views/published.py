@@ -2,7 +2,6 @@
 difference, whether it is within tolerance and why not (``muttlab.api.reproduce``)."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from muttlab.dashboard import services, ui
