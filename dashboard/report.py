@@ -99,7 +99,8 @@ def _drilldown_section(settings: Settings, view: View) -> tuple[str, list[go.Fig
     fig = charts.margin_histogram(cell, f"Margins: {title}")
     ok = int(cell["passed"].sum())
     head = (f"<h2>Drill-down: {html.escape(title)}</h2><p>{ok} of {len(cell)} trials passed "
-            f"({100.0 * ok / max(1, len(cell)):.1f}%); signature <code>{html.escape(results.signatures[metric])}</code>."
+            f"({100.0 * ok / max(1, len(cell)):.1f}%); signature "
+            f"<code>{html.escape(results.signatures[metric])}</code>."
             f" Showing {len(shown)} {html.escape(show)} trials.</p>")
     columns = ["trial", "passed", "s_orig", "s_corr", "margin", "original", "corrupted"]
     return head, [fig], _table_html(shown[columns])

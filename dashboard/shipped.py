@@ -123,7 +123,8 @@ def load(path: Path | None = None) -> ShippedGrid | None:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, fix=f"regenerate it: {REGENERATE}") from None
+        raise DataError(path, f"malformed JSON: {exc.msg}", line=exc.lineno,
+                        fix=f"regenerate it: {REGENERATE}") from None
     return parse(document, str(path))
 
 

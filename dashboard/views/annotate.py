@@ -175,9 +175,10 @@ def _conflict_panel(pair) -> None:
         st.markdown(f"**Conflict on pair #{pair.id}**: it changed to version {conflict['their_version']} while you "
                     f"were editing version {conflict['base_version']}. Your text is kept in the form below.")
         columns = st.columns(3)
-        for column, (title, values) in zip(columns, (("Your edit (unsaved)", conflict["mine"]),
-                                                     (f"Their version {conflict['their_version']}", conflict["theirs"]),
-                                                     (f"Original: version {conflict['base_version']}", conflict["base"]))):
+        sides = (("Your edit (unsaved)", conflict["mine"]),
+                 (f"Their version {conflict['their_version']}", conflict["theirs"]),
+                 (f"Original: version {conflict['base_version']}", conflict["base"]))
+        for column, (title, values) in zip(columns, sides):
             column.markdown(f"**{title}**")
             for field in ("original", "corrupted"):
                 column.caption(field)

@@ -17,7 +17,8 @@ from muttlab.engine.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import SETTINGS_VARIABLES
-from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, MUTTLAB, _free_port, _wait_healthy
+from tests.dashboard.test_browser import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, MUTTLAB, _free_port,
+                                          _wait_healthy)
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
