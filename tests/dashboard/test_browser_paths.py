@@ -7,6 +7,7 @@ edited pair's new scores appear in the drill-down of the store suite.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -89,12 +90,13 @@ def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, brow
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
     page.locator(".mutt-diff").first.wait_for()
     expect(page.get_by_text("trials shown")).to_be_visible()
-    assert "ROUGE-L" in page.get_by_test_id("stSelectbox").nth(0).inner_text()
-    assert "Negated Subject" in page.get_by_test_id("stSelectbox").nth(1).inner_text()
+    title = page.locator(".js-plotly-plot .gtitle").first
+    expect(title).to_contain_text("ROUGE-L on Negated Subject, 5 references")
+    expect(page.get_by_text("signature: ROUGE-L|")).to_be_visible()
     assert "metric=ROUGE-L" in page.url and "show=all" in page.url  # the address still names the view
     page.reload()
     page.locator(".mutt-diff").first.wait_for()
-    assert "ROUGE-L" in page.get_by_test_id("stSelectbox").nth(0).inner_text()
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
     page.screenshot(path=str(ARTIFACTS / "dashboard-shared-link.png"), full_page=True)
     assert page.locator(EXCEPTION).count() == 0
 
@@ -117,7 +119,7 @@ def test_annotator_keeps_text_typed_during_a_conflict(served, browser):
     assert page.get_by_label("Corruption", exact=True).input_value() == "Ada typed this"
     page.get_by_role("button", name="Save edit").click()
     expect(page.get_by_text("Conflict on pair #1")).to_be_visible()
-    expect(page.get_by_text("Bob was here").first).to_be_visible()
+    expect(page.get_by_test_id("stText").filter(has_text="Bob was here")).to_be_visible()
     assert page.get_by_label("Corruption", exact=True).input_value() == "Ada typed this"
     page.screenshot(path=str(ARTIFACTS / "dashboard-conflict.png"), full_page=True)
     page.get_by_role("button", name="Save edit").click()
@@ -137,10 +139,11 @@ def test_an_edited_pair_is_scored_in_the_drilldown(served, browser):
     page = _page(browser)
     page.goto(f"{url}/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5&suite=store&show=all&trial={pair.key}")
     expect(page.get_by_text(f"Trial {pair.key}")).to_be_visible()
-    card = page.get_by_test_id("stVerticalBlockBorderWrapper").filter(has_text=pair.key).first
-    text = card.inner_text()
-    s_orig = text.split("original ")[1].split()[0]
-    s_corr = text.split("corruption ")[1].split()[0]
+    # The pinned card comes first; its numbers read "original X / corruption Y / margin Z".
+    numbers = page.get_by_test_id("stMarkdownContainer").filter(has_text=re.compile(r"^original .*margin", re.S))
+    text = numbers.first.inner_text()
+    s_orig = text.split("original")[1].split()[0]
+    s_corr = text.split("corruption")[1].split()[0]
     assert s_orig == s_corr, text
     assert page.locator(EXCEPTION).count() == 0
     page.screenshot(path=str(ARTIFACTS / "dashboard-edited-pair.png"), full_page=True)
