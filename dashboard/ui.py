@@ -6,6 +6,7 @@ through ``st.text``/``st.code`` or the escaped HTML of :mod:`muttlab.dashboard.d
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable, Sequence
 from urllib.parse import urlencode
@@ -36,6 +37,15 @@ def fmt_score(value: float) -> str:
     if value == 0 or 1e-3 <= abs(value) < 1e4:
         return f"{value:.4f}"
     return f"{value:.2e}"
+
+
+def margin_text(s_orig: float, s_corr: float, margin: float) -> str:
+    """A margin that stays readable when the original scores 0: the Difference rule divides by s_orig,
+    so a zero original gives ±1e10-sized numbers; say "orig = 0" and the plain difference instead."""
+    if s_orig == 0 or not math.isfinite(margin) or abs(margin) >= 1e6:
+        return f"orig = 0, Δ = {fmt_score(s_corr - s_orig)}" if s_orig == 0 else "too large to show"
+    relative = (s_corr - s_orig) / abs(s_orig)
+    return f"{fmt_score(margin)} (corruption {relative:+.1%} vs original)"
 
 
 def header(title: str, caption: str | None = None) -> Settings:

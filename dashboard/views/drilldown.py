@@ -21,15 +21,6 @@ def _index(options: list, value, fallback: int = 0) -> int:
     return options.index(value) if value in options else fallback
 
 
-def margin_text(s_orig: float, s_corr: float, margin: float) -> str:
-    """A margin that stays readable when the original scores 0: the Difference rule divides by s_orig,
-    so a zero original gives ±1e10-sized numbers; say "orig = 0" and the plain difference instead."""
-    if s_orig == 0 or not math.isfinite(margin) or abs(margin) >= 1e6:
-        return f"orig = 0, Δ = {ui.fmt_score(s_corr - s_orig)}" if s_orig == 0 else "too large to show"
-    relative = (s_corr - s_orig) / abs(s_orig)
-    return f"{ui.fmt_score(margin)} (corruption {relative:+.1%} vs original)"
-
-
 def _trial_card(row, higher_is_better: bool) -> None:
     verdict = ":green[:material/check_circle:] passes" if row.passed else ":red[:material/cancel:] fails"
     with st.container(border=True):
@@ -38,7 +29,7 @@ def _trial_card(row, higher_is_better: bool) -> None:
         text.html(diff_block(row.original, row.corrupted))
         numbers.markdown(f"original **{ui.fmt_score(row.s_orig)}**  \n"
                          f"corruption **{ui.fmt_score(row.s_corr)}**  \n"
-                         f"margin **{margin_text(row.s_orig, row.s_corr, row.margin)}**")
+                         f"margin **{ui.margin_text(row.s_orig, row.s_corr, row.margin)}**")
         extra = [] if higher_is_better else ["lower scores are better for this metric"]
         if row.human_score is not None and not (isinstance(row.human_score, float) and math.isnan(row.human_score)):
             extra.append(f"SICK gold relatedness: {row.human_score:.2f} / 5")
