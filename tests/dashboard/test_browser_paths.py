@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import signal
-import subprocess
 
 import pytest
 
@@ -18,8 +15,7 @@ from muttlab.engine.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import SETTINGS_VARIABLES
-from tests.dashboard.test_browser import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, MUTTLAB, _free_port,
-                                          _wait_healthy)
+from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, serving
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
@@ -38,23 +34,8 @@ def served(tmp_path_factory):
     trials = load_sample().trials
     with open_store(settings) as store:
         store.add([t for t in trials if t.corruption == "neg_subj"][:4], author="loader", status="proposed")
-    port = _free_port()
-    log = tmp / "serve.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([str(MUTTLAB if MUTTLAB.is_file() else shutil.which("muttlab")), "serve",
-                                 "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    url = f"http://localhost:{port}"
-    try:
-        _wait_healthy(url, proc, log)
+    with serving(env, tmp / "serve.log") as url:
         yield url, settings
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
