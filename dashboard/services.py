@@ -401,18 +401,23 @@ def warm_start(settings: Settings) -> WarmState:
     def work() -> None:
         try:
             reg = registry(settings)
-            with scoring_lock(settings):
-                infos = api.metric_catalogue(settings, reg)
-            names = [i.name for i in infos if i.available and i.name not in LEARNED_METRICS]
+            # The cached catalogue, the quick metrics and spaCy are what a first page needs; then the rest.
+            names = [i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS]
             quick = [n for n in names if is_quick(n)]
-            for name in quick + [n for n in names if n not in quick]:
-                with scoring_lock(settings):
-                    frame = api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg)
-                problem = frame["problem"].iloc[0] if len(frame) else ""
-                (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
+
+            def load(batch: list[str]) -> None:
+                for name in batch:
+                    with scoring_lock(settings):
+                        frame = api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg)
+                    problem = frame["problem"].iloc[0] if len(frame) else ""
+                    (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
+
+            load(quick)
             types = generator_types()
             if types:
                 api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed)
+                state.ready.append("spaCy")
+            load([n for n in names if n not in quick])
         except Exception as exc:  # a warm-up problem must never take the server down; pages report it
             state.failed["warm-up"] = str(exc)
         finally:
