@@ -187,10 +187,18 @@ def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | Non
 
 
 def loss_curve(history: pd.DataFrame, title: str | None = None) -> go.Figure:
-    """Training curves: one line per column of ``history`` besides ``epoch`` (train loss, dev Pearson...)."""
+    """Training curves: one line per measured column of ``history`` (train loss, dev Pearson...), and per
+    seed when the history holds several runs. Identifier columns (``seed``, ``run``) are never drawn."""
     fig = go.Figure()
-    for column in [c for c in history.columns if c != "epoch"]:
-        fig.add_trace(go.Scatter(x=history["epoch"], y=history[column], mode="lines+markers", name=column))
+    ids = [c for c in ("seed", "run") if c in history.columns]
+    measures = [c for c in history.columns if c != "epoch" and c not in ids
+                and pd.api.types.is_numeric_dtype(history[c])]
+    groups = history.groupby(ids, sort=True) if ids else [((), history)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        suffix = "" if not ids else " (" + ", ".join(f"{i} {k}" for i, k in zip(ids, key)) + ")"
+        for column in measures:
+            fig.add_trace(go.Scatter(x=part["epoch"], y=part[column], mode="lines+markers", name=column + suffix))
     fig.update_layout(xaxis_title="epoch", legend=dict(orientation="h", y=1.12))
     return _layout(fig, 320, title)
 
