@@ -133,6 +133,23 @@ def views(settings: Settings) -> None:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+    landing_script(settings)
+
+
+def landing_script(settings: Settings) -> None:
+    """The server's share of the first grid: the Run page script under AppTest, three sessions of one process."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ.update(environment(settings, {}))
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    for session in range(1, 4):
+        at = AppTest.from_file(str(app), default_timeout=600)
+        start = time.perf_counter()
+        at.run()
+        if at.exception or not at.get("plotly_chart"):
+            raise SystemExit("the Run page drew no grid")
+        print(f"Run page script with the precomputed grid, session {session}: {time.perf_counter() - start:6.2f} s"
+              " (includes AppTest's own start-up)")
 
 
 def main() -> None:
