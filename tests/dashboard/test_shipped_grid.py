@@ -65,3 +65,22 @@ def test_malformed_grid_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="malformed JSON"):
         shipped.load(bad)
     assert shipped.load(tmp_path / "absent.json") is None
+
+
+def test_precompute_script_writes_a_stamped_grid(tmp_path, monkeypatch, data_dir, grid):
+    import importlib.util
+
+    from tests.conftest import REPO
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(tmp_path / "cache"))
+    spec = importlib.util.spec_from_file_location("precompute_grid", REPO / "scripts" / "precompute_grid.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "grid.json"
+    assert script.main(["--metrics", "BLEU-4,NO-SUCH-METRIC", "--output", str(out)]) == 0
+    written = shipped.load(out)
+    assert written.metrics == ["BLEU-4"] and "NO-SUCH-METRIC" in written.skipped
+    assert len(written.cells) == 30  # 10 experiment sets x 5/10/20 references
+    assert written.data_files == grid.data_files  # the same data as the shipped file
+    merged = written.cells.merge(grid.cells, on=["metric", "corruption", "refs"], suffixes=("", "_shipped"))
+    assert merged["passed"].tolist() == merged["passed_shipped"].tolist()
