@@ -12,6 +12,10 @@ What is measured (headless Debian chromium through Playwright, against `muttlab 
 Each UI time is printed with its ratio to the baseline of step 2.
 
     .venv/bin/python benchmarks/bench_dashboard.py --data-dir ../shared/data --cache-dir .muttlab-cache/bench
+
+With ``--views`` it measures what a visitor waits for instead (no full live run): time to the first grid
+(the precomputed one) on a fresh and on a warm server, a drill-down link, the Playground's first answer
+right after the server is healthy (the background warm-up racing the visitor), and a page switch.
 """
 from __future__ import annotations
 
@@ -80,14 +84,87 @@ def visit(browser, url: str, shot: Path | None) -> tuple[float, float]:
     return opened, total
 
 
+def timed(page, url: str, selector: str | None = None, text: str | None = None) -> float:
+    start = time.perf_counter()
+    page.goto(url)
+    if selector:
+        page.locator(selector).first.wait_for()
+    if text:
+        page.get_by_text(text, exact=True).first.wait_for()
+    if page.locator('[data-testid="stException"]').count():
+        raise SystemExit(f"{url} shows a Python exception")
+    return time.perf_counter() - start
+
+
+def views(settings: Settings) -> None:
+    """Visitor-facing timings on a fresh server (see the module docstring)."""
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-views-{port}.log"
+    start = time.perf_counter()
+    proc = start_server(settings, port, log)
+    print(f"server start (muttlab serve until healthy):   {time.perf_counter() - start:7.2f} s")
+    url = f"http://localhost:{port}"
+    grid = ".js-plotly-plot .heatmaplayer"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                page.set_default_timeout(600_000)
+                first = timed(page, url, grid)
+                print(f"first grid (precomputed), first visit:        {first:7.2f} s")
+                second = timed(browser.new_page(), url, grid)
+                print(f"first grid (precomputed), new session (warm): {second:7.2f} s")
+                # The first session started the background warm-up; the Playground races it.
+                play = timed(browser.new_page(), f"{url}/playground", text="Scores")
+                print(f"Playground first answer (warm-up under way):  {play:7.2f} s")
+                play2 = timed(browser.new_page(), f"{url}/playground", text="Scores")
+                print(f"Playground, next session:                     {play2:7.2f} s")
+                link = f"{url}/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5"
+                print(f"drill-down link, METEOR-1.5 x neg_subj x 5:   {timed(page, link, '.mutt-diff'):7.2f} s")
+                start = time.perf_counter()
+                page.get_by_role("link", name="Run").first.click()
+                page.locator(grid).first.wait_for()
+                print(f"page switch Drill-down -> Run (grid drawn):   {time.perf_counter() - start:7.2f} s")
+            finally:
+                browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    landing_script(settings)
+
+
+def landing_script(settings: Settings) -> None:
+    """The server's share of the first grid: the Run page script under AppTest, three sessions of one process."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ.update(environment(settings, {}))
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    for session in range(1, 4):
+        at = AppTest.from_file(str(app), default_timeout=600)
+        start = time.perf_counter()
+        at.run()
+        if at.exception or not at.get("plotly_chart"):
+            raise SystemExit("the Run page drew no grid")
+        print(f"Run page script with the precomputed grid, session {session}: {time.perf_counter() - start:6.2f} s"
+              " (includes AppTest's own start-up)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--cache-dir", type=Path, default=Path(".muttlab-cache/bench"))
     parser.add_argument("--metrics", default="all")
     parser.add_argument("--screenshot", type=Path, default=Path("test-artifacts/bench-dashboard-grid.png"))
+    parser.add_argument("--views", action="store_true", help="visitor timings only (first grid, drill-down, "
+                                                             "Playground, page switch)")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    if args.views:
+        views(settings)
+        return
     suite = load_mutt_experiments(settings)
     registry = runner.registry_for(settings)
 

@@ -1,6 +1,8 @@
 """The dashboard's entry point: it declares the pages and nothing else (``streamlit run dashboard/app.py``)."""
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 
 from muttlab.dashboard.shared import refuse_client_cache_clearing
@@ -12,6 +14,7 @@ PAGES = {
     "Metric unit tests": [
         ("views/run.py", "Run", ":material/grid_view:"),
         ("views/drilldown.py", "Drill-down", ":material/manage_search:"),
+        ("views/published.py", "Published vs measured", ":material/fact_check:"),
         ("views/playground.py", "Playground", ":material/edit_note:"),
     ],
     "Human judgments": [
@@ -32,12 +35,23 @@ def pages() -> dict[str, list[st.Page]]:
             for section, entries in PAGES.items()}
 
 
+def served() -> bool:
+    """True under ``streamlit run`` (``muttlab serve``), False under AppTest, where a warm-up per test
+    configuration would load every model again for nothing."""
+    return len(sys.argv) > 1 and sys.argv[1] == "run" and "streamlit" in sys.argv[0]
+
+
 def main() -> None:
     # Before anything is cached: no browser message may empty the caches other visitors rely on.
     refuse_client_cache_clearing()
     st.set_page_config(page_title="MUTT Lab", page_icon=":material/science:", layout="wide")
+    # Imported here: the entry point stays importable (tests read PAGES) without the engine.
+    from muttlab.dashboard import services, ui
+    if served():
+        services.warm_start(services.settings())  # once per process: models and JVMs load in the background
     navigation = st.navigation(pages())
     navigation.run()
+    ui.footer()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,17 @@ STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its 
 METRIC_COLOUR = "#2563eb"
 
 
+def _percent(rate: float) -> float:
+    """A tie rate in percent, whether the results give it as a fraction or already in percent."""
+    rate = float(rate)
+    return 100.0 * rate if rate <= 1.0 else rate
+
+
+def offline_html(fig: go.Figure, full_html: bool = True) -> str:
+    """The figure as HTML with plotly.js embedded, so the downloaded file opens without the internet."""
+    return fig.to_html(include_plotlyjs=True, full_html=full_html)
+
+
 def download_config(name: str, scale: int = 2) -> dict:
     """``st.plotly_chart(config=...)``: the modebar's camera button saves a PNG named ``name``."""
     return {"displaylogo": False,
@@ -78,7 +89,9 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
                 z[i, j] = row.accuracy
                 text = (f"<b>{m}</b> · {labels.get(c, c)} · {k} refs<br>accuracy {row.accuracy:.1f}% "
                         f"({int(row.passed)}/{int(row.n)})<br>95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"
-                        f"<br><i>click to open the trials</i>")
+                        + (f"<br>ties {_percent(row.tie_rate):.1f}%" if hasattr(row, "tie_rate")
+                           and row.tie_rate == row.tie_rate else "")
+                        + "<br><i>click to open the trials</i>")
                 hover[i, j] = text
                 xs.append(labels.get(c, c))
                 ys.append(m)
@@ -174,10 +187,18 @@ def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | Non
 
 
 def loss_curve(history: pd.DataFrame, title: str | None = None) -> go.Figure:
-    """Training curves: one line per column of ``history`` besides ``epoch`` (train loss, dev Pearson...)."""
+    """Training curves: one line per measured column of ``history`` (train loss, dev Pearson...), and per
+    seed when the history holds several runs. Identifier columns (``seed``, ``run``) are never drawn."""
     fig = go.Figure()
-    for column in [c for c in history.columns if c != "epoch"]:
-        fig.add_trace(go.Scatter(x=history["epoch"], y=history[column], mode="lines+markers", name=column))
+    ids = [c for c in ("seed", "run") if c in history.columns]
+    measures = [c for c in history.columns if c != "epoch" and c not in ids
+                and pd.api.types.is_numeric_dtype(history[c])]
+    groups = history.groupby(ids, sort=True) if ids else [((), history)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        suffix = "" if not ids else " (" + ", ".join(f"{i} {k}" for i, k in zip(ids, key)) + ")"
+        for column in measures:
+            fig.add_trace(go.Scatter(x=part["epoch"], y=part[column], mode="lines+markers", name=column + suffix))
     fig.update_layout(xaxis_title="epoch", legend=dict(orientation="h", y=1.12))
     return _layout(fig, 320, title)
 

@@ -27,6 +27,7 @@ from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import runner, sources
+from muttlab.errors import MuttlabError
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 from muttlab.engine.trials import Suite, Trial
@@ -118,6 +119,50 @@ def trials_by_id(settings: Settings) -> dict[str, Trial]:
     return {t.id: t for t in suite(settings).trials}
 
 
+# Suites a page can run on: the default one (MUTT experiment sets or the sample) and the pair store's
+# current state, whose edits then reach the Run and Drill-down scores.
+SUITES = {"default": "shipped trial sets", "store": "pair store (current state, edits included)"}
+
+
+def store_revision(settings: Settings) -> int:
+    """The pair store's newest revision id (0 when there is no store or it is empty): a store suite's key."""
+    pairs = store(settings)
+    return 0 if pairs is None else pairs.latest_revision()
+
+
+@st.cache_resource(show_spinner="Reading the pair store…", max_entries=4)
+def _store_suite(settings: Settings, revision: int) -> Suite:
+    base = api.load_suite(settings, "store")
+    # The revision id goes into the suite's name, so results and exports say which state was scored.
+    return Suite(f"store@rev{revision}", base.trials, base.is_sample)
+
+
+def suite_named(settings: Settings, name: str = "default") -> Suite:
+    """``default`` (:func:`suite`) or ``store`` (the pair store as of its latest revision).
+
+    Raises:
+      MuttlabError: unknown name, empty store, unreadable data.
+    """
+    if name == "store":
+        return _store_suite(settings, store_revision(settings))
+    if name != "default":
+        raise MuttlabError(f"unknown suite {name!r}; choose {' or '.join(SUITES)}")
+    return suite(settings)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
+    name = "store" if suite_key.startswith("store@") else "default"
+    return {t.id: t for t in suite_named(settings, name).trials}
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_grid():
+    """The precomputed grid that ships with the package (:mod:`muttlab.dashboard.shipped`), or None."""
+    from muttlab.dashboard import shipped
+    return shipped.load()
+
+
 def corruption_label(name: str) -> str:
     try:
         return catalog.get(name).label
@@ -188,7 +233,7 @@ def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
 
 
 def run_grid(settings: Settings, selection: Selection,
-             progress: Callable[[int, int, str], None] | None = None) -> runner.Results:
+             progress: Callable[[int, int, str], None] | None = None, suite_name: str = "default") -> runner.Results:
     """``muttlab.engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
 
     Kept by :func:`memoised` (not ``st.cache_data``: the progress callback draws a progress bar).
@@ -199,35 +244,43 @@ def run_grid(settings: Settings, selection: Selection,
     """
     def compute() -> runner.Results:
         return api.run_grid(settings, selection.metrics, selection.corruptions, selection.ref_counts,
-                            suite=suite(settings), progress=progress, registry=registry(settings))
+                            suite=chosen, progress=progress, registry=registry(settings))
 
-    # The installed models are part of the key: after an install, ReVal and DREEM are scored again.
-    results = memoised(("run", settings, installed_state(settings.model_dir), selection), compute, settings)
+    chosen = suite_named(settings, suite_name)
+    # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
+    # store's suite is named after its latest revision, so an edit is scored again too.
+    results = memoised(("run", settings, installed_state(settings.model_dir), selection)
+                       + (() if suite_name == "default" else (chosen.name,)), compute, settings)
     if progress is not None:
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results
 
 
-def cell_trials(settings: Settings, metric: str, corruption: str, refs: int) -> pd.DataFrame:
+def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,
+                suite_name: str = "default") -> pd.DataFrame:
     """The trials of one metric x corruption x refs cell with their texts, failing first, by margin.
 
     Returns:
       columns trial, passed, margin, s_orig, s_corr, original, corrupted, references (tuple),
       human_score, source.
     """
-    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)))
+    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)), suite_name=suite_name)
     table = results.table
     cell = table[(table["metric"] == metric) & (table["corruption"] == corruption)
                  & (table["refs"] == int(refs))].copy()
-    by_id = trials_by_id(settings)
+    by_id = trials_by_id(settings) if suite_name == "default" else _trials_by_id_of(settings, results.suite)
     cell["original"] = [by_id[t].original for t in cell["trial"]]
     cell["corrupted"] = [by_id[t].corrupted for t in cell["trial"]]
     cell["references"] = [by_id[t].refs(int(refs)) for t in cell["trial"]]
     cell["human_score"] = [by_id[t].human_score for t in cell["trial"]]
     cell["source"] = [by_id[t].source for t in cell["trial"]]
+    # The SICK join (pair id, split), where the trials carry it.
+    extra = [a for a in ("sick_pair_id", "sick_split") if any(hasattr(t, a) for t in by_id.values())]
+    for attr in extra:
+        cell[attr] = [getattr(by_id[t], attr, None) for t in cell["trial"]]
     cell = cell.sort_values(["passed", "margin"], kind="stable").reset_index(drop=True)
     return cell[["trial", "passed", "margin", "s_orig", "s_corr", "original", "corrupted", "references",
-                 "human_score", "source"]]
+                 "human_score", "source"] + extra]
 
 
 # --------------------------------------------------------------------------- playground
@@ -290,3 +343,123 @@ def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[st
         return api.corrupt(sentence, references, (), seed)
     return api.corrupt(sentence, references, types, seed)
 
+
+
+# --------------------------------------------------------------------------- footer, published numbers
+
+@st.cache_resource(show_spinner=False)
+def facts():
+    """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
+    from muttlab.dashboard import facts as _facts
+    return _facts.collect()
+
+
+def reproduce_available() -> bool:
+    """Whether this installation has :mod:`muttlab.human.reproduce` (published numbers beside ours)."""
+    return optional_module("muttlab.human.reproduce") is not None
+
+
+@st.cache_data(show_spinner="Computing every published number we can…", max_entries=4)
+def reproduction(settings: Settings) -> pd.DataFrame:
+    """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
+    measured, difference, tolerance, within, reason)."""
+    with scoring_lock(settings):
+        report = api.reproduce(settings)
+    return report_frame(report)
+
+
+def report_frame(report) -> pd.DataFrame:
+    """The table of a ReproductionReport, whatever its attribute is called (``frame``, ``table``...)."""
+    if isinstance(report, pd.DataFrame):
+        return report
+    for name in ("frame", "table", "df", "rows"):
+        value = getattr(report, name, None)
+        value = value() if callable(value) else value
+        if isinstance(value, pd.DataFrame):
+            return value
+    for value in vars(report).values() if hasattr(report, "__dict__") else ():
+        if isinstance(value, pd.DataFrame):
+            return value
+    raise MuttlabError("the reproduction report has no table this page can show")
+
+
+# --------------------------------------------------------------------------- warm start
+
+# Metrics that score a sentence in well under a second once loaded: the Playground shows them first.
+QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
+
+
+def is_quick(name: str) -> bool:
+    return name == "TER" or name.startswith(QUICK_PREFIXES)
+
+
+WARM_SENTENCE = "A man is riding a bicycle down the street."
+WARM_REFERENCES = ("A man rides a bike on the road.", "Someone is cycling along a street.")
+
+
+@dataclass
+class WarmState:
+    """What the background warm-up has loaded so far (for a status line) and when it finished."""
+
+    started: float = 0.0
+    ready: list[str] = None
+    failed: dict[str, str] = None
+    done: float | None = None
+
+
+@st.cache_resource(show_spinner=False)
+def warm_start(settings: Settings) -> WarmState:
+    """Load the metric objects, the METEOR JVM, spaCy and word vectors in a background thread, once per
+    server process and configuration, so that the first visitor does not wait for them.
+
+    Cheap metrics (n-gram, METEOR) go first, so the Playground answers while slower ones still load;
+    each metric is scored once on a short sentence, which is what starts its process or loads its model.
+    """
+    import time
+
+    state = WarmState(started=time.monotonic(), ready=[], failed={})
+
+    def work() -> None:
+        try:
+            reg = registry(settings)
+            # The cached catalogue, the quick metrics and spaCy are what a first page needs; then the rest.
+            names = [i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS]
+            quick = [n for n in names if is_quick(n)]
+
+            def load(batch: list[str]) -> None:
+                for name in batch:
+                    with scoring_lock(settings):
+                        frame = api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg)
+                    problem = frame["problem"].iloc[0] if len(frame) else ""
+                    (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
+
+            load(quick)
+            types = generator_types()
+            if types:
+                api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed)
+                state.ready.append("spaCy")
+            load([n for n in names if n not in quick])
+        except Exception as exc:  # a warm-up problem must never take the server down; pages report it
+            state.failed["warm-up"] = str(exc)
+        finally:
+            state.done = time.monotonic()
+
+    threading.Thread(target=work, name="muttlab-warm-start", daemon=True).start()
+    return state
+
+
+# --------------------------------------------------------------------------- research views
+
+def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int,
+                      suite_name: str = "default"):
+    """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.human.stats.mcnemar`).
+
+    Returns:
+      (McNemarResult, accuracy of A in %, accuracy of B in %).
+    """
+    from muttlab.human.stats import mcnemar
+
+    a = cell_trials(settings, metric_a, corruption, refs, suite_name).set_index("trial")["passed"]
+    b = cell_trials(settings, metric_b, corruption, refs, suite_name).set_index("trial")["passed"]
+    b = b.reindex(a.index)
+    return mcnemar(a.to_numpy(), b.to_numpy()), 100.0 * a.mean(), 100.0 * b.mean()

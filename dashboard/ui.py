@@ -10,7 +10,10 @@ it is shown as characters and never fetched.
 from __future__ import annotations
 
 import html
+import math
 import re
+from typing import Callable, Sequence
+from urllib.parse import urlencode
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -61,6 +64,15 @@ def fmt_score(value: float) -> str:
     return f"{value:.2e}"
 
 
+def margin_text(s_orig: float, s_corr: float, margin: float) -> str:
+    """A margin that stays readable when the original scores 0: the Difference rule divides by s_orig,
+    so a zero original gives ±1e10-sized numbers; say "orig = 0" and the plain difference instead."""
+    if s_orig == 0 or not math.isfinite(margin) or abs(margin) >= 1e6:
+        return f"orig = 0, Δ = {fmt_score(s_corr - s_orig)}" if s_orig == 0 else "too large to show"
+    relative = (s_corr - s_orig) / abs(s_orig)
+    return f"{fmt_score(margin)} (corruption {relative:+.1%} vs original)"
+
+
 def header(title: str, caption: str | None = None) -> Settings:
     """Page title and caption (plus the page styles); returns the server's settings."""
     st.title(title)
@@ -107,7 +119,7 @@ def chart(fig: go.Figure, name: str, key: str, on_select: str = "ignore", **kwar
     state = st.plotly_chart(fig, key=key, on_select=on_select, config=charts.download_config(_slug(name)),
                             **kwargs)
     st.download_button("Download chart (HTML)",
-                       lambda: fig.to_html(include_plotlyjs="cdn", full_html=True).encode("utf-8"),
+                       lambda: charts.offline_html(fig).encode("utf-8"),
                        file_name=f"{_slug(name)}.html", mime="text/html", key=f"{key}-html",
                        icon=":material/bar_chart:", on_click="ignore")
     return state if on_select != "ignore" else None
@@ -136,3 +148,93 @@ def not_available(what: str, module: str, issue_hint: str = "") -> None:
     """The notice a page shows in place of a part of the project that is not installed."""
     st.warning(f"**{what} is not available in this installation** (the module `{module}` is missing). "
                f"{issue_hint}".strip(), icon=":material/construction:")
+
+
+# --------------------------------------------------------------------------- state in the address bar
+
+def query_value(name: str, default: str | None = None) -> str | None:
+    """Query parameter ``name`` of the address bar, or ``default``."""
+    value = st.query_params.get(name)
+    return value if value not in (None, "") else default
+
+
+def query_list(name: str, options: Sequence, default: list, cast: Callable = str) -> list:
+    """Values of query parameter ``name`` (comma-separated, or ``all``) that are among ``options``,
+    in the order given; ``default`` when the parameter is absent or names nothing known."""
+    raw = st.query_params.get(name)
+    if not raw:
+        return list(default)
+    if raw.strip().lower() == "all":
+        return list(options)
+    wanted = []
+    for part in raw.split(","):
+        try:
+            value = cast(part.strip())
+        except ValueError:
+            continue
+        if value in options and value not in wanted:
+            wanted.append(value)
+    return wanted or list(default)
+
+
+def query_int(name: str, default: int | None = None) -> int | None:
+    try:
+        return int(st.query_params.get(name))
+    except (TypeError, ValueError):
+        return default
+
+
+def encode_params(params: dict) -> dict[str, str]:
+    """Query parameters as strings: lists comma-joined, None / empty left out."""
+    out = {}
+    for key, value in params.items():
+        if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
+            continue
+        out[key] = ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+    return out
+
+
+def write_query(params: dict, keep: Sequence[str] = ()) -> None:
+    """Make the address bar hold exactly ``params`` (plus the ``keep`` parameters already there), so that a
+    reload or a shared link restores this view. Writes only when something changed."""
+    wanted = encode_params(params)
+    for key in keep:
+        if key in st.query_params and key not in wanted:
+            wanted[key] = st.query_params[key]
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def current_link() -> str:
+    """The address of this view (page and query string) as the browser shows it."""
+    base = ""
+    try:
+        base = (st.context.url or "").split("?")[0]
+    except Exception:  # no browser context (AppTest, bare mode): the query string alone still restores the view
+        base = ""
+    query = urlencode(st.query_params.to_dict())
+    return f"{base}?{query}" if query else base or "?"
+
+
+def copy_link(page: str | None = None) -> None:
+    """The link to this view, in a code box with Streamlit's copy button; with ``page`` (a page the report
+    module covers) also the view as one offline HTML file."""
+    with st.expander("Link to this view", icon=":material/link:"):
+        st.caption("Opening this address restores the page with its selections.")
+        st.code(current_link(), language=None)
+        if page:
+            from muttlab.dashboard.report import build_report
+
+            view = urlencode({"page": page, **st.query_params.to_dict()})
+            st.download_button("Download this view as a report (HTML, works offline)",
+                               lambda: build_report(services.settings(), view).encode("utf-8"),
+                               file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
+                               icon=":material/description:", on_click="ignore")
+            st.caption(f"Same file from the command line: `muttlab report --view '{view}' --output report.html`")
+
+
+def footer() -> None:
+    """Version, commit, data checksums and the datasets' licences and citations (every page)."""
+    facts = services.facts()
+    st.divider()
+    st.caption("  \n".join(facts.lines()))

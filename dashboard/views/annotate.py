@@ -20,6 +20,8 @@ PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
 FLASH_KEY = "annotate-flash"
 SNAPSHOT_KEY = "annotate-snapshots"  # pair id -> the state the edit form started from
+CONFLICT_KEY = "annotate-conflicts"  # pair id -> {"mine", "theirs", "base"}: shown side by side until decided
+OPEN_KEY = "annotate-open"  # the open pair's id: it stays open whatever the filters list
 
 
 def _flash(kind: str, message: str) -> None:
@@ -77,12 +79,34 @@ def _write(action, success: str) -> None:
 
 
 def _review(store, pair_id: int, version: int, access: auth.Access, action: str) -> None:
-    """Accept/reject callback; refuses unless this session may edit."""
+    """Accept/reject callback; refuses unless this session may edit.
+
+    Text typed in the edit form but not saved lives only in the browser (a form sends its values on
+    submit), so the form must keep its identity: the snapshot moves to the new version instead of being
+    dropped, and the typed text stays where it is, savable on the new version.
+    """
     if not access.can_edit:
         _flash("error", f"Not saved: {ui.md_text(access.reason)}")
         return
     write = store.accept if action == "accept" else store.reject
-    _write(lambda: write(pair_id, access.author, base_version=version), f"Pair #{pair_id} {action}ed.")
+    try:
+        saved = write(pair_id, access.author, base_version=version)
+    except MuttlabError as exc:
+        _flash("error", f"Not saved: {exc}")
+        return
+    _flash("success", f"Pair #{pair_id} {action}ed.")
+    snapshot = st.session_state.get(SNAPSHOT_KEY, {}).get(pair_id)
+    if snapshot is not None and snapshot["version"] == version:
+        snapshot["version"] = saved.version
+
+
+def _revert(store, pair_id: int, version: int, access: auth.Access, widget: str) -> None:
+    to_version = st.session_state.get(widget)
+    if not access.can_edit or to_version is None:
+        _flash("error", f"Not saved: {access.reason or 'choose a version'}")
+        return
+    _write(lambda: store.revert(pair_id, int(to_version), access.author, base_version=version),
+           f"Pair #{pair_id} reverted to version {to_version}.")
     st.session_state.get(SNAPSHOT_KEY, {}).pop(pair_id, None)
 
 
@@ -109,14 +133,16 @@ def _snapshot(pair) -> dict:
         pending = st.session_state.setdefault(PENDING_KEY, {}).pop(pair.id, None)
         values = {"corruption": pair.corruption, "original": pair.original, "corrupted": pair.corrupted,
                   "references": list(pair.references)}
-        snapshots[pair.id] = {"version": pair.version, "values": {**values, **(pending or {})},
+        # "values" fill the form; changes are measured against "stored" (the pair at that version), so a
+        # refused edit offered again is saved as it stands.
+        snapshots[pair.id] = {"version": pair.version, "values": {**values, **(pending or {})}, "stored": values,
                               "pending": bool(pending), "form": f"edit-{pair.id}-v{pair.version}-{bool(pending)}"}
     return snapshots[pair.id]
 
 
 def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
     """Form callback: the changes against the form's starting values, saved on its base version."""
-    state, key, start = st.session_state, snapshot["form"], snapshot["values"]
+    state, key, start = st.session_state, snapshot["form"], snapshot.get("stored", snapshot["values"])
     if not author:  # the form is only drawn for editors; refuse anyway if the session changed
         _flash("error", "Not saved: this session cannot edit.")
         return
@@ -131,11 +157,58 @@ def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
         saved = store.edit(pair_id, snapshot["version"], changes, author)
     except MuttlabError as exc:
         if hasattr(exc, "attempted"):  # a conflict: offer the change again on the current version
-            state[PENDING_KEY][pair_id] = {k: v for k, v in exc.attempted.items() if k != "status"}
+            mine = {**start, **{k: v for k, v in exc.attempted.items() if k != "status"}}
+            state.setdefault(PENDING_KEY, {})[pair_id] = {k: v for k, v in exc.attempted.items() if k != "status"}
+            try:
+                base = store.version_at(pair_id, snapshot["version"])
+            except MuttlabError:
+                base = start
+            state.setdefault(CONFLICT_KEY, {})[pair_id] = {"mine": mine, "theirs": exc.current.snapshot(),
+                                                         "base": base, "base_version": snapshot["version"],
+                                                         "their_version": exc.current.version}
         _flash("error", f"Not saved: {ui.md_text(str(exc))}")
     else:
         _flash("success", f"Saved pair #{saved.id} as version {saved.version}.")
+        state.get(CONFLICT_KEY, {}).pop(pair_id, None)
     state[SNAPSHOT_KEY].pop(pair_id, None)
+
+
+def _conflict_panel(pair) -> None:
+    """Yours, theirs and the version both started from, side by side; yours stays in the form below until
+    you save it (on the current version) or discard it."""
+    conflict = st.session_state.get(CONFLICT_KEY, {}).get(pair.id)
+    if not conflict:
+        return
+    with st.container(border=True):
+        st.markdown(f"**Conflict on pair #{pair.id}**: it changed to version {conflict['their_version']} while you "
+                    f"were editing version {conflict['base_version']}. Your text is kept in the form below.")
+        columns = st.columns(3)
+        sides = (("Your edit (unsaved)", conflict["mine"]),
+                 (f"Their version {conflict['their_version']}", conflict["theirs"]),
+                 (f"Original: version {conflict['base_version']}", conflict["base"]))
+        for column, (title, values) in zip(columns, sides):
+            column.markdown(f"**{title}**")
+            for field in ("original", "corrupted"):
+                column.caption(field)
+                column.text(str(values.get(field, "")))
+            column.caption(f"{len(values.get('references') or [])} references · type {values.get('corruption', '')}")
+        if st.button("Discard my edit (keep theirs)", key=f"discard-{pair.id}", icon=":material/delete:"):
+            st.session_state[CONFLICT_KEY].pop(pair.id, None)
+            st.session_state.get(SNAPSHOT_KEY, {}).pop(pair.id, None)
+            st.session_state.get(PENDING_KEY, {}).pop(pair.id, None)
+            st.rerun()
+
+
+def _guideline(corruption: str) -> None:
+    try:
+        ctype = catalog.get(corruption)
+    except KeyError:
+        st.caption(f"No guideline: `{corruption}` is not in the catalogue.")
+        return
+    st.markdown(f"**Guideline: {ctype.label}**")
+    st.caption(f"family {ctype.family.value} · rule {ctype.rule.value}")
+    st.markdown(ctype.description)
+    st.caption("A good pair changes only what the type names; the references describe the original.")
 
 
 def _edit_form(store, pair, access: auth.Access, corruptions: list[str], labels: dict[str, str]) -> None:
@@ -148,7 +221,11 @@ def _edit_form(store, pair, access: auth.Access, corruptions: list[str], labels:
     elif pair.version != snapshot["version"]:
         st.warning(f"This pair has changed since you opened it (now version {pair.version}); saving this "
                    f"form will report the conflict.", icon=":material/warning:")
-    with st.form(key, border=True):
+    _conflict_panel(pair)
+    form_col, guide_col = st.columns([3, 1])
+    with guide_col:
+        _guideline(values["corruption"])
+    with form_col, st.form(key, border=True):
         st.markdown(f"**Edit pair #{pair.id}** (based on version {snapshot['version']})")
         options = corruptions if values["corruption"] in corruptions else corruptions + [values["corruption"]]
         st.selectbox("Corruption type", options, index=options.index(values["corruption"]),
@@ -186,6 +263,13 @@ def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], label
     st.markdown("**History**")
     history = _history_frame(store.history(pair.id))
     ui.table(history, f"pair-{pair.id}-history", key=f"history-{pair.id}")
+    earlier = [int(v) for v in history["version"] if int(v) < pair.version]
+    if access.can_edit and earlier:
+        left, right = st.columns([2, 5], vertical_alignment="bottom")
+        widget = f"revert-version-{pair.id}"
+        left.selectbox("Earlier version", earlier[::-1], key=widget)
+        right.button("Revert to this version", key=f"revert-{pair.id}", icon=":material/undo:", on_click=_revert,
+                     args=(store, pair.id, pair.version, access, widget))
 
 
 def _storable(trials) -> tuple[list, dict[str, str]]:
@@ -253,6 +337,11 @@ def page() -> None:
     with st.expander(f"{sum(counts.values()):,} pairs in the store", expanded=False):
         ui.table(summary, "pair-counts", key="counts")
 
+    _open_controls(store)
+    if "annotate-types" not in st.session_state:
+        st.session_state["annotate-types"] = ui.query_list("types", corruptions, [])
+        st.session_state["annotate-status"] = ui.query_list("status", statuses, [])
+        st.session_state["annotate-text"] = ui.query_value("q", "")
     f1, f2, f3 = st.columns([3, 2, 3])
     chosen_types = f1.multiselect("Corruption types", corruptions, format_func=lambda c: labels.get(c, c),
                                   key="annotate-types")
@@ -262,6 +351,9 @@ def page() -> None:
     total = store.list(limit=0, **filters).total
     if total == 0:
         st.info("No pair matches the filters.")
+        if st.session_state.get(OPEN_KEY) or ui.query_int("pair"):
+            _sync_query(chosen_types, chosen_status, text, st.session_state.get(OPEN_KEY) or ui.query_int("pair"))
+            _pair_detail_by_id(store, st.session_state.get(OPEN_KEY) or ui.query_int("pair"), access, known, labels)
         return
     n_pages = max(1, -(-total // PAGE_SIZE))
     number = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="annotate-page") if n_pages > 1 else 1
@@ -278,9 +370,62 @@ def page() -> None:
 
     ids = [p.id for p in listing.items]
     by_id = {p.id: p for p in listing.items}
-    chosen = st.selectbox("Pair", ids, format_func=lambda i: f"#{i} · {by_id[i].key} · {by_id[i].status}",
-                          key="annotate-pair")
-    _pair_detail(store, store.get(chosen), access, known, labels)
+    open_id = st.session_state.get(OPEN_KEY) or ui.query_int("pair") or ids[0]
+    # The open pair stays open when the filters no longer list it: it heads the choices.
+    options = ids if open_id in ids else [open_id] + ids
+    chosen = st.selectbox("Pair", options, index=options.index(open_id),
+                          format_func=lambda i: f"#{i} · {by_id[i].key} · {by_id[i].status}" if i in by_id
+                          else f"#{i} (open; not in this listing)")
+    _open(chosen)
+    _sync_query(chosen_types, chosen_status, text, chosen)
+    ui.copy_link()
+    _pair_detail_by_id(store, chosen, access, known, labels)
+
+
+def _sync_query(types, statuses, text, pair_id) -> None:
+    ui.write_query({"types": types, "status": statuses, "q": text.strip() or None, "pair": pair_id})
+
+
+def _open(pair_id: int) -> None:
+    st.session_state[OPEN_KEY] = int(pair_id)
+
+
+def _pair_detail_by_id(store, pair_id: int, access, known, labels) -> None:
+    try:
+        pair = store.get(pair_id)
+    except MuttlabError as exc:
+        st.error(str(exc))
+        return
+    _pair_detail(store, pair, access, known, labels)
+
+
+def _next_unreviewed(store, after: int | None) -> int | None:
+    """The first proposed pair after ``after`` (wrapping round), or None when every pair is reviewed."""
+    pairs = [p.id for p in store.iter_all(status=["proposed"])]
+    if not pairs:
+        return None
+    later = [i for i in pairs if after is None or i > after]
+    return (later or pairs)[0]
+
+
+def _open_controls(store) -> None:
+    """Open a pair by its id or key, or the next one nobody has reviewed."""
+    left, middle, right = st.columns([3, 2, 2], vertical_alignment="bottom")
+    typed = left.text_input("Open pair by id or key", key="annotate-open-id", placeholder="e.g. 17 or neg_subj/42")
+    if middle.button("Open", key="annotate-open-button", icon=":material/open_in_new:") and typed.strip():
+        try:
+            ident = typed.strip()
+            pair = store.resolve(int(ident) if ident.isdigit() else ident)
+        except MuttlabError as exc:
+            st.error(str(exc))
+        else:
+            _open(pair.id)
+    if right.button("Next unreviewed", key="annotate-next", icon=":material/skip_next:"):
+        nxt = _next_unreviewed(store, st.session_state.get(OPEN_KEY))
+        if nxt is None:
+            st.success("Every pair has been reviewed.")
+        else:
+            _open(nxt)
 
 
 page()

@@ -1,4 +1,8 @@
-"""Drill-down: the trials of one metric x corruption x reference-count cell, failing first, by margin."""
+"""Drill-down: the trials of one metric x corruption x reference-count cell, failing first, by margin.
+
+The cell, the filter and the page live in the address bar
+(``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5&show=fails``), so the view is a link.
+"""
 from __future__ import annotations
 
 import math
@@ -25,16 +29,44 @@ def _trial_card(row, higher_is_better: bool) -> None:
         text.html(diff_block(row.original, row.corrupted))
         numbers.markdown(f"original **{ui.fmt_score(row.s_orig)}**  \n"
                          f"corruption **{ui.fmt_score(row.s_corr)}**  \n"
-                         f"margin **{ui.fmt_score(row.margin)}**")
+                         f"margin **{ui.margin_text(row.s_orig, row.s_corr, row.margin)}**")
         extra = [] if higher_is_better else ["lower scores are better for this metric"]
         if row.human_score is not None and not (isinstance(row.human_score, float) and math.isnan(row.human_score)):
             extra.append(f"SICK gold relatedness: {row.human_score:.2f} / 5")
+        for label, attr in (("SICK pair", "sick_pair_id"), ("SICK split", "sick_split")):
+            value = getattr(row, attr, None)
+            if value not in (None, "") and value == value:
+                extra.append(f"{label}: {value}")
         if row.source:
             extra.append(f"source: {row.source}")
         if extra:
             ui.caption_text(" · ".join(extra))
         with st.expander(f"{len(row.references)} references"):
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
+
+
+def _compare(settings, available: list[str], metric: str, corruption: str, refs: int, suite_name: str) -> None:
+    """Another metric on the same trials: McNemar's test on the paired pass/fail outcomes."""
+    others = [m for m in available if m != metric]
+    wanted = ui.query_value("vs")
+    with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
+        other = st.selectbox("Other metric", [None] + others, index=(others.index(wanted) + 1) if wanted in others
+                             else 0, format_func=lambda m: "choose…" if m is None else m, key="dd-vs")
+        st.session_state["dd-vs-chosen"] = other
+        if other is None:
+            return
+        try:
+            result, acc_a, acc_b = services.paired_comparison(settings, metric, other, corruption, refs, suite_name)
+        except MuttlabError as exc:
+            st.error(f"{other} cannot be scored on this cell: {exc}")
+            return
+        a, b, c, d = st.columns(4)
+        a.metric(f"{metric} accuracy", f"{acc_a:.1f}%")
+        b.metric(f"{other} accuracy", f"{acc_b:.1f}%")
+        c.metric(f"only {metric} right / only {other} right", f"{result.b} / {result.c}")
+        d.metric("McNemar p", f"{result.p_value:.3g}" if hasattr(result, "p_value") else "–")
+        st.caption(f"{result.n} paired trials; {result.method} test (McNemar 1947). A small p says the two "
+                   "metrics get different trials right, beyond chance.")
 
 
 def page() -> None:
@@ -47,25 +79,34 @@ def page() -> None:
     if not available:
         st.error("No metric can be loaded in this installation (see the Run page).")
         return
-    chosen = st.session_state.get(CELL_KEY) or {}
+    chosen = {**(st.session_state.get(CELL_KEY) or {}),
+              **{k: v for k, v in (("metric", ui.query_value("metric")), ("corruption", ui.query_value("corruption")),
+                                   ("refs", ui.query_int("refs"))) if v is not None}}
+    suite_name = ui.query_value("suite", "default")
+    suite_name = suite_name if suite_name in services.SUITES else "default"
     corruptions = suite.corruptions()
     labels = services.corruption_labels(corruptions)
     max_refs = suite.max_refs()
     ref_options = [k for k in settings.ref_counts if k <= max_refs] or [max_refs]
-    if chosen.get("refs") and chosen["refs"] not in ref_options:
+    if chosen.get("refs") and chosen["refs"] not in ref_options and chosen["refs"] <= max_refs:
         ref_options = sorted(set(ref_options) | {int(chosen["refs"])})
+    if chosen.get("corruption") and chosen["corruption"] not in corruptions:
+        st.warning(f"This link's corruption type `{chosen['corruption']}` is not in the loaded trials "
+                   f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir.")
 
-    left, middle, right = st.columns([3, 3, 2])
+    left, middle, right, far = st.columns([3, 3, 2, 2])
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
     corruption = middle.selectbox("Corruption", corruptions, index=_index(corruptions, chosen.get("corruption")),
                                   format_func=lambda c: labels.get(c, c), key="dd-corruption")
     refs = right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
                                                                  len(ref_options) - 1), key="dd-refs")
+    suite_name = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
+                               format_func=services.SUITES.get, key="dd-suite")
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
 
     with st.spinner(f"Scoring {metric} on {labels.get(corruption, corruption)}…"):
         try:
-            cell = services.cell_trials(settings, metric, corruption, int(refs))
+            cell = services.cell_trials(settings, metric, corruption, int(refs), suite_name=suite_name)
         except MuttlabError as exc:
             st.error(f"This cell cannot be scored: {ui.md_text(exc)}")
             return
@@ -83,11 +124,27 @@ def page() -> None:
                                            f"{refs} references"),
              f"margins-{metric}-{corruption}-{refs}", key="dd-margins")
 
+    _compare(settings, available, metric, corruption, int(refs), suite_name)
+
     f1, f2 = st.columns([2, 5])
-    verdict = f1.segmented_control("Show", ["fails", "passes", "all"], default="fails", key="dd-verdict")
+    shows = ["fails", "passes", "all"]
+    if "dd-verdict" not in st.session_state:
+        st.session_state["dd-verdict"] = ui.query_value("show", "fails") if ui.query_value("show") in shows else "fails"
+        st.session_state["dd-query"] = ui.query_value("q", "")
+    verdict = f1.segmented_control("Show", shows, key="dd-verdict") or "fails"
     query = f2.text_input("Search the sentences", key="dd-query",
                           placeholder="a word in the original or the corruption")
+    trial_id = ui.query_value("trial")
+    ui.write_query({"metric": metric, "corruption": corruption, "refs": int(refs),
+                    "vs": st.session_state.get("dd-vs-chosen"),
+                    "suite": suite_name if suite_name != "default" else None,
+                    "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
     shown = cell
+    if trial_id:
+        pinned = cell[cell["trial"] == trial_id]
+        if not pinned.empty:
+            st.markdown(f"**Trial `{trial_id}`** (from the link)")
+            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better)
     if verdict == "fails":
         shown = shown[~shown["passed"]]
     elif verdict == "passes":
@@ -108,6 +165,7 @@ def page() -> None:
     for row in shown.iloc[start:start + PAGE_SIZE].itertuples(index=False):
         _trial_card(row, info.higher_is_better)
 
+    ui.copy_link("drilldown")
     with st.expander("All shown trials as a table"):
         table = shown.assign(references=shown["references"].map(lambda refs: " | ".join(refs)))
         ui.table(table, f"trials-{metric}-{corruption}-{refs}", key="dd-table")

@@ -2,6 +2,7 @@
 the scores move. Scores and verdicts come from the API (``muttlab.api.score`` / ``sentence_verdicts``)."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from muttlab import api
@@ -54,8 +55,25 @@ def page() -> None:
         corrupted = services.corrupt_sentence(sentence, refs, (), settings.seed)
     candidates = (sentence,) + tuple(corrupted["corrupted"])
     names = ["candidate"] + list(corrupted["label"])
-    with st.spinner("Scoring…"):
-        scores = services.score_sentences(settings, tuple(metrics), candidates, refs)
+    # N-gram metrics and METEOR answer in a second once loaded; the others (vectors, TERp, learned models)
+    # fill in after, so the first answer never waits for the slowest metric.
+    quick = tuple(m for m in metrics if services.is_quick(m))
+    slow = tuple(m for m in metrics if m not in quick)
+    early = st.empty()
+    parts = []
+    if quick:
+        with st.spinner("Scoring…"):
+            parts.append(services.score_sentences(settings, quick, candidates, refs))
+        if slow:
+            with early.container():
+                st.caption(f"First scores ({', '.join(quick)}); {', '.join(slow)} still scoring…")
+                st.dataframe(parts[0].pivot_table(index="candidate", columns="metric", values="score",
+                                                  sort=False), key="pg-early")
+    if slow:
+        with st.spinner(f"Scoring with {', '.join(slow)}…"):
+            parts.append(services.score_sentences(settings, slow, candidates, refs))
+    early.empty()
+    scores = pd.concat(parts, ignore_index=True)
 
     failed = scores[scores["problem"] != ""].drop_duplicates("metric")
     for row in failed.itertuples(index=False):

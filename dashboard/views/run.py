@@ -1,41 +1,28 @@
 """Run: pick metrics, corruption types and reference counts, score them, and read the accuracy grid.
 
-The grid is clickable: a cell opens its trials on the Drill-down page. A run can also be started from
-the address bar, e.g. ``?metrics=BLEU-4,METEOR-1.5&corruptions=all&refs=5,10,20&run=1``.
+A first visit shows the grid that ships with the package (every study metric, precomputed by
+``scripts/precompute_grid.py``); Run recomputes any part of it live. The view lives in the address bar
+(``?metrics=BLEU-4,METEOR-1.5&corruptions=all&refs=5,10,20&suite=store&run=1``), so a reload or a shared
+link restores it. The grid is clickable: a cell opens its trials on the Drill-down page.
 """
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, services, shipped, ui
+from muttlab.errors import MuttlabError
 
 SELECTION_KEY = "run_selection"
 CELL_KEY = "drilldown_cell"
 
 
-def _from_query(name: str, options: list, default: list, cast=str) -> list:
-    """Values of query parameter ``name`` (comma-separated, or ``all``) that are among ``options``."""
-    raw = st.query_params.get(name)
-    if not raw:
-        return default
-    if raw.strip().lower() == "all":
-        return list(options)
-    wanted = []
-    for part in raw.split(","):
-        try:
-            value = cast(part.strip())
-        except ValueError:
-            continue
-        if value in options and value not in wanted:
-            wanted.append(value)
-    return wanted or default
-
-
-def open_cell(metric: str, corruption: str, refs: int) -> None:
-    """Remember the cell and go to the Drill-down page."""
+def open_cell(metric: str, corruption: str, refs: int, suite_name: str = "default") -> None:
+    """Go to the Drill-down page of this cell; the cell travels in the address, so the view is a link."""
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
-    st.switch_page("views/drilldown.py")
+    st.switch_page("views/drilldown.py", query_params=ui.encode_params(
+        {"metric": metric, "corruption": corruption, "refs": int(refs),
+         "suite": suite_name if suite_name != "default" else None}))
 
 
 def _paper_layout(accuracy: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
@@ -67,34 +54,39 @@ def page() -> None:
     labels = services.corruption_labels(corruptions)
     max_refs = suite.max_refs()
     ref_options = [k for k in settings.ref_counts if k <= max_refs] or [max_refs]
-    previous: services.Selection | None = st.session_state.get(SELECTION_KEY)
+    suite_name = ui.query_value("suite", "default")
+    suite_name = suite_name if suite_name in services.SUITES else "default"
     default_metrics = [m for m in services.DEFAULT_METRICS if m in available] or available[:3]
-    defaults = (list(previous.metrics) if previous else _from_query("metrics", available, default_metrics),
-                list(previous.corruptions) if previous else _from_query("corruptions", corruptions, corruptions),
-                list(previous.ref_counts) if previous else _from_query("refs", ref_options, ref_options, int))
+    live = ui.query_value("run") == "1"
+    defaults = (ui.query_list("metrics", available, default_metrics),
+                ui.query_list("corruptions", corruptions, corruptions),
+                ui.query_list("refs", ref_options, ref_options, int))
 
     with st.form("run-form", border=True):
-        left, middle, right = st.columns([4, 4, 2])
-        metrics = left.multiselect("Metrics", available, default=[m for m in defaults[0] if m in available],
-                                   key="run-metrics")
+        left, middle, right, far = st.columns([4, 4, 2, 2])
+        metrics = left.multiselect("Metrics", available, default=defaults[0], key="run-metrics")
         chosen = middle.multiselect("Corruption types", corruptions, default=defaults[1],
                                     format_func=lambda c: labels.get(c, c), key="run-corruptions")
         refs = right.multiselect("References", ref_options, default=defaults[2], key="run-refs")
+        suite_choice = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
+                                     format_func=services.SUITES.get, key="run-suite")
         submitted = st.form_submit_button("Run", type="primary", icon=":material/play_arrow:")
-    if submitted or (previous is None and st.query_params.get("run") == "1"):
-        selection = services.Selection(tuple(metrics), tuple(c for c in corruptions if c in chosen),
-                                       tuple(sorted(refs)))
-        st.session_state[SELECTION_KEY] = selection
-    selection = st.session_state.get(SELECTION_KEY)
-    if selection is None:
-        st.info("Choose metrics, corruption types and reference counts, then press **Run**. Scores come from "
-                "the shared cache when they have been computed before.", icon=":material/touch_app:")
+    if submitted:
+        suite_name, live = suite_choice, True
+        ui.write_query({"metrics": metrics, "corruptions": [c for c in corruptions if c in chosen],
+                        "refs": sorted(refs), "suite": suite_name if suite_name != "default" else None, "run": 1})
+    if not live:
+        _shipped_view(settings, available)
+        ui.copy_link("run")
         return
+    selection = services.Selection(tuple(metrics), tuple(c for c in corruptions if c in chosen), tuple(sorted(refs)))
+    st.session_state[SELECTION_KEY] = selection
     if selection.empty:
         st.warning("Choose at least one metric, one corruption type and one reference count.")
         return
 
-    results = ui.with_progress("Starting…", lambda progress: services.run_grid(settings, selection, progress=progress),
+    results = ui.with_progress("Starting…", lambda progress: services.run_grid(settings, selection, progress=progress,
+                                                                              suite_name=suite_name),
                                failure="The run failed", unit=" metrics")
     if results is None:
         return
@@ -115,7 +107,10 @@ def page() -> None:
     state = ui.chart(fig, "mutt-accuracy", key="grid", on_select="rerun", selection_mode="points")
     cell = charts.selected_cell(state)
     if cell is not None:
-        open_cell(*cell)
+        open_cell(*cell, suite_name=suite_name)
+    if suite_name == "store":
+        st.caption(f"Scored on `{results.suite}`: the pair store as of its latest revision, edits included.")
+    ui.copy_link("run")
 
     with st.container(border=True):
         st.markdown("**Open a cell**")
@@ -125,7 +120,7 @@ def page() -> None:
                                  key="cell-corruption")
         k = z.selectbox("References", selection.ref_counts, key="cell-refs")
         if w.button("Open trials", icon=":material/manage_search:", key="cell-open"):
-            open_cell(metric, corruption, k)
+            open_cell(metric, corruption, k, suite_name)
 
     tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
     with tab_paper:
@@ -137,6 +132,49 @@ def page() -> None:
     with tab_sig:
         sigs = pd.DataFrame({"metric": list(results.signatures), "signature": list(results.signatures.values())})
         ui.table(sigs, "mutt-signatures", key="signatures")
+
+
+def _shipped_view(settings, available: list[str]) -> None:
+    """The grid that ships with the package, filtered by the address bar; nothing is scored."""
+    try:
+        grid = services.shipped_grid()
+    except MuttlabError as exc:
+        st.error(f"The precomputed grid cannot be read: {exc}")
+        grid = None
+    if grid is None:
+        st.info("Choose metrics, corruption types and reference counts, then press **Run**. Scores come from "
+                "the shared cache when they have been computed before.", icon=":material/touch_app:")
+        return
+    metrics = ui.query_list("metrics", grid.metrics, grid.metrics)
+    corruptions = ui.query_list("corruptions", grid.corruptions, grid.corruptions)
+    ref_counts = ui.query_list("refs", grid.ref_counts, grid.ref_counts, int)
+    cells = shipped.select(grid, metrics, corruptions, ref_counts)
+    labels = services.corruption_labels(grid.corruptions)
+    st.subheader("Accuracy (precomputed)")
+    st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {grid.created} with "
+               f"muttlab {grid.muttlab_version}; the same numbers a Run gives. Press **Run** to recompute any "
+               "part live, or click a cell to read its trials (they need the data dir).")
+    current = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
+    stale = grid.stale(current)
+    if stale:
+        st.warning("These metrics changed since the grid was computed; their precomputed cells are outdated, "
+                   "Run them for current numbers: " + ", ".join(sorted(stale)), icon=":material/history:")
+    fig = charts.accuracy_heatmap(cells, labels, metric_order=metrics, corruption_order=corruptions)
+    state = ui.chart(fig, "mutt-accuracy-precomputed", key="shipped-grid", on_select="rerun", selection_mode="points")
+    cell = charts.selected_cell(state)
+    if cell is not None:
+        open_cell(*cell)
+    tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
+    with tab_paper:
+        ui.table(_paper_layout(cells, labels), "mutt-accuracy-grid", key="shipped-paper")
+    with tab_tidy:
+        ui.table(cells.assign(label=cells["corruption"].map(labels)), "mutt-accuracy", key="shipped-tidy")
+    with tab_sig:
+        sigs = pd.DataFrame({"metric": list(grid.signatures), "signature": list(grid.signatures.values()),
+                             "current": [m not in stale for m in grid.signatures]})
+        ui.table(sigs, "mutt-signatures", key="shipped-signatures")
+        if grid.skipped:
+            st.caption("Not in the precomputed grid: " + "; ".join(f"{m} ({r})" for m, r in grid.skipped.items()))
 
 
 page()

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
     "models": ("models", "list, install and uninstall the learned metrics' models"),
     "users": ("users", "dashboard accounts: add, remove, passwd, list"),
+    "report": ("report", "write a dashboard view as one offline HTML file"),
 }
 
 EXIT_USER_ERROR = 2

@@ -420,6 +420,14 @@ class PairStore:
             raise MuttlabError(f"pair {pair_id} has no version {version}; versions start at 1")
         return state
 
+    def latest_revision(self) -> int:
+        """The id of the newest revision in the store (0 when empty): a suite built from the store is
+        the same as long as this number is, so runs and caches key on it."""
+        if not self._tables_exist():
+            return 0
+        with Session(self.engine) as session:
+            return int(session.scalar(select(func.max(_Revision.id))) or 0)
+
     def counts(self) -> dict[tuple[str, str], int]:
         """Number of pairs per (type, status)."""
         if not self._tables_exist():
@@ -544,6 +552,21 @@ class PairStore:
         """Mark a pair rejected (it is then left out of suites built from the store)."""
         self._writable("reject pairs")
         return self._change(pair_id, base_version, {"status": REJECTED}, author, "reject")
+
+    def revert(self, pair_id: int, to_version: int, author: str, base_version: int | None = None) -> PairRecord:
+        """Restore a pair's reviewable fields (status included) as they were at ``to_version``.
+
+        The restore is a new revision (action ``revert``), so the history keeps every step; refused like
+        an edit when ``base_version`` is given and stale.
+        """
+        self._writable("revert pairs")
+        current = self.get(pair_id)
+        if int(to_version) >= current.version:
+            raise MuttlabError(f"pair {pair_id} is at version {current.version}; revert to an earlier one "
+                               f"(1 to {current.version - 1})")
+        state = self.version_at(pair_id, int(to_version))
+        changes = {k: state[k] for k in SNAPSHOT_FIELDS if k in state}
+        return self._change(pair_id, base_version, changes, author, "revert")
 
     # -- JSONL
 

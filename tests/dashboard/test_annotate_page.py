@@ -126,3 +126,40 @@ def test_empty_store_offers_to_load_the_suite(app_env):
     at = _signed_in()
     assert any("empty" in i.value for i in at.info)
     assert at.button(key="annotate-seed").label.startswith("Add the 2,217 trials")
+
+
+def test_a_conflict_shows_mine_theirs_and_the_original_side_by_side(stocked):
+    at = _signed_in()
+    with open_store(load_settings()) as store:
+        store.edit(1, 1, {"corrupted": "Bob's corruption"}, author="Bob")
+    _edit_area(at, "corrupted").input("Ada's corruption")
+    _save(at)
+    assert any(m.value.startswith("**Conflict on pair #1**") for m in at.markdown)
+    texts = [t.value for t in at.text]
+    assert "Ada's corruption" in texts and "Bob's corruption" in texts and stocked[0].corrupted in texts
+    assert _edit_area(at, "corrupted").value == "Ada's corruption"  # kept until Ada decides
+    _save(at)  # saving again goes on Bob's version
+    with open_store(load_settings()) as store:
+        assert store.get(1).corrupted == "Ada's corruption" and store.get(1).version == 3
+    assert not any(m.value.startswith("**Conflict on pair #1**") for m in at.markdown)
+
+
+def test_revert_next_unreviewed_and_guideline(stocked):
+    at = _signed_in()
+    assert any(m.value == "**Guideline: Negated Subject**" for m in at.markdown)
+    _edit_area(at, "corrupted").input("changed")
+    _save(at)
+    at.selectbox(key="revert-version-1").set_value(1)
+    at.button(key="revert-1").click().run()
+    with open_store(load_settings()) as store:
+        pair = store.get(1)
+        assert (pair.corrupted, pair.version, pair.status) == (stocked[0].corrupted, 3, "accepted")
+        assert {p.status for p in store.iter_all()} == {"accepted"}
+    at.button(key="annotate-next").click().run()
+    assert any("Every pair has been reviewed" in s.value for s in at.success)
+    with open_store(load_settings()) as store:
+        store.add([Trial("x/1", "neg_verb", "A dog runs.", "A dog does not run.", ("A dog is running.",))],
+                  author="loader", status="proposed")
+        new_id = store.get_by_key("x/1").id
+    at.button(key="annotate-next").click().run()
+    assert any(m.value == f"#### Pair #{new_id}" for m in at.markdown)

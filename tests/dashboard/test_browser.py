@@ -6,6 +6,7 @@ test-artifacts/. It fails if any page shows a Python exception (Streamlit's ``st
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 import shutil
 import signal
 import socket
@@ -57,10 +58,16 @@ def server(tmp_path):
         pytest.skip("Debian chromium is not installed (apt-get install chromium)")
     if not MUTTLAB.is_file() and shutil.which("muttlab") is None:
         pytest.fail("the muttlab console script is not installed (pip install -e .)")
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
     env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), MUTTLAB_WORKERS="1")
-    log = tmp_path / "serve.log"
+    with serving(env, tmp_path / "serve.log") as url:
+        yield url
+
+
+@contextmanager
+def serving(env: dict, log: Path):
+    """`muttlab serve` with ``env`` on a free port until the block ends; yields its URL."""
+    port = _free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen([str(MUTTLAB if MUTTLAB.is_file() else shutil.which("muttlab")), "serve",
                                  "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -105,3 +105,14 @@ def test_a_large_grid_stacks_its_panels():
     assert fig.layout.yaxis.domain[0] > fig.layout.yaxis3.domain[1]
     small = charts.accuracy_heatmap(accuracy_table(_results()))
     assert small.layout.yaxis.domain == small.layout.yaxis2.domain  # two small panels side by side
+
+
+def test_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
+    import pandas as pd
+
+    from muttlab.dashboard.charts import loss_curve
+    history = pd.DataFrame({"seed": [1, 1, 2, 2], "epoch": [1, 2, 1, 2], "train_loss": [0.9, 0.7, 0.8, 0.6],
+                            "dev_pearson": [0.5, 0.6, 0.55, 0.65]})
+    names = [trace.name for trace in loss_curve(history).data]
+    assert names == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)", "dev_pearson (seed 2)"]
+    assert list(loss_curve(history).data[2].y) == [0.8, 0.6]

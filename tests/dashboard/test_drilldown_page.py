@@ -57,3 +57,23 @@ def test_table_download_and_chart(app_env):
     assert labels.count("Download CSV") >= 1
     assert "Download chart (HTML)" in labels
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_margins_stay_readable_when_the_original_scores_zero():
+    from muttlab.dashboard.ui import margin_text
+    # TER-like case of the issue: s_orig = 0 makes the relative margin about -8.4e10.
+    assert margin_text(0.0, 0.84, -8.4e10) == "orig = 0, Δ = 0.8400"
+    assert margin_text(0.5, 0.25, 0.35) == "0.3500 (corruption -50.0% vs original)"
+
+
+def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
+    from tests.dashboard.test_url_state import _open
+
+    at = _open("drilldown", {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L"})
+    assert not shown_errors(at)
+    table = runner.run(load_mutt_experiments(app_settings).select(["det_sub"]), ["BLEU-4", "ROUGE-L"], [5],
+                       app_settings).table.pivot(index="trial", columns="metric", values="passed")
+    only_a = int((table["BLEU-4"] & ~table["ROUGE-L"]).sum())
+    only_b = int((~table["BLEU-4"] & table["ROUGE-L"]).sum())
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["only BLEU-4 right / only ROUGE-L right"] == f"{only_a} / {only_b}"

@@ -272,3 +272,21 @@ def test_cli_pairs_review_cycle(tmp_path, capsys, sample_trials):
     assert main(["pairs", "import", str(bad), *base, "--author", "ann"]) == 2
     assert "line 1: malformed JSON" in capsys.readouterr().err
     assert main(["pairs", "show", "999", *base]) == 2
+
+
+def test_revert_restores_an_earlier_version_as_a_new_revision(tmp_path):
+    from muttlab.pairs.store import PairStore
+    from muttlab.engine.trials import Trial
+
+    store = PairStore(f"sqlite:///{tmp_path / 'pairs.sqlite'}")
+    store.add([Trial("t/1", "neg_subj", "A man rides.", "No man rides.", ("A man is riding.",))], author="ann")
+    pair = store.get_by_key("t/1")
+    assert store.latest_revision() == 1
+    store.edit(pair.id, 1, {"corrupted": "There is no man riding."}, author="bob")
+    store.accept(pair.id, author="bob", base_version=2)
+    reverted = store.revert(pair.id, 1, author="ann", base_version=3)
+    assert (reverted.version, reverted.corrupted, reverted.status) == (4, "No man rides.", pair.status)
+    assert [r.action for r in store.history(pair.id)][-1] == "revert"
+    assert store.latest_revision() == 4
+    with pytest.raises(MuttlabError, match="revert to an earlier one"):
+        store.revert(pair.id, 4, author="ann")

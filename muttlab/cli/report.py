@@ -1,0 +1,29 @@
+"""``muttlab report``: a one-file HTML report of a dashboard view (plotly embedded; opens offline)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from muttlab.cli import summary
+from muttlab.cli.common import settings_from_args
+
+
+def handle(args: argparse.Namespace) -> int:
+    from muttlab.dashboard.report import build_report
+
+    document = build_report(settings_from_args(args), args.view)
+    Path(args.output).write_text(document, encoding="utf-8")
+    print(f"wrote {args.output} ({len(document) / 1e6:.1f} MB)")
+    return 0
+
+
+def register(subparsers, common) -> None:
+    parser = subparsers.add_parser(
+        "report", parents=[common], help=summary("report"),
+        description="Write the view of a dashboard link (Run or Drill-down) as one HTML file with its charts "
+                    "(plotly embedded, no internet needed) and tables.")
+    parser.add_argument("--view", required=True, metavar="LINK",
+                        help="the dashboard link or its query string, e.g. "
+                             "'/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5'")
+    parser.add_argument("--output", required=True, type=Path, help="the HTML file to write")
+    parser.set_defaults(handler=handle)
