@@ -20,8 +20,8 @@ def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
     assert code == 0
     record = json.loads(capsys.readouterr().out)[0]
     assert record["path"] == str(corpus_vectors_path(settings))
-    # SICK + Flickr8k + the MUTT pools, each distinct sentence once.
-    assert record["sentences"] == len(corpus_sentences(settings)) > 50_000
+    # SICK + Flickr8k (not the MUTT pools the vectors are tested on), each distinct sentence once.
+    assert record["sentences"] == len(corpus_sentences(settings)) > 40_000
     assert record["dim"] == 16 and record["vocabulary"] > 1000
 
     metric = registry_for(settings).get("W2V-AVG-corpus")
