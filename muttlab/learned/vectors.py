@@ -3,8 +3,8 @@
 Sentences come from SICK (both sentences of every pair) and the Flickr8k captions, tokenised as the metric
 tokenises them (PTB, lowercase, no punctuation). The MUTT trial pools are left out: vectors trained on the
 corruptions they are then tested on would learn from the test. gensim's word2vec (skip-gram, Mikolov et al.
-2013) is trained with a fixed seed and one worker thread (so a retrain gives the same vectors) and the KeyedVectors are saved under the settings' model folder,
-where the registry's W2V-AVG finds them.
+2013) is trained with a fixed seed and one worker thread (so a retrain gives the same vectors) and the
+KeyedVectors are saved under the settings' model folder, where the registry's W2V-AVG finds them.
 """
 from __future__ import annotations
 
