@@ -142,12 +142,17 @@ def flickr_segments(data_dir):
     return hyps, refs
 
 
+def _with_sacrebleu(segments, method, value, effective_order):
+    """The segments, their unit-weight statistics, and sacreBLEU's BLEU with the same smoothing setting."""
+    hyps, refs = segments
+    bleu = BLEU(tokenize="none", smooth_method=method, smooth_value=value, effective_order=effective_order)
+    return hyps, refs, segment_stats(hyps, [[(r, 1.0) for r in rs] for rs in refs]), bleu
+
+
 @pytest.mark.parametrize("effective_order", [False, True])
 @pytest.mark.parametrize("method,value", SMOOTHINGS)
 def test_sentence_smoothing_equals_sacrebleu(flickr_segments, method, value, effective_order):
-    hyps, refs = flickr_segments
-    bleu = BLEU(tokenize="none", smooth_method=method, smooth_value=value, effective_order=effective_order)
-    stats = segment_stats(hyps, [[(r, 1.0) for r in rs] for rs in refs])
+    hyps, refs, stats, bleu = _with_sacrebleu(flickr_segments, method, value, effective_order)
     ours = [100 * sentence_bleu(row, MAX_N, method, value, effective_order) for row in stats]
     theirs = [bleu.sentence_score(h, rs).score for h, rs in zip(hyps, refs)]
     assert ours == pytest.approx(theirs, abs=1e-9)
@@ -158,9 +163,7 @@ def test_sentence_smoothing_equals_sacrebleu(flickr_segments, method, value, eff
 @pytest.mark.parametrize("effective_order", [False, True])
 @pytest.mark.parametrize("method,value", SMOOTHINGS)
 def test_corpus_smoothing_equals_sacrebleu(flickr_segments, method, value, effective_order):
-    hyps, refs = flickr_segments
-    bleu = BLEU(tokenize="none", smooth_method=method, smooth_value=value, effective_order=effective_order)
-    stats = segment_stats(hyps, [[(r, 1.0) for r in rs] for rs in refs])
+    hyps, refs, stats, bleu = _with_sacrebleu(flickr_segments, method, value, effective_order)
     # Small units (3 segments) often miss a 4-gram match, where the methods differ.
     units = [slice(i, i + 3) for i in range(0, 120, 3)] + [slice(0, len(hyps))]
     for unit in units:
