@@ -66,3 +66,31 @@ def test_cell_scores_do_not_depend_on_the_rest_of_the_run(metric, mutt_suite, da
     first = _cell_scores(larger, metric, [5, 10, 20], cached)
     _assert_same(alone, first, "cached run, first pass")
     _assert_same(alone, _cell_scores(larger, metric, [5, 10, 20], cached), "cached run, read back")
+
+
+def test_cell_scored_in_worker_processes_equals_the_cell_alone(mutt_suite, data_dir, tmp_path, monkeypatch):
+    """The metrics the runner may split over worker processes: the same cell, scored by two spawned workers
+    inside a larger run, equals the cell scored alone in this process."""
+    from muttlab.engine import runner
+
+    metrics = ["BLEU-4", "ROUGE-L", "chrF", "TER", "W2V-AVG", "DeltaBLEU"]
+    cell = mutt_suite.of(CELL)
+    larger = Suite("mutt", mutt_suite.of("neg_verb")[:40] + cell + mutt_suite.of("swap_chunks")[:20])
+    alone_settings = Settings(data_dir=data_dir, cache_dir=tmp_path, use_cache=False, workers=1)
+    alone = {m: _cell_scores(Suite("mutt", cell), m, [REFS], alone_settings) for m in metrics}
+    monkeypatch.setattr(runner, "PARALLEL_MIN_ITEMS", 100)
+    pools = []
+
+    class CountedPool(runner.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(self)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", CountedPool)
+    pooled = run(larger, metrics, [5, 10, 20], Settings(data_dir=data_dir, cache_dir=tmp_path, use_cache=False,
+                                                           workers=2)).table
+    assert pools, "the larger run was expected to use worker processes"
+    for metric in metrics:
+        got = pooled[(pooled["metric"] == metric) & (pooled["corruption"] == CELL) & (pooled["refs"] == REFS)]
+        got = got.sort_values("trial").reset_index(drop=True)[["trial", "s_orig", "s_corr", "passed", "tied"]]
+        _assert_same(alone[metric], got, f"{metric} in worker processes")
