@@ -182,9 +182,17 @@ class ReVal(Metric):
         # One sentence at a time: a batch's shape changes how the float32 matrix products round, and an
         # encoding is kept and reused, so encoding in batches would make a score depend on which sentences
         # happened to be encoded together (and in which run they were first seen).
-        with torch.no_grad():
-            for sentence, tree in zip(todo, trees):
-                self._encoded[sentence] = self._net.encode([tree], [self._vectors.encode(tree.tokens)])[0]
+        # One torch thread while encoding: the matrices of one sentence are tiny, and on a loaded machine extra
+        # OpenMP threads spin-wait for a core (150 sentences of the LSTM ensemble: 5.7 s with 1 thread, 300 s
+        # with 2 on the shared 2-core machine; the encodings are identical).
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.no_grad():
+                for sentence, tree in zip(todo, trees):
+                    self._encoded[sentence] = self._net.encode([tree], [self._vectors.encode(tree.tokens)])[0]
+        finally:
+            torch.set_num_threads(threads)
 
     def encodings(self, sentences: list[str]) -> np.ndarray:
         """The model's sentence encodings, ``(len(sentences), memory × members)`` float64 (kept per sentence)."""
