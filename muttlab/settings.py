@@ -15,10 +15,19 @@ DEFAULT_REF_COUNTS = (5, 10, 20)
 DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER-like", "TERp")
 # MUTT (Boag et al. 2016, §3): a meaning-preserving trial passes when |s_orig - s_corr| / s_orig <= 0.15.
 DEFAULT_TOLERANCE = 0.15
+# Two scores are tied when |s_orig - s_corr| <= tie_tolerance * max(1, |s_orig|): a difference in the last
+# bits of a float is rounding, not a judgement (ACES counts such a tie as a failure of the strict rule).
+DEFAULT_TIE_TOLERANCE = 1e-9
 DEFAULT_SEED = 13
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 # A dashboard sign-in lasts this long (seconds); then the session is anonymous again.
 DEFAULT_SESSION_TTL = 8 * 3600
+
+
+def _number(value: float) -> str:
+    """Shortest readable form of a setting: 0.15, 1e-9 (not 1e-09)."""
+    mantissa, _, exponent = f"{value:g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
 def _flag(value: str | None) -> bool:
@@ -43,6 +52,7 @@ class Settings:
     model_dir_override: Path | None = None
     ref_counts: tuple[int, ...] = DEFAULT_REF_COUNTS
     tolerance: float = DEFAULT_TOLERANCE
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     seed: int = DEFAULT_SEED
     workers: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     metric_paths: tuple[str, ...] = ()
@@ -50,6 +60,10 @@ class Settings:
     @property
     def using_sample(self) -> bool:
         return self.data_dir is None
+
+    def rule_signature(self) -> str:
+        """The accuracy rules' settings as signature fields: Difference tolerance and tie tolerance."""
+        return f"tol:{_number(self.tolerance)}|tie:{_number(self.tie_tolerance)}"
 
     @property
     def model_dir(self) -> Path | None:

@@ -67,6 +67,16 @@ def _parsed(sentences: list[str]) -> list:
     return [found[s] for s in sentences]
 
 
+def _rowdot(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w.T`` with each entry summed over one row of ``x`` in an order that depends only on that row.
+
+    numpy's einsum (without ``optimize``) reduces with its own loop over the last axis, so a row's result is
+    the same in a batch of one or of thousands; BLAS, which ``@`` calls, picks kernels and blockings by
+    matrix shape and may round a row differently in different batches.
+    """
+    return np.einsum("nd,md->nm", x, w)
+
+
 class ReVal(Metric):
     """Best predicted SICK relatedness over the references, mapped to [0, 1] (Gupta et al. 2015).
 
@@ -82,7 +92,8 @@ class ReVal(Metric):
     """
 
     name: ClassVar[str] = "ReVal"
-    version: ClassVar[str] = "1"
+    # 2: each sentence is encoded alone and the head runs in float64, so a pair's score is batch-independent.
+    version: ClassVar[str] = "2"
     requires: ClassVar[tuple[str, ...]] = ("torch", "glove-6B-50d", "spacy en_core_web_sm", "trained model")
     description: ClassVar[str] = ("learned similarity (LSTM / dependency Tree-LSTM over GloVe) trained on SICK "
                                   "relatedness; best over references, in [0, 1]")
@@ -99,6 +110,7 @@ class ReVal(Metric):
         self.model_dir = Path(model_dir) if model_dir else None
         self._explicit = Path(checkpoint) if checkpoint else None
         self._net = None
+        self._head_params: list | None = None
         self._vectors = None
         self._pinned: tuple[Path, str, bytes | None] | None = None  # path, id, bytes until loaded
         self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
@@ -218,11 +230,20 @@ class ReVal(Metric):
                          for tokens in tokenize(todo)]
         except RuntimeError as exc:  # muttlab.resources.spacy_nlp.ModelMissing
             raise MetricUnavailable(f"{self.name}: {exc}") from exc
-        with torch.no_grad():
-            for k in range(0, len(todo), 512):
-                chunk = trees[k:k + 512]
-                encoded = self._net.encode(chunk, [self._vectors.encode(t.tokens) for t in chunk])
-                self._encoded.update(zip(todo[k:k + 512], encoded))
+        # One sentence at a time: a batch's shape changes how the float32 matrix products round, and an
+        # encoding is kept and reused, so encoding in batches would make a score depend on which sentences
+        # happened to be encoded together (and in which run they were first seen).
+        # One torch thread while encoding: the matrices of one sentence are tiny, and on a loaded machine extra
+        # OpenMP threads spin-wait for a core (150 sentences of the LSTM ensemble: 5.7 s with 1 thread, 300 s
+        # with 2 on the shared 2-core machine; the encodings are identical).
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.no_grad():
+                for sentence, tree in zip(todo, trees):
+                    self._encoded[sentence] = self._net.encode([tree], [self._vectors.encode(tree.tokens)])[0]
+        finally:
+            torch.set_num_threads(threads)
 
     def encodings(self, sentences: list[str]) -> np.ndarray:
         """The model's sentence encodings, ``(len(sentences), memory × members)`` float64 (kept per sentence)."""
@@ -235,21 +256,45 @@ class ReVal(Metric):
         return torch.stack([self._encoded[s] for s in sentences]).numpy().astype(np.float64)
 
     def similarities(self, first: list[str], second: list[str]) -> np.ndarray:
-        """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i])."""
-        import torch
+        """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i]), a function of that pair alone.
 
-        net = self._load()
+        The similarity head runs in float64 on the float32 encodings, with every sum taken over one pair's
+        vectors in a fixed order (see :func:`_rowdot`): a pair scores the same whatever else is in the batch.
+        """
+        self._load()
         sentences = list(dict.fromkeys(first + second))
         self._encode_new(sentences)
+        if not first:
+            return np.zeros(0)
         index = {s: k for k, s in enumerate(sentences)}
+        encoded = np.stack([self._encoded[s].numpy() for s in sentences]).astype(np.float64)
         out = []
-        with torch.no_grad():
-            encoded = torch.stack([self._encoded[s] for s in sentences])
-            for k in range(0, len(first), 4096):
-                h1 = encoded.index_select(0, torch.tensor([index[s] for s in first[k:k + 4096]]))
-                h2 = encoded.index_select(0, torch.tensor([index[s] for s in second[k:k + 4096]]))
-                out.append(net.expected_score(net.log_probs(h1, h2)))
-        return torch.cat(out).numpy().astype(np.float64)
+        for k in range(0, len(first), 4096):
+            h1 = encoded[[index[s] for s in first[k:k + 4096]]]
+            h2 = encoded[[index[s] for s in second[k:k + 4096]]]
+            out.append(self._head(h1, h2))
+        return np.concatenate(out)
+
+    def _head(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """ŷ = rᵀ mean_m p̂_m over the ensemble's members m (one member for a single model), Tai et al. §4.2:
+        h_s = σ(W (h1 ⊙ h2 ; |h1 − h2|) + b), p̂ = softmax(W_p h_s + b_p)."""
+        if self._head_params is None:
+            members = getattr(self._net, "members", [self._net])
+            self._head_params = [tuple(p.detach().numpy().astype(np.float64) for p in
+                                       (m.head.hidden.weight, m.head.hidden.bias, m.head.out.weight, m.head.out.bias))
+                                 for m in members]
+        memory = self._net.config.memory
+        mean_p = np.zeros((h1.shape[0], self._net.config.classes))
+        for m, (w_h, b_h, w_o, b_o) in enumerate(self._head_params):
+            a, b = h1[:, m * memory:(m + 1) * memory], h2[:, m * memory:(m + 1) * memory]
+            features = np.concatenate([a * b, np.abs(a - b)], axis=1)
+            hidden = 1.0 / (1.0 + np.exp(-(_rowdot(features, w_h) + b_h)))
+            logits = _rowdot(hidden, w_o) + b_o
+            p = np.exp(logits - logits.max(axis=1, keepdims=True))
+            mean_p += p / p.sum(axis=1, keepdims=True)
+        mean_p /= len(self._head_params)
+        ratings = np.arange(1.0, self._net.config.classes + 1.0)
+        return _rowdot(mean_p, ratings[None, :])[:, 0]
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         # A blank reference has no tree to encode and says nothing about the candidate, so it is left out of
@@ -271,4 +316,5 @@ class ReVal(Metric):
         if self._net is not None:
             _ENCODED.pop(self._memo_key(), None)
         self._net = None
+        self._head_params = None
         self._encoded = {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -22,9 +23,11 @@ SUITES = ("default", "mutt", "sample", "store")
 
 
 def grid_frame(results: "Results") -> "pd.DataFrame":
-    """The paper's layout: one row per metric, a column per corruption@refs, cells 'acc (passed/n)'."""
+    """The paper's layout: one row per metric, a column per corruption@refs, cells 'acc (passed/n) tie t'
+    (accuracy and tie rate in percent)."""
     table = results.accuracy()
-    table["cell"] = [f"{a:.1f} ({p}/{n})" for a, p, n in zip(table["accuracy"], table["passed"], table["n"])]
+    table["cell"] = [f"{a:.1f} ({p}/{n}) tie {t:.1f}"
+                     for a, p, n, t in zip(table["accuracy"], table["passed"], table["n"], table["tie_rate"])]
     table["column"] = table["corruption"] + "@" + table["refs"].astype(str)
     grid = table.pivot(index="metric", columns="column", values="cell")
     grid = grid.reindex(index=list(dict.fromkeys(table["metric"])), columns=list(dict.fromkeys(table["column"])))
@@ -35,13 +38,22 @@ def accuracy_records(results: "Results") -> list[dict]:
     table = results.accuracy()
     return [{"metric": r.metric, "corruption": r.corruption, "refs": int(r.refs), "n": int(r.n),
              "passed": int(r.passed), "accuracy": round(float(r.accuracy), 4), "ci_low": round(float(r.ci_low), 4),
-             "ci_high": round(float(r.ci_high), 4), "signature": r.signature} for r in table.itertuples()]
+             "ci_high": round(float(r.ci_high), 4), "tie_rate": round(float(r.tie_rate), 4),
+             "signature": r.signature} for r in table.itertuples()]
 
 
 def write_trials(results: "Results", path) -> None:
-    """The tidy per-trial table (both scores, margin, pass/fail), CSV or JSON Lines by file extension."""
-    table = results.table.assign(signature=results.table["metric"].map(results.signatures))
-    text = table.to_json(orient="records", lines=True) if path.suffix == ".jsonl" else table.to_csv(index=False)
+    """The tidy per-trial table (both scores, margin, pass/fail, tie), CSV or JSON Lines by file extension.
+
+    Scores keep full precision (shortest repr that reads back to the same float): two scores that differ
+    in the last bits must stay different in the file.
+    """
+    table = results.table.assign(signature=results.table["metric"].map(results.signatures) + "|" + results.rules)
+    if path.suffix == ".jsonl":
+        # pandas' to_json rounds to 10 significant digits; json.dumps writes Python's repr of a float.
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in table.to_dict(orient="records"))
+    else:
+        text = table.to_csv(index=False)
     emit(text, path)
 
 
@@ -71,6 +83,7 @@ def handle(args: argparse.Namespace) -> int:
         frame = results.accuracy()
         emit(render(frame, args.format, records=accuracy_records(results)), args.output)
     else:
+        print(f"cells: accuracy % (passed/n) and tie rate %; rules {results.rules}", file=sys.stderr)
         emit(render(grid_frame(results), args.format), args.output)
     return 0
 

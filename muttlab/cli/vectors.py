@@ -16,9 +16,9 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                                    description="Word vectors for W2V-AVG.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     train = actions.add_parser(
-        "train", parents=[common], help="train word2vec on SICK + Flickr8k + MUTT and cache it",
-        description="Train word2vec (gensim, skip-gram, fixed seed) on the sentences of SICK, Flickr8k and the "
-                    "MUTT pools and save it in the cache's model folder, where W2V-AVG-corpus finds it.")
+        "train", parents=[common], help="train word2vec on SICK + Flickr8k and cache it",
+        description="Train word2vec (gensim, skip-gram, fixed seed) on the sentences of SICK and Flickr8k "
+                    "and save it in the cache's model folder, where W2V-AVG-corpus finds it.")
     train.add_argument("--dim", type=int, default=DEFAULT_DIM, help=f"vector size (default: {DEFAULT_DIM})")
     train.add_argument("--window", type=int, default=DEFAULT_WINDOW, help=f"context window (default: {DEFAULT_WINDOW})")
     train.add_argument("--min-count", type=int, default=DEFAULT_MIN_COUNT,

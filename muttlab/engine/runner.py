@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.engine.accuracy import accuracy_table, margins, passed
+from muttlab.engine.accuracy import accuracy_table, margins, passed, tied
 from muttlab.engine.cache import ScoreCache, context_key, item_key, refs_digest
 from muttlab.errors import MuttlabError
-from muttlab.settings import Settings
+from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.engine.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
@@ -29,7 +29,7 @@ Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per 
 # Below this many uncached items a worker pool costs more (process start-up, imports) than it saves.
 PARALLEL_MIN_ITEMS = 4000
 
-RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed"]
+RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed", "tied"]
 
 
 @dataclass
@@ -40,13 +40,20 @@ class Results:
     signatures: dict[str, str] = field(default_factory=dict)
     suite: str = ""
     is_sample: bool = False
-    tolerance: float = 0.15
+    tolerance: float = DEFAULT_TOLERANCE
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def rules(self) -> str:
+        """The accuracy rules' settings, ``tol:0.15|tie:1e-09``: part of every cell's signature."""
+        return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
+
     def accuracy(self) -> pd.DataFrame:
-        """Accuracy per metric x corruption x refs with counts and 95% CIs, signatures attached."""
+        """Accuracy and tie rate per metric x corruption x refs with counts and 95% CIs; each cell's signature
+        is its metric's signature followed by the rules' settings."""
         table = accuracy_table(self.table)
-        table["signature"] = table["metric"].map(self.signatures)
+        table["signature"] = table["metric"].map(self.signatures) + "|" + self.rules
         return table
 
 
@@ -270,11 +277,13 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
             for name, (ctype, trials) in groups.items():
                 for k in counts:
                     s_orig, s_corr = by_key[(name, k, "orig")], by_key[(name, k, "corr")]
-                    margin = margins(s_orig, s_corr, ctype.rule, metric.higher_is_better, settings.tolerance)
+                    margin = margins(s_orig, s_corr, ctype.rule, metric.higher_is_better, settings.tolerance,
+                                     settings.tie_tolerance)
                     frames.append(pd.DataFrame({
                         "trial": [t.id for t in trials], "corruption": name, "metric": metric.name, "refs": k,
                         "s_orig": s_orig, "s_corr": s_corr, "margin": margin,
                         "passed": passed(margin, ctype.rule),
+                        "tied": tied(s_orig, s_corr, settings.tie_tolerance),
                     }))
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
@@ -283,4 +292,5 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
     table = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
     return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
-                   is_sample=suite.is_sample, tolerance=settings.tolerance, warnings=warnings)
+                   is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,
+                   warnings=warnings)

@@ -1,10 +1,10 @@
 """Word vectors trained on the loaded corpus, for W2V-AVG's ``vectors="word2vec-corpus"``.
 
-Sentences come from SICK (both sentences of every pair), the Flickr8k captions and the MUTT trial pools
-(originals, corruptions, references), tokenised as the metric tokenises them (PTB, lowercase, no
-punctuation). gensim's word2vec (skip-gram, Mikolov et al. 2013) is trained with a fixed seed and one worker
-thread (so a retrain gives the same vectors) and the KeyedVectors are saved under the settings' model folder,
-where the registry's W2V-AVG finds them.
+Sentences come from SICK (both sentences of every pair) and the Flickr8k captions, tokenised as the metric
+tokenises them (PTB, lowercase, no punctuation). The MUTT trial pools are left out: vectors trained on the
+corruptions they are then tested on would learn from the test. gensim's word2vec (skip-gram, Mikolov et al.
+2013) is trained with a fixed seed and one worker thread (so a retrain gives the same vectors) and the
+KeyedVectors are saved under the settings' model folder, where the registry's W2V-AVG finds them.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import writable_model_dir
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_captions, load_mutt_experiments, load_sick
+from muttlab.engine.sources import load_flickr_captions, load_sick
 from muttlab.metrics.tokenize import ptb_tokenize
 from muttlab.metrics.w2v import CORPUS_FILE
 
@@ -43,7 +43,7 @@ def corpus_vectors_path(settings: Settings) -> Path:
 
 
 def corpus_sentences(settings: Settings) -> list[list[str]]:
-    """Distinct tokenised sentences of SICK, Flickr8k and the MUTT pools (needs the real data dir)."""
+    """Distinct tokenised sentences of SICK and Flickr8k (needs the real data dir)."""
     if settings.data_dir is None:
         raise MuttlabError("training word vectors needs the real datasets; set MUTTLAB_DATA_DIR or pass --data-dir")
     texts: dict[str, None] = {}
@@ -53,9 +53,6 @@ def corpus_sentences(settings: Settings) -> list[list[str]]:
     for captions in load_flickr_captions(settings).values():
         for caption in captions:
             texts.setdefault(caption, None)
-    for trial in load_mutt_experiments(settings).trials:
-        for text in (trial.original, trial.corrupted, *trial.references):
-            texts.setdefault(text, None)
     sentences = [ptb_tokenize(t).split() for t in texts]
     return [s for s in sentences if s]
 

@@ -51,7 +51,50 @@ def test_trials_out_writes_every_trial(cli, data_dir, tmp_path):
     assert code == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 65  # the study's det_sub set
-    assert {"trial", "s_orig", "s_corr", "margin", "passed", "signature"} <= set(rows[0])
+    assert {"trial", "s_orig", "s_corr", "margin", "passed", "tied", "signature"} <= set(rows[0])
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_trials_out_keeps_full_precision(cli, data_dir, tmp_path, suffix):
+    """The written scores read back as the very floats the runner computed (BLEU-1 on remove_prep has
+    scores that differ only in the tenth decimal)."""
+    import pandas as pd
+
+    from muttlab.engine.runner import run
+    from muttlab.engine.sources import load_mutt_experiments
+    from muttlab.settings import Settings
+
+    out = tmp_path / f"trials{suffix}"
+    code, _, _ = cli("run", "--data-dir", str(data_dir), "--metrics", "BLEU-1", "--corruptions", "remove_prep",
+                     "--refs", "20", "--trials-out", str(out))
+    assert code == 0
+    settings = Settings(data_dir=data_dir, use_cache=False, workers=1)
+    suite = load_mutt_experiments(settings).select(["remove_prep"])
+    expected = run(suite, ["BLEU-1"], [20], settings).table
+    if suffix == ".jsonl":
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        got = [(r["s_orig"], r["s_corr"]) for r in rows]
+    else:
+        frame = pd.read_csv(out)
+        got = list(zip(frame["s_orig"], frame["s_corr"]))
+    assert got == list(zip(expected["s_orig"], expected["s_corr"]))
+    assert any(0 < abs(a - b) < 1e-9 for a, b in got)  # differences in the last digits survive
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv", "json"])
+def test_every_format_shows_the_tie_rate(cli, data_dir, fmt):
+    code, out, err = cli("run", "--data-dir", str(data_dir), "--metrics", "BLEU-1", "--corruptions", "swap_chunks",
+                         "--refs", "5", "--format", fmt)
+    assert code == 0
+    # BLEU-1 cannot tell re-ordered chunks from the original: every trial is a tie (and fails).
+    if fmt == "json":
+        record = json.loads(out)[0]
+        assert record["tie_rate"] == 100.0 and record["accuracy"] == 0.0
+        assert record["signature"].endswith("|tol:0.15|tie:1e-9")
+    elif fmt == "csv":
+        assert "tie_rate" in out.splitlines()[0] and "tie:1e-9" in out
+    else:
+        assert "0.0 (0/500) tie 100.0" in out and "tie:1e-9" in err
 
 
 def test_latex_and_csv_formats(cli, data_dir):

@@ -22,7 +22,8 @@ def small_suite(mutt_suite):
 def test_results_table_is_tidy_and_complete(small_suite, data_settings):
     results = run(small_suite, ["BLEU-4", "TER"], [5, 10], data_settings)
     table = results.table
-    assert list(table.columns) == ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed"]
+    assert list(table.columns) == ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed",
+                                   "tied"]
     assert len(table) == 70 * 2 * 2
     assert set(table["refs"]) == {5, 10}
     assert results.signatures["BLEU-4"].startswith("BLEU-4|n:4")
@@ -34,12 +35,40 @@ def test_results_table_is_tidy_and_complete(small_suite, data_settings):
 def test_rules_follow_family_and_metric_direction(small_suite, data_settings):
     table = run(small_suite, ["BLEU-4", "TER"], [5], data_settings).table
     bleu = table[(table.metric == "BLEU-4") & (table.corruption == "neg_verb")]
-    assert (bleu["passed"] == (bleu["s_orig"] > bleu["s_corr"])).all()
+    assert (bleu["passed"] == ((bleu["s_orig"] > bleu["s_corr"]) & ~bleu["tied"])).all()
     ter = table[(table.metric == "TER") & (table.corruption == "neg_verb")]
-    assert (ter["passed"] == (ter["s_orig"] < ter["s_corr"])).all()  # an error rate: lower is better
+    # An error rate: lower is better.
+    assert (ter["passed"] == ((ter["s_orig"] < ter["s_corr"]) & ~ter["tied"])).all()
     det = table[(table.metric == "BLEU-4") & (table.corruption == "det_sub")]
     rel = (det["s_orig"] - det["s_corr"]).abs() / (det["s_orig"].abs() + 1e-9)
     assert (det["passed"] == (rel <= 0.15)).all()
+
+
+def test_ties_fail_the_strict_rule_and_are_counted(mutt_suite, data_settings):
+    """BLEU-1 on remove_prep: coco-caption's smoothing constants leave equal precisions 1e-10 apart. Within
+    1e-9 · max(1, |s_orig|) the two scores are a tie, and a tie fails the strict rule."""
+    suite = Suite("mutt", mutt_suite.of("remove_prep") + mutt_suite.of("det_sub"))
+    results = run(suite, ["BLEU-1"], [20], data_settings)
+    table = results.table
+    delta = (table["s_orig"] - table["s_corr"]).abs()
+    assert (table["tied"] == (delta <= 1e-9 * np.maximum(1.0, table["s_orig"].abs()))).all()
+    strict = table[table.corruption == "remove_prep"]
+    near = strict[strict["tied"] & (delta[strict.index] > 0)]
+    assert len(near) > 10 and (near["s_orig"] > near["s_corr"]).any()
+    assert not strict.loc[strict["tied"], "passed"].any()
+    # The Difference rule is unchanged: a tie is no relative change at all, so it passes.
+    det = table[table.corruption == "det_sub"]
+    assert det["tied"].any() and det.loc[det["tied"], "passed"].all()
+    acc = results.accuracy().set_index("corruption")
+    assert acc.loc["remove_prep", "tie_rate"] == pytest.approx(100 * strict["tied"].mean())
+    assert acc.loc["remove_prep", "signature"].endswith("|tol:0.15|tie:1e-9")
+
+    # With no tie tolerance the comparison is exact, as in the study's code: the near-ties pass again.
+    exact = run(suite, ["BLEU-1"], [20], data_settings.with_overrides(tie_tolerance=0.0)).table
+    exact = exact[exact.corruption == "remove_prep"].set_index("trial")
+    near = near.set_index("trial")
+    assert exact.loc[near.index, "passed"].eq(near["s_orig"] > near["s_corr"]).all()
+    assert (exact["passed"] == (exact["s_orig"] > exact["s_corr"])).all()
 
 
 def test_cached_rerun_scores_nothing_and_gives_same_numbers(small_suite, data_settings):

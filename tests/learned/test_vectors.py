@@ -9,6 +9,7 @@ from muttlab.cli import main
 from muttlab.engine.runner import registry_for
 from muttlab.settings import Settings
 from muttlab.learned.vectors import corpus_sentences, corpus_vectors_path
+from muttlab.metrics.w2v import OOV_WARN_RATE
 
 
 def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
@@ -20,8 +21,8 @@ def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
     assert code == 0
     record = json.loads(capsys.readouterr().out)[0]
     assert record["path"] == str(corpus_vectors_path(settings))
-    # SICK + Flickr8k + the MUTT pools, each distinct sentence once.
-    assert record["sentences"] == len(corpus_sentences(settings)) > 50_000
+    # SICK + Flickr8k (not the MUTT pools the vectors are tested on), each distinct sentence once.
+    assert record["sentences"] == len(corpus_sentences(settings)) > 40_000
     assert record["dim"] == 16 and record["vocabulary"] > 1000
 
     metric = registry_for(settings).get("W2V-AVG-corpus")
@@ -30,4 +31,6 @@ def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
     orig = metric.score([t.original for t in trials], refs)
     assert np.array_equal(orig, metric.score([t.corrupted for t in trials], refs))
     assert np.all((orig > 0) & (orig <= 1 + 1e-9))
-    assert metric.last_oov.oov_tokens == 0 or metric.last_oov.rate < 0.05
+    # The MUTT sentences are not in the training corpus; with min-count 5 about 6 % of their tokens (rare verbs
+    # and nouns) have no vector, below the metric's 10 % warning threshold.
+    assert 0 < metric.last_oov.rate < OOV_WARN_RATE

@@ -13,8 +13,8 @@ from muttlab.cli import main
 from muttlab.human.dbleu_io import read_weighted_segments
 from muttlab.errors import DataError
 from muttlab.metrics.base import MetricError
-from muttlab.metrics.delta_bleu import (DeltaBleu, corpus_bleu, corpus_delta_bleu, segment_stats, sentence_bleu,
-                                sentence_delta_bleu)
+from muttlab.metrics.delta_bleu import (MAX_N, DeltaBleu, corpus_bleu, corpus_delta_bleu, segment_stats,
+                                        sentence_bleu, sentence_delta_bleu)
 from muttlab.metrics.registry import Registry
 from muttlab.metrics.tokenize import ptb_tokenize
 
@@ -116,7 +116,92 @@ def test_metric_with_plain_references_is_smoothed_sentence_bleu(mutt_suite):
     assert np.array_equal(plain, weighted)
     stats = segment_stats([ptb_tokenize(c) for c in cands], [[(ptb_tokenize(r), 1.0) for r in rs] for rs in refs])
     assert plain.tolist() == [sentence_bleu(row) for row in stats]
-    assert "DeltaBLEU|n:4|smooth:add-one|tok:ptb" in metric.signature()
+    assert "DeltaBLEU|n:4|smooth:add-k|k:1|eff:no|tok:ptb" in metric.signature()
+
+
+# --------------------------------------------------------------------------- smoothing, against sacreBLEU
+
+# (method, value): every sacreBLEU smoothing method, with its default value and, where it takes one, another.
+SMOOTHINGS = [("none", None), ("floor", None), ("floor", 0.5), ("add-k", None), ("add-k", 0.3), ("exp", None)]
+
+
+@pytest.fixture(scope="module")
+def flickr_segments(data_dir):
+    """Flickr8k: caption #0 of each of 400 images as the hypothesis, captions #1-4 as its references, all
+    tokenised once with sacreBLEU's 13a tokenizer (both sides then split on whitespace)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from muttlab.engine.sources import load_flickr_captions
+    from muttlab.settings import Settings
+
+    tok = Tokenizer13a()
+    captions = load_flickr_captions(Settings(data_dir=data_dir))
+    images = sorted(captions)[:400]
+    hyps = [tok(captions[i][0]) for i in images]
+    refs = [[tok(c) for c in captions[i][1:5]] for i in images]
+    return hyps, refs
+
+
+def _with_sacrebleu(segments, method, value, effective_order):
+    """The segments, their unit-weight statistics, and sacreBLEU's BLEU with the same smoothing setting."""
+    hyps, refs = segments
+    bleu = BLEU(tokenize="none", smooth_method=method, smooth_value=value, effective_order=effective_order)
+    return hyps, refs, segment_stats(hyps, [[(r, 1.0) for r in rs] for rs in refs]), bleu
+
+
+@pytest.mark.parametrize("effective_order", [False, True])
+@pytest.mark.parametrize("method,value", SMOOTHINGS)
+def test_sentence_smoothing_equals_sacrebleu(flickr_segments, method, value, effective_order):
+    hyps, refs, stats, bleu = _with_sacrebleu(flickr_segments, method, value, effective_order)
+    ours = [100 * sentence_bleu(row, MAX_N, method, value, effective_order) for row in stats]
+    theirs = [bleu.sentence_score(h, rs).score for h, rs in zip(hyps, refs)]
+    assert ours == pytest.approx(theirs, abs=1e-9)
+    if method == "none":
+        assert sum(t == 0 for t in theirs) > 10  # the sentences exercise the zero-match branches
+
+
+@pytest.mark.parametrize("effective_order", [False, True])
+@pytest.mark.parametrize("method,value", SMOOTHINGS)
+def test_corpus_smoothing_equals_sacrebleu(flickr_segments, method, value, effective_order):
+    hyps, refs, stats, bleu = _with_sacrebleu(flickr_segments, method, value, effective_order)
+    # Small units (3 segments) often miss a 4-gram match, where the methods differ.
+    units = [slice(i, i + 3) for i in range(0, 120, 3)] + [slice(0, len(hyps))]
+    for unit in units:
+        expected = bleu.corpus_score(hyps[unit], [[rs[j] for rs in refs[unit]] for j in range(4)]).score
+        got = 100 * corpus_delta_bleu(hyps[unit], [[(r, 1.0) for r in rs] for rs in refs[unit]], MAX_N, method,
+                                      value, effective_order)
+        assert got == pytest.approx(expected, abs=1e-9), unit
+        assert 100 * corpus_bleu(stats[unit].sum(axis=0), MAX_N, method, value, effective_order) == got
+
+
+def test_metric_smoothing_is_in_the_signature_and_used(flickr_segments):
+    hyps, refs = flickr_segments
+    metric = DeltaBleu(smoothing="floor", smooth_value=0.5, effective_order=True, tokenize="none")
+    assert "smooth:floor|k:0.5|eff:yes|tok:none" in metric.signature()
+    bleu = BLEU(tokenize="none", smooth_method="floor", smooth_value=0.5, effective_order=True)
+    assert (100 * metric.score(hyps[:50], refs[:50])).tolist() == pytest.approx(
+        [bleu.sentence_score(h, rs).score for h, rs in zip(hyps[:50], refs[:50])], abs=1e-9)
+    with pytest.raises(ValueError, match="unknown smoothing 'laplace'"):
+        DeltaBleu(smoothing="laplace")
+    with pytest.raises(MetricError, match="takes no value"):
+        corpus_bleu(np.ones(10), MAX_N, "exp", 0.5)
+
+
+@pytest.mark.parametrize("method,value", SMOOTHINGS)
+def test_cli_smoothing_equals_sacrebleu(tmp_path, capsys, flickr_segments, method, value):
+    hyps, refs = flickr_segments
+    hyps, refs = hyps[:6], refs[:6]
+    _write_jsonl(tmp_path / "six.jsonl",
+                 [{"hypothesis": h, "references": [[r, 1.0] for r in rs]} for h, rs in zip(hyps, refs)])
+    args = ["dbleu", str(tmp_path / "six.jsonl"), "--format", "json", "--smooth", method]
+    if value is not None:
+        args += ["--smooth-value", str(value)]
+    assert main(args) == 0
+    record = json.loads(capsys.readouterr().out)[0]
+    bleu = BLEU(tokenize="none", smooth_method=method, smooth_value=value)
+    assert record["delta_bleu"] == pytest.approx(bleu.corpus_score(hyps, [[rs[j] for rs in refs]
+                                                                          for j in range(4)]).score, abs=1e-9)
+    assert f"smooth:{method}" in record["signature"] and "tok:none" in record["signature"]
 
 
 # --------------------------------------------------------------------------- files and the CLI

@@ -58,7 +58,41 @@ def test_vectors_from_a_file(tmp_path):
     metric = W2VAvg(vectors=str(tmp_path / "tiny.kv"))
     assert metric.score(["dog"], [["cat"]])[0] == pytest.approx(1 / np.sqrt(2))
     assert metric.score(["dog car"], [["cat"]])[0] == pytest.approx(1.0)
-    assert "vectors:tiny.kv" in metric.signature()
+    assert "vectors:tiny.kv@" in metric.signature()
+
+    # Other content under the same name is another signature, so cached scores are not reused.
+    kv.vectors[0] = [0.5, 0.5]
+    kv.save(str(tmp_path / "tiny.kv"))
+    assert W2VAvg(vectors=str(tmp_path / "tiny.kv")).signature() != metric.signature()
+
+
+def test_word2vec_trained_with_gensim_by_path(tmp_path, data_dir):
+    """A word2vec model trained with gensim on SICK, saved as KeyedVectors, read by path: each score is the
+    cosine of the centroids of the in-vocabulary words' vectors, computed here with numpy from the file."""
+    from gensim.models import KeyedVectors, Word2Vec
+
+    from muttlab.engine.sources import load_sick
+    from muttlab.metrics.tokenize import ptb_tokenize
+    from muttlab.settings import Settings
+
+    pairs = load_sick(Settings(data_dir=data_dir))[:3000]
+    sentences = [ptb_tokenize(s).split() for p in pairs for s in (p.sentence_a, p.sentence_b)]
+    model = Word2Vec(sentences=sentences, vector_size=20, min_count=3, epochs=2, workers=1, seed=1)
+    path = tmp_path / "sick-w2v.kv"
+    model.wv.save(str(path))
+    kv = KeyedVectors.load(str(path))
+
+    def centroid(text):
+        words = [w for w in ptb_tokenize(text).split() if w in kv.key_to_index]
+        return np.mean([kv[w].astype(np.float64) for w in words], axis=0)
+
+    cands = [p.sentence_a for p in pairs[:40]]
+    refs = [[p.sentence_b, pairs[i + 40].sentence_b] for i, p in enumerate(pairs[:40])]
+    expected = [np.mean([centroid(c) @ centroid(r) / np.linalg.norm(centroid(c)) / np.linalg.norm(centroid(r))
+                         for r in rs]) for c, rs in zip(cands, refs)]
+    metric = W2VAvg(vectors=str(path))
+    np.testing.assert_allclose(metric.score(cands, refs), expected, rtol=1e-12)
+    assert metric.signature().startswith("W2V-AVG|vectors:sick-w2v.kv@")
 
 
 def test_untrained_corpus_vectors_say_how_to_train(tmp_path):
