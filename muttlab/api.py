@@ -147,12 +147,13 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
     return pd.DataFrame(rows, columns=["corruption", "label", "family", "rule", "corrupted"])
 
 
-def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     """Metric x corruption of one sentence: margin and pass/fail by the corruption's MUTT rule.
 
     Args:
       scores: :func:`score` of ``[sentence] + corrupted["corrupted"]`` (candidate 0 is the sentence).
       corrupted: :func:`corrupt` of the sentence.
+      settings: the rules' tolerances (Difference formula, ties).
     Returns:
       columns metric, corruption (its label), s_orig, s_corr, margin, passed.
     """
@@ -165,7 +166,7 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, tolerance: 
             if np.isnan(s_orig) or np.isnan(s_corr):
                 continue
             rule = catalog.get(row.corruption).rule
-            margin = float(margins([s_orig], [s_corr], rule, higher, tolerance)[0])
+            margin = float(margins([s_orig], [s_corr], rule, higher, settings.tolerance, settings.tie_tolerance)[0])
             rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
                          "margin": margin, "passed": bool(passed([margin], rule)[0])})
     return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])

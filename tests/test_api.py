@@ -46,11 +46,12 @@ def test_corrupt_and_judge_one_sentence(sample_settings):
     assert not corrupted.empty and (corrupted["corrupted"] != sentence).all()
     scores = api.score(sample_settings, ["BLEU-4"], [sentence, *corrupted["corrupted"]],
                        [list(refs)] * (1 + len(corrupted)))
-    verdicts = api.sentence_verdicts(scores, corrupted, sample_settings.tolerance)
+    verdicts = api.sentence_verdicts(scores, corrupted, sample_settings)
     assert len(verdicts) == len(corrupted)
-    # The verdict is the engine's rule: strictly better original for fluency corruptions.
+    # The verdict is the engine's rule: a strictly better original for fluency corruptions, where scores
+    # within the tie tolerance (here absolute: every score is below 1) are a tie and fail.
     for row in verdicts.itertuples():
-        assert row.passed == (row.s_orig > row.s_corr)
+        assert row.passed == (row.s_orig - row.s_corr > sample_settings.tie_tolerance)
 
 
 def test_errors_a_caller_can_fix_are_muttlab_errors(sample_settings):

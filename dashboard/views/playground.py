@@ -89,7 +89,7 @@ def page() -> None:
                  key="pg-chart")
         st.info("No chosen generator applies to this candidate.")
         return
-    verdicts = api.sentence_verdicts(scores, corrupted, settings.tolerance)
+    verdicts = api.sentence_verdicts(scores, corrupted, settings)
     ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
              "playground-changes", key="pg-chart")
     st.caption("pass / FAIL: the MUTT rule of the corruption's family (orig > corr, or the difference rule for "

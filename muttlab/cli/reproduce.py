@@ -32,6 +32,8 @@ def handle(args: argparse.Namespace) -> int:
         bar.close()
         registry.close()
     summary = report.summary()
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         payload = {"summary": summary, "tolerances": TOLERANCES,
                    "by_study": report.by_study().to_dict(orient="records"),
