@@ -36,7 +36,11 @@ def accuracy_records(results: Results) -> list[dict]:
 
 
 def write_trials(results: Results, path) -> None:
-    """The tidy per-trial table (both scores, margin, pass/fail), CSV or JSON Lines by file extension."""
+    """The tidy per-trial table (both scores, margin, pass/fail): CSV, JSON Lines or Parquet by file extension."""
+    if path.suffix in (".jsonl", ".parquet"):
+        from muttlab.suites.export import write_trials_table
+        write_trials_table(results.table, results.signatures, path)
+        return
     table = results.table.assign(signature=results.table["metric"].map(results.signatures))
     text = table.to_json(orient="records", lines=True) if path.suffix == ".jsonl" else table.to_csv(index=False)
     emit(text, path)
@@ -44,10 +48,6 @@ def write_trials(results: Results, path) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
-    if suite.is_sample:
-        print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
-              "MUTT experiment sets)", file=sys.stderr)
     ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
     bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
 
@@ -57,6 +57,18 @@ def handle(args: argparse.Namespace) -> int:
         bar.set_description(message)
         bar.refresh()
 
+    if args.suite in SUITES:
+        suite = api.load_suite(settings, args.suite)
+    else:  # a path: a user's suite file or a contrastive challenge set (muttlab.suites)
+        from muttlab.cli.suite_file import run_suite_file
+        suite = run_suite_file(args, settings, progress)
+        if suite is None:  # a contrastive set, scored and reported there
+            bar.close()
+            return 0
+    suite = api.select_corruptions(suite, split_names(args.corruptions))
+    if suite.is_sample:
+        print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
+              "MUTT experiment sets)", file=sys.stderr)
     try:
         results = api.run_grid(settings, args.metrics, suite=suite, ref_counts=ref_counts, progress=progress)
     finally:
@@ -81,11 +93,16 @@ def register(subparsers, common) -> None:
     parser.add_argument("--corruptions", default="all", help="comma-separated corruption types or 'all'")
     parser.add_argument("--refs", default=None,
                         help="comma-separated reference counts (default: 5,10,20, as many as the suite has)")
-    parser.add_argument("--suite", choices=SUITES, default="default",
-                        help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
-                             "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
-                             "(MUTT when a data dir is set, else the sample)")
+    parser.add_argument("--suite", default="default", metavar="SUITE|PATH",
+                        help="which trials: mutt (the MUTT experiment sets, needs a data dir), sample (the bundled "
+                             "sample), store (the pair store, built with `muttlab corrupt`, edited with `muttlab "
+                             "pairs`), default (MUTT when a data dir is set, else the sample), or the path of a suite "
+                             "file: a trial suite from `muttlab corrupt --input`, or a contrastive challenge set "
+                             "(WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL)")
+    parser.add_argument("--format-in", default=None,
+                        choices=("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json"),
+                        help="format of a --suite file (default: told by the extension, then the header)")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
-                        help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
+                        help="also write every trial's scores, margin and pass/fail (.csv, .jsonl or .parquet)")
     add_output_options(parser)
     parser.set_defaults(handler=handle)

@@ -1,0 +1,63 @@
+"""``muttlab run --suite FILE``: a suite file instead of a built-in suite (:mod:`muttlab.suites`).
+
+A trial suite (``muttlab corrupt --input ... --output``) goes back to ``muttlab run``'s grid; a contrastive
+challenge set (WMT TSV, ACES, DEMETR, contrastive JSONL) is reported per phenomenon the way those papers
+report: accuracy with ties as failures and the Kendall-τ-like statistic, plus ACES' weighted summary for
+an ACES file.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from muttlab.cli.common import emit, render
+from muttlab.engine.trials import Suite
+from muttlab.settings import Settings
+
+MAX_PROBLEMS_SHOWN = 20
+
+
+def report_problems(suite_file) -> None:
+    """Rows left out, each with its line number, on stderr (the good rows are kept)."""
+    if not suite_file.problems:
+        return
+    print(f"warning: {len(suite_file.problems)} malformed row(s) left out of {suite_file.suite.name!r}:",
+          file=sys.stderr)
+    for problem in suite_file.problems[:MAX_PROBLEMS_SHOWN]:
+        print(f"  {problem}", file=sys.stderr)
+    if len(suite_file.problems) > MAX_PROBLEMS_SHOWN:
+        print(f"  ... and {len(suite_file.problems) - MAX_PROBLEMS_SHOWN} more", file=sys.stderr)
+
+
+def run_suite_file(args: argparse.Namespace, settings: Settings, progress) -> Suite | None:
+    """Read ``args.suite``; a contrastive set is scored and printed here (returns None), a trial suite is
+    returned for the grid."""
+    from muttlab.suites import read_suite
+    from muttlab.suites.contrastive import is_aces, run_challenge
+
+    suite_file = read_suite(args.suite, format=args.format_in)
+    report_problems(suite_file)
+    if not suite_file.contrastive:
+        return suite_file.suite
+    metrics = args.metrics
+    results = run_challenge(settings, suite_file, metrics, progress=progress)
+    if args.trials_out is not None:
+        from muttlab.suites.export import write_trials_table
+        if args.trials_out.suffix in (".jsonl", ".parquet"):
+            write_trials_table(results.table, results.signatures, args.trials_out)
+        else:
+            emit(results.table.assign(signature=results.table["metric"].map(results.signatures)).to_csv(index=False),
+                 args.trials_out)
+    summary = results.summary()
+    unsupported = summary.groupby("metric")["unsupported"].sum()
+    for metric, count in unsupported.items():
+        if count:
+            print(f"note: {metric}: {count} pair(s) in a target language it does not handle (its `languages`) "
+                  "are marked unsupported, not scored", file=sys.stderr)
+    text = render(summary, args.format, decimals=3)
+    if is_aces(results):
+        text += "\nACES summary (category τ = mean over its phenomena; score = Σ weight × τ):\n"
+        text += render(results.aces(), args.format, decimals=3)
+    emit(text, args.output)
+    return None
+
