@@ -169,8 +169,15 @@ class BertScore(_ModelMetric):
 
     def _load(self):
         from bert_score import BERTScorer
-        return BERTScorer(model_type=str(self.folder()), num_layers=self.layers(), idf=False,
-                          rescale_with_baseline=False, batch_size=self.batch_size, device=_device(self.device))
+        scorer = BERTScorer(model_type=str(self.folder()), num_layers=self.layers(), idf=False,
+                            rescale_with_baseline=False, batch_size=self.batch_size, device=_device(self.device))
+        tokenizer = scorer._tokenizer
+        if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
+            # bert-score encodes an empty sentence with this method, which transformers 5 tokenizers no longer
+            # have; the encoding it wants is the special tokens alone, what encoding "" gives.
+            specials = tokenizer("", add_special_tokens=True)["input_ids"]
+            tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
+        return scorer
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         scorer = self.loaded()
