@@ -61,3 +61,25 @@ def run_suite_file(args: argparse.Namespace, settings: Settings, progress) -> Su
     emit(text, args.output)
     return None
 
+
+
+def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Suite:
+    """``muttlab corrupt --input``: a user's sentences corrupted by every generator that applies, written to
+    ``--output`` as a suite file when one is given (then nothing goes to the pair store)."""
+    from muttlab.suites.export import write_suite
+    from muttlab.suites.user import read_user_sentences, user_suite
+
+    sentences = read_user_sentences(args.input)
+    if sentences.problems:
+        print(f"warning: {len(sentences.problems)} row(s) of {args.input} left out:", file=sys.stderr)
+        for problem in sentences.problems[:MAX_PROBLEMS_SHOWN]:
+            print(f"  {problem}", file=sys.stderr)
+    suite = user_suite(sentences, types, settings.seed, name=args.input.stem)
+    if args.output is not None:
+        count = write_suite(suite, args.output)
+        print(f"wrote {args.output} ({count} trials from {len(sentences.items)} sentences; run it with "
+              f"`muttlab run --suite {args.output}`)", file=sys.stderr)
+        import pandas as pd
+        counts = pd.Series([t.corruption for t in suite.trials], dtype=str).value_counts(sort=False)
+        emit(render(counts.rename_axis("corruption").reset_index(name="trials"), "table"), None)
+    return suite

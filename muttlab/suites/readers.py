@@ -263,6 +263,15 @@ def detect_format(text: str, name: str = "", suffix: str = "") -> str:
                     "(a trial suite) or good/incorrect (a contrastive set)", fix="or pass --format-in")
 
 
+def _parquet_as_jsonl(path: Path) -> bytes:
+    import pyarrow.parquet as pq
+    try:
+        records = pq.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise DataError(path, f"cannot read as Parquet: {exc}") from None
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
 def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, name: str | None = None) -> SuiteFile:
     """Read a suite file (a path, or the bytes of an upload) in any of :data:`FORMATS`.
 
@@ -283,6 +292,8 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
             raise DataError(path, "no such file", fix="give the path of a suite file (.jsonl, .tsv, .json)")
         data, label, suffix = path.read_bytes(), str(path), path.suffix
         name = name or path.stem
+        if suffix == ".parquet":  # an exported suite (muttlab.suites.export): the same records as its JSONL
+            data, suffix = _parquet_as_jsonl(path), ".jsonl"
     text = _decode(data, label)
     if format is not None and format not in FORMATS:
         raise DataError(label, f"unknown suite format {format!r}; choose one of {', '.join(FORMATS)}")
