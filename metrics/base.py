@@ -34,6 +34,8 @@ class Metric(ABC):
         English resources); None for a language-independent metric. Pairs in another language are reported
         as unsupported rather than scored.
       uses_source: True when the metric reads the source sentence (COMET); ``_score`` then takes ``sources``.
+      score_range: (lowest, highest) score the metric can give (``inf`` for unbounded), or None when not
+        declared; ``muttlab check-metric`` checks scores against it.
     """
 
     name: ClassVar[str]
@@ -45,6 +47,7 @@ class Metric(ABC):
     description: ClassVar[str] = ""
     languages: ClassVar[tuple[str, ...] | None] = None
     uses_source: ClassVar[bool] = False
+    score_range: ClassVar[tuple[float, float] | None] = None
 
     def params(self) -> dict[str, object]:
         """The parameters that change the numbers, by name. Listed explicitly by each metric."""

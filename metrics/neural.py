@@ -87,6 +87,7 @@ class _ModelMetric(Metric):
 
     parallel = False  # a model is slow to load; one in-process copy scores every batch
     languages = ("en",)  # all-MiniLM-L6-v2 is English; a multilingual folder can say otherwise
+    score_range = (-1.0, 1.0)
     DEFAULT_BATCH_SIZE: ClassVar[int] = 64
     module: ClassVar[str] = ""
 
