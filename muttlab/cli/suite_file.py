@@ -17,16 +17,19 @@ from muttlab.settings import Settings
 MAX_PROBLEMS_SHOWN = 20
 
 
-def report_problems(suite_file) -> None:
+def report_problems_of(problems, label: str) -> None:
     """Rows left out, each with its line number, on stderr (the good rows are kept)."""
-    if not suite_file.problems:
+    if not problems:
         return
-    print(f"warning: {len(suite_file.problems)} malformed row(s) left out of {suite_file.suite.name!r}:",
-          file=sys.stderr)
-    for problem in suite_file.problems[:MAX_PROBLEMS_SHOWN]:
+    print(f"warning: {len(problems)} malformed row(s) left out of {label}:", file=sys.stderr)
+    for problem in problems[:MAX_PROBLEMS_SHOWN]:
         print(f"  {problem}", file=sys.stderr)
-    if len(suite_file.problems) > MAX_PROBLEMS_SHOWN:
-        print(f"  ... and {len(suite_file.problems) - MAX_PROBLEMS_SHOWN} more", file=sys.stderr)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        print(f"  ... and {len(problems) - MAX_PROBLEMS_SHOWN} more", file=sys.stderr)
+
+
+def report_problems(suite_file) -> None:
+    report_problems_of(suite_file.problems, repr(suite_file.suite.name))
 
 
 def run_suite_file(args: argparse.Namespace, settings: Settings, progress) -> Suite | None:
@@ -70,10 +73,7 @@ def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Su
     from muttlab.suites.user import read_user_sentences, user_suite
 
     sentences = read_user_sentences(args.input)
-    if sentences.problems:
-        print(f"warning: {len(sentences.problems)} row(s) of {args.input} left out:", file=sys.stderr)
-        for problem in sentences.problems[:MAX_PROBLEMS_SHOWN]:
-            print(f"  {problem}", file=sys.stderr)
+    report_problems_of(sentences.problems, str(args.input))
     suite = user_suite(sentences, types, settings.seed, name=args.input.stem)
     if args.output is not None:
         count = write_suite(suite, args.output)
