@@ -196,3 +196,28 @@ def reproduce(settings: Settings, **options) -> "ReproductionReport":
     """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`)."""
     from muttlab.human.reproduce import reproduce as _reproduce
     return _reproduce(settings, **options)
+
+
+# --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
+
+def read_suite(path_or_bytes, format: str | None = None):
+    """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
+    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line."""
+    from muttlab.suites import read_suite as _read
+    return _read(path_or_bytes, format=format)
+
+
+def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, progress: Progress | None = None,
+                  registry: Registry | None = None):
+    """Score a contrastive challenge set; ``.summary()`` per phenomenon (accuracy with ties as failures,
+    Kendall-τ-like), ``.aces()`` ACES' weighted summary (:mod:`muttlab.suites.contrastive`)."""
+    from muttlab.suites.contrastive import run_challenge as _run
+    return _run(settings, suite_file, metrics, registry=registry, progress=progress)
+
+
+def severity(settings: Settings, corruption: str, metrics: Sequence[str] | str, strengths: Sequence[int],
+             **options) -> pd.DataFrame:
+    """Pass rate and mean score drop against a corruption's strength, per metric
+    (:func:`muttlab.severity.severity_curve`)."""
+    from muttlab.severity import severity_curve
+    return severity_curve(settings, corruption, metrics, strengths, **options)
