@@ -467,8 +467,6 @@ class TerPlus(Metric):
     """
 
     name = "TERp"
-    score_range = (0.0, float("inf"))
-    languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     version = "1"
     higher_is_better = False
     requires = ("nltk", "wordnet-base")

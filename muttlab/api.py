@@ -48,7 +48,8 @@ def metric_catalogue(settings: Settings, registry: Registry | None = None) -> li
 
 def load_suite(settings: Settings, name: str = "default") -> Suite:
     """A built-in suite: ``default`` (the MUTT experiment sets with a data dir, else the bundled sample),
-    ``mutt``, ``sample`` or ``store`` (the pair store's current state)."""
+    ``mutt``, ``sample`` or ``store`` (the pair store's current state); any other name is the path of a trial
+    suite file (:func:`muttlab.suites.read_suite`)."""
     if name == "default":
         return sources.load_default_suite(settings)
     if name == "mutt":
@@ -58,7 +59,12 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
     if name == "store":
         from muttlab.engine.suites import suite_from_store
         return suite_from_store(settings)
-    raise MuttlabError(f"unknown suite {name!r}; choose default, mutt, sample or store")
+    from muttlab.suites import read_suite  # any other name is a suite file (docs/beyond.md)
+    suite_file = read_suite(name)
+    if suite_file.contrastive:
+        raise MuttlabError(f"{name} is a contrastive challenge set ({suite_file.format}); score it with "
+                           "run_challenge (muttlab run --suite reports it per phenomenon)")
+    return suite_file.suite
 
 
 def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:

@@ -36,11 +36,10 @@ def accuracy_records(results: Results) -> list[dict]:
 
 
 def write_trials(results: Results, path) -> None:
-    """The tidy per-trial table (both scores, margin, pass/fail): CSV, JSON Lines or Parquet by file extension."""
-    if path.suffix in (".jsonl", ".parquet"):
+    """The tidy per-trial table (both scores, margin, pass/fail), CSV or JSON Lines by file extension."""
+    if path.suffix == ".parquet":  # with the schema datasets loads (muttlab.suites.export)
         from muttlab.suites.export import write_trials_table
-        write_trials_table(results.table, results.signatures, path)
-        return
+        return write_trials_table(results.table, results.signatures, path)
     table = results.table.assign(signature=results.table["metric"].map(results.signatures))
     text = table.to_json(orient="records", lines=True) if path.suffix == ".jsonl" else table.to_csv(index=False)
     emit(text, path)
@@ -48,6 +47,10 @@ def write_trials(results: Results, path) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
+    if suite.is_sample:
+        print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
+              "MUTT experiment sets)", file=sys.stderr)
     ref_counts = parse_int_list(args.refs, "--refs", "5,10,20") if args.refs is not None else None
     bar = tqdm(total=0, unit="metric", disable=None, file=sys.stderr)
 
@@ -57,18 +60,6 @@ def handle(args: argparse.Namespace) -> int:
         bar.set_description(message)
         bar.refresh()
 
-    if args.suite in SUITES:
-        suite = api.load_suite(settings, args.suite)
-    else:  # a path: a user's suite file or a contrastive challenge set (muttlab.suites)
-        from muttlab.cli.suite_file import run_suite_file
-        suite = run_suite_file(args, settings, progress)
-        if suite is None:  # a contrastive set, scored and reported there
-            bar.close()
-            return 0
-    suite = api.select_corruptions(suite, split_names(args.corruptions))
-    if suite.is_sample:
-        print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
-              "MUTT experiment sets)", file=sys.stderr)
     try:
         results = api.run_grid(settings, args.metrics, suite=suite, ref_counts=ref_counts, progress=progress)
     finally:
@@ -105,4 +96,14 @@ def register(subparsers, common) -> None:
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, .jsonl or .parquet)")
     add_output_options(parser)
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=dispatch)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """A contrastive challenge set named by --suite is scored and reported per phenomenon
+    (muttlab.cli.suite_file); everything else, a trial-suite file included, is the grid above."""
+    if args.suite not in SUITES:
+        from muttlab.cli.suite_file import run_if_contrastive
+        if run_if_contrastive(args):
+            return 0
+    return handle(args)

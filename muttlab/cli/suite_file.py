@@ -32,18 +32,18 @@ def report_problems(suite_file) -> None:
     report_problems_of(suite_file.problems, repr(suite_file.suite.name))
 
 
-def run_suite_file(args: argparse.Namespace, settings: Settings, progress) -> Suite | None:
-    """Read ``args.suite``; a contrastive set is scored and printed here (returns None), a trial suite is
-    returned for the grid."""
+def run_if_contrastive(args: argparse.Namespace) -> bool:
+    """Read ``args.suite``; a contrastive set is scored and printed here (True). A trial suite is left to the
+    grid (False), which loads it again through :func:`muttlab.api.load_suite`."""
+    from muttlab.cli.common import settings_from_args
     from muttlab.suites import read_suite
     from muttlab.suites.contrastive import is_aces, run_challenge
 
     suite_file = read_suite(args.suite, format=args.format_in)
     report_problems(suite_file)
     if not suite_file.contrastive:
-        return suite_file.suite
-    metrics = args.metrics
-    results = run_challenge(settings, suite_file, metrics, progress=progress)
+        return False
+    results = run_challenge(settings_from_args(args), suite_file, args.metrics)
     if args.trials_out is not None:
         from muttlab.suites.export import write_trials_table
         if args.trials_out.suffix in (".jsonl", ".parquet"):
@@ -62,8 +62,7 @@ def run_suite_file(args: argparse.Namespace, settings: Settings, progress) -> Su
         text += "\nACES summary (category τ = mean over its phenomena; score = Σ weight × τ):\n"
         text += render(results.aces(), args.format, decimals=3)
     emit(text, args.output)
-    return None
-
+    return True
 
 
 def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Suite:
