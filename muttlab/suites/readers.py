@@ -94,7 +94,8 @@ def _builder(fmt: str, name: str):
 
 # --------------------------------------------------------------------------- JSON lines
 
-def _jsonl_records(text: str):
+def jsonl_records(text: str):
+    """(line, record or None, problem or None) for each non-blank line of a JSON-lines text."""
     for line, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -111,7 +112,7 @@ def _jsonl_records(text: str):
 
 def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
     out, add = _builder(TRIALS_JSONL, name)
-    for line, record, problem in _jsonl_records(text):
+    for line, record, problem in jsonl_records(text):
         try:
             if problem:
                 raise _RowError(problem)
@@ -129,7 +130,7 @@ def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
 
 def _read_contrastive_jsonl(text: str, name: str) -> SuiteFile:
     out, add = _builder(CONTRASTIVE_JSONL, name)
-    for line, record, problem in _jsonl_records(text):
+    for line, record, problem in jsonl_records(text):
         try:
             if problem:
                 raise _RowError(problem)
@@ -165,33 +166,33 @@ def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
         yield line, dict(zip(header, cells)), None
 
 
-def _read_wmt_tsv(text: str, name: str) -> SuiteFile:
-    out, add = _builder(WMT_TSV, name)
-    for line, row, problem in _tsv_rows(text, name, WMT_COLUMNS, WMT_TSV):
+# Which column holds each field, per TSV format.
+_WMT_FIELDS = {"good": "good", "incorrect": "incorrect", "reference": "reference", "source": "source",
+               "phenomenon": "phenomena", "lp": "lp"}
+_ACES_FIELDS = {"good": "good-translation", "incorrect": "incorrect-translation", "reference": "reference",
+                "source": "source", "phenomenon": "phenomena", "lp": "langpair"}
+
+
+def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dict[str, str]) -> SuiteFile:
+    out, add = _builder(fmt, name)
+    for line, row, problem in _tsv_rows(text, name, columns, fmt):
         try:
             if problem:
                 raise _RowError(problem)
-            add(line, None, _text(row["phenomena"], "phenomena"), _text(row["good"], "good"),
-                _text(row["incorrect"], "incorrect"), (_text(row["reference"], "reference"),),
-                _text(row["source"], "source", required=False), target_language(row["lp"]))
+            add(line, None, _text(row[col["phenomenon"]], col["phenomenon"]), _text(row[col["good"]], col["good"]),
+                _text(row[col["incorrect"]], col["incorrect"]), (_text(row[col["reference"]], col["reference"]),),
+                _text(row[col["source"]], col["source"], required=False), target_language(row[col["lp"]]))
         except _RowError as exc:
             out.problems.append(RowProblem(line, str(exc)))
     return out
+
+
+def _read_wmt_tsv(text: str, name: str) -> SuiteFile:
+    return _read_tsv(text, name, WMT_TSV, WMT_COLUMNS, _WMT_FIELDS)
 
 
 def _read_aces_tsv(text: str, name: str) -> SuiteFile:
-    out, add = _builder(ACES_TSV, name)
-    for line, row, problem in _tsv_rows(text, name, ACES_COLUMNS, ACES_TSV):
-        try:
-            if problem:
-                raise _RowError(problem)
-            add(line, None, _text(row["phenomena"], "phenomena"), _text(row["good-translation"], "good-translation"),
-                _text(row["incorrect-translation"], "incorrect-translation"),
-                (_text(row["reference"], "reference"),), _text(row["source"], "source", required=False),
-                target_language(row["langpair"]))
-        except _RowError as exc:
-            out.problems.append(RowProblem(line, str(exc)))
-    return out
+    return _read_tsv(text, name, ACES_TSV, ACES_COLUMNS, _ACES_FIELDS)
 
 
 # --------------------------------------------------------------------------- DEMETR JSON

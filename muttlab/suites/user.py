@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -81,16 +80,10 @@ def read_user_sentences(path: str | Path) -> UserSentences:
             _add(out, seen, line, row[id_col] if id_col is not None else None, row[text_col],
                  [row[i] for i in ref_cols])
     else:
-        for line, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                out.problems.append(RowProblem(line, f"malformed JSON: {exc.msg}"))
-                continue
-            if not isinstance(record, dict):
-                out.problems.append(RowProblem(line, "each line must be a JSON object"))
+        from muttlab.suites.readers import jsonl_records
+        for line, record, problem in jsonl_records(text):
+            if problem:
+                out.problems.append(RowProblem(line, problem))
                 continue
             _add(out, seen, line, record.get("id"), record.get("text"), record.get("references"))
     if not out.items:
