@@ -18,6 +18,9 @@ from muttlab.errors import MuttlabError
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "score trials with metrics and print the accuracy grid"),
     "metrics": ("metrics_cmd", "list metrics and their availability"),
+    "export": ("export", "write a suite (built-in or a file) to JSONL or Parquet for `datasets`"),
+    "check-metric": ("check_metric", "run a metric through the properties every metric should have (CI exit status)"),
+    "severity": ("severity", "pass rate and score drop against a corruption's strength, per metric"),
     "dbleu": ("dbleu", "ΔBLEU of a file of hypotheses with weighted references"),
     "vectors": ("vectors", "word vectors for W2V-AVG"),
     "reval": ("reval", "train, evaluate and apply the ReVal learned metrics"),
@@ -27,9 +30,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "corrupt": ("corrupt", "build corruption pairs from SICK or the sample into the pair store"),
     "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
-    "export": ("export", "write a suite (built-in or a file) to JSONL or Parquet for `datasets`"),
-    "check-metric": ("check_metric", "run a metric through the properties every metric should have (CI exit status)"),
-    "severity": ("severity", "pass rate and score drop against a corruption's strength, per metric"),
 }
 
 EXIT_USER_ERROR = 2
