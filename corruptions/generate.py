@@ -104,8 +104,9 @@ def prepositional_phrases(doc) -> list[tuple[int, int]]:
     return spans
 
 
-def double_pp(doc, seed: int = 0) -> Optional[str]:
-    """The sentence with one prepositional phrase repeated right after itself, or None (no PP)."""
+def double_pp(doc, seed: int = 0, strength: int = 1) -> Optional[str]:
+    """The sentence with one prepositional phrase repeated right after itself (``strength`` extra copies),
+    or None (no PP)."""
     spans = prepositional_phrases(doc)
     if not spans:
         return None
@@ -113,18 +114,26 @@ def double_pp(doc, seed: int = 0) -> Optional[str]:
     toks = list(doc)
     before = pieces(toks[:end])
     before[-1] = Piece(before[-1].text, True)  # the copy follows the phrase after a space
-    return join(before + pieces(toks[start:end]) + pieces(toks[end:]))
+    copies = []
+    for _ in range(max(1, strength)):
+        copy = pieces(toks[start:end])
+        copy[-1] = Piece(copy[-1].text, True)
+        copies += copy
+    copies[-1] = Piece(copies[-1].text, bool(toks[end - 1].whitespace_))
+    return join(before + copies + pieces(toks[end:]))
 
 
-def remove_prep(doc, seed: int = 0) -> Optional[str]:
-    """The sentence without the head preposition of one PP, or None (no PP)."""
+def remove_prep(doc, seed: int = 0, strength: int = 1) -> Optional[str]:
+    """The sentence without the head preposition of one PP (of ``strength`` PPs), or None (too few PPs)."""
     spans = prepositional_phrases(doc)
-    if not spans:
+    if len(spans) < max(1, strength):
         return None
-    start, _ = rng_for(doc, seed).choice(spans)
+    rng = rng_for(doc, seed)
+    # One PP is drawn as it always was, so strength 1 gives the same corruption as before.
+    starts = {rng.choice(spans)[0]} if strength <= 1 else {s for s, _ in rng.sample(spans, strength)}
     toks = list(doc)
-    kept = pieces(toks[:start]) + pieces(toks[start + 1:])
-    if start == 0 and kept:
+    kept = [p for i, p in enumerate(pieces(toks)) if i not in starts]
+    if 0 in starts and kept:
         kept = with_sentence_case(kept)
     return join(kept) or None
 
@@ -157,15 +166,24 @@ def chunks(doc) -> list[list]:
     return out
 
 
-def swap_chunks(doc, seed: int = 0) -> Optional[str]:
+def swap_chunks(doc, seed: int = 0, strength: int | None = None) -> Optional[str]:
     """The chunks of the sentence in a shuffled order (never the original one), or None when the
-    sentence has fewer than two chunks or every order reads the same."""
+    sentence has fewer than two chunks or every order reads the same.
+
+    ``strength`` k: instead of a full shuffle, k transpositions of two different chunks (a severity
+    scale: 1 swap disturbs the sentence least); None when it has fewer than k + 1 chunks."""
     parts = chunks(doc)
     texts = [" ".join(t.text for t in c) for c in parts]
-    if len(parts) < 2 or len(set(texts)) < 2:
+    if len(parts) < 2 or len(set(texts)) < 2 or (strength is not None and len(parts) < strength + 1):
         return None
     rng = rng_for(doc, seed)
     order = list(range(len(parts)))
+    if strength is not None:
+        for _ in range(strength):
+            a, b = rng.sample(range(len(parts)), 2)
+            order[a], order[b] = order[b], order[a]
+        if [texts[i] for i in order] == texts:
+            return None
     while [texts[i] for i in order] == texts:
         rng.shuffle(order)
     words = []
@@ -297,39 +315,48 @@ def gender_swap(doc, seed: int = 0) -> Optional[str]:
     return join(out)
 
 
-def drop_content(doc, seed: int = 0) -> Optional[str]:
-    """One modifying content word dropped (an adjective or a noun modifier: "a red jacket" -> "a
-    jacket"), the article fixed ("an old man" -> "a man"); or None when there is none."""
+def drop_content(doc, seed: int = 0, strength: int = 1) -> Optional[str]:
+    """One modifying content word (``strength`` of them) dropped (an adjective or a noun modifier: "a red
+    jacket" -> "a jacket"), the article fixed ("an old man" -> "a man"); or None when there are too few."""
     toks = list(doc)
     candidates = [t for t in toks if t.dep_ in ("amod", "compound") and t.pos_ in ("ADJ", "NOUN")
                   and t.is_alpha and t.head.i > t.i and not any(True for _ in t.children)]
-    if not candidates:
+    if len(candidates) < max(1, strength):
         return None
-    tok = rng_for(doc, seed).choice(candidates)
+    rng = rng_for(doc, seed)
+    dropped = [rng.choice(candidates)] if strength <= 1 else rng.sample(candidates, strength)
+    gone = {t.i for t in dropped}
     out = pieces(toks)
-    if tok.i > 0 and toks[tok.i - 1].lower_ in ("a", "an") and tok.i + 1 < len(toks):
-        det = toks[tok.i - 1]
-        out[det.i] = Piece(article_for(toks[tok.i + 1].text, det.text), bool(det.whitespace_))
-    kept = out[:tok.i] + out[tok.i + 1:]
-    if tok.i == 0:
+    for tok in dropped:
+        if tok.i > 0 and toks[tok.i - 1].lower_ in ("a", "an") and toks[tok.i - 1].i not in gone:
+            following = next((t for t in toks[tok.i + 1:] if t.i not in gone), None)
+            if following is not None:
+                det = toks[tok.i - 1]
+                out[det.i] = Piece(article_for(following.text, det.text), bool(det.whitespace_))
+    kept = [p for i, p in enumerate(out) if i not in gone]
+    if 0 in gone:
         kept = with_sentence_case(kept)
     return join(kept)
 
 
-def typo(doc, seed: int = 0) -> Optional[str]:
-    """One content word misspelt by swapping two adjacent inner letters ("riding" -> "ridnig"), or None."""
+def typo(doc, seed: int = 0, strength: int = 1) -> Optional[str]:
+    """One content word (``strength`` of them) misspelt by swapping two adjacent inner letters ("riding"
+    -> "ridnig"), or None when too few words can be misspelt."""
     rng = rng_for(doc, seed)
     words = [t for t in doc if t.pos_ in CONTENT_POS and t.is_alpha and len(t.text) >= 4]
     rng.shuffle(words)
+    out = pieces(list(doc))
+    done = 0
     for tok in words:
         text = tok.text
         positions = [i for i in range(1, len(text) - 2) if text[i] != text[i + 1]]
         if not positions:
             continue
         i = rng.choice(positions)
-        out = pieces(list(doc))
         out[tok.i] = Piece(text[:i] + text[i + 1] + text[i] + text[i + 2:], bool(tok.whitespace_))
-        return join(out)
+        done += 1
+        if done == max(1, strength):
+            return join(out)
     return None
 
 
@@ -423,6 +450,16 @@ GENERATORS: dict[str, Generator] = {
     "neg_verb": neg_verb,
     "neg_subj": neg_subj,
     "det_sub": det_sub,
+}
+
+
+# Generated types with a natural strength, and what the strength counts (``muttlab severity``).
+STRENGTHS: dict[str, str] = {
+    "drop_content": "content words dropped",
+    "typo": "words misspelt",
+    "swap_chunks": "chunk transpositions",
+    "double_PP": "extra copies of the PP",
+    "remove_prep": "prepositions removed",
 }
 
 

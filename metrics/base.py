@@ -30,6 +30,12 @@ class Metric(ABC):
         frequencies come from the batch's references); the runner then caches per batch context.
       parallel: False when the runner must score the metric in-process rather than rebuild it by name in
         worker processes (a JVM behind it, a model that is slow to load, code vectorised over the batch).
+      languages: ISO 639-1 codes of the target languages the metric handles (``("en",)`` for metrics built on
+        English resources); None for a language-independent metric. Pairs in another language are reported
+        as unsupported rather than scored.
+      uses_source: True when the metric reads the source sentence (COMET); ``_score`` then takes ``sources``.
+      score_range: (lowest, highest) score the metric can give (``inf`` for unbounded), or None when not
+        declared; ``muttlab check-metric`` checks scores against it.
     """
 
     name: ClassVar[str]
@@ -39,6 +45,9 @@ class Metric(ABC):
     corpus_dependent: ClassVar[bool] = False
     parallel: ClassVar[bool] = True
     description: ClassVar[str] = ""
+    languages: ClassVar[tuple[str, ...] | None] = None
+    uses_source: ClassVar[bool] = False
+    score_range: ClassVar[tuple[float, float] | None] = None
 
     def params(self) -> dict[str, object]:
         """The parameters that change the numbers, by name. Listed explicitly by each metric."""
@@ -61,8 +70,12 @@ class Metric(ABC):
     def close(self) -> None:
         """Release external resources (processes, models). Safe to call twice."""
 
-    def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """Score each candidate against its references.
+    def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]],
+              sources: Sequence[str] | None = None) -> np.ndarray:
+        """Score each candidate against its references (and, for a metric that reads it, its source sentence).
+
+        ``sources`` is optional (challenge sets carry one, MUTT trials do not) and ignored by metrics whose
+        ``uses_source`` is False.
 
         Returns:
           float64 array with one score per candidate, in the metric's own orientation.
@@ -82,7 +95,14 @@ class Metric(ABC):
                 raise MetricError(f"{self.name}: candidate {i} has an empty reference list; give it at least one reference")
         if not candidates:
             return np.zeros(0, dtype=np.float64)
-        scores = np.asarray(self._score(candidates, references), dtype=np.float64)
+        if self.uses_source:
+            if sources is not None and len(sources) != len(candidates):
+                raise MetricError(f"{self.name}: got {len(sources)} sources for {len(candidates)} candidates; "
+                                  "pass one source per candidate (or none)")
+            scores = np.asarray(self._score(candidates, references, None if sources is None else list(sources)),
+                                dtype=np.float64)
+        else:
+            scores = np.asarray(self._score(candidates, references), dtype=np.float64)
         if scores.shape != (len(candidates),):
             raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
         return scores

@@ -71,6 +71,7 @@ class Bleu(Metric):
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
     description = "clipped n-gram precision with brevity penalty, coco-caption per-sentence variant"
+    score_range = (0.0, 1.0)
 
     def __init__(self, n: int = 4, tokenize: str = "ptb"):
         if n not in (1, 2, 3, 4):

@@ -70,6 +70,7 @@ class CiderD(Metric):
     """CIDEr-D (Vedantam et al. 2015) as coco-caption computes it, per sentence."""
 
     name = "CIDEr-D"
+    score_range = (0.0, 10.0)
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
     corpus_dependent = True

@@ -264,6 +264,7 @@ class Dreem(Metric):
     name: ClassVar[str] = "DREEM"
     version: ClassVar[str] = "2"  # 2: ReVal encodings no longer depend on the batch
     requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "a trained ReVal Tree-LSTM if reval is weighted")
+    languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe, SIF and ReVal sentence vectors, "
                                   "weighted, times a length penalty; best reference")
 

@@ -216,6 +216,8 @@ class Meteor(Metric):
     """
 
     name = "METEOR-1.5"
+    score_range = (0.0, 1.0)
+    languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     version = "1"
     higher_is_better = True
     requires = ("java",)

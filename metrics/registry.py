@@ -50,6 +50,9 @@ BUILTIN: dict[str, tuple[str, dict]] = {
     "ML-METEOR": ("muttlab.metrics.multilevel:MultiLevelMeteor", {"model_dir": MODEL_DIR}),
     "DREEM": ("muttlab.metrics.dreem:Dreem", {"model_dir": MODEL_DIR}),
     "ML-DREEM": ("muttlab.metrics.multilevel:MultiLevelDreem", {"model_dir": MODEL_DIR}),
+    "BERTScore-F1": ("muttlab.metrics.neural:BertScore", {}),
+    "EmbeddingCosine": ("muttlab.metrics.neural:EmbeddingCosine", {}),
+    "COMET": ("muttlab.metrics.comet:Comet", {}),
 }
 
 

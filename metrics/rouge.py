@@ -101,6 +101,7 @@ class RougeL(Metric):
     """ROUGE-L (Lin 2004), coco-caption's per-sentence variant (max precision, max recall, beta 1.2)."""
 
     name = "ROUGE-L"
+    score_range = (0.0, 1.0)
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
     version = "1"

@@ -25,6 +25,7 @@ class SentenceBleu(_Sacre):
     """Sentence BLEU with exponential smoothing and effective order (sacrebleu's sentence defaults)."""
 
     name = "sentBLEU"
+    score_range = (0.0, 100.0)
     description = "sacrebleu sentence BLEU (13a tokenizer, exp smoothing, effective order), 0-100"
 
     def __init__(self, tokenize: str = "13a", lowercase: bool = False, smooth: str = "exp"):
@@ -40,6 +41,7 @@ class ChrF(_Sacre):
     """chrF (Popović 2015): character n-gram F-score, sacrebleu's implementation."""
 
     name = "chrF"
+    score_range = (0.0, 100.0)
     description = "sacrebleu chrF (character 6-grams, beta 2), 0-100"
 
     def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2):
@@ -54,6 +56,7 @@ class Ter(_Sacre):
     """TER (Snover et al. 2006): edits (with shifts) per reference word; an error rate, lower is better."""
 
     name = "TER"
+    score_range = (0.0, float("inf"))
     higher_is_better = False
     description = "sacrebleu translation edit rate, 0-100+ (lower is better)"
 

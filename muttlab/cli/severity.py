@@ -1,0 +1,48 @@
+"""``muttlab severity``: pass rate and mean score drop against a corruption's strength, per metric
+(:func:`muttlab.severity.severity_curve`); curves that are not monotone are flagged."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from muttlab.cli import summary
+from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
+
+
+def handle(args: argparse.Namespace) -> int:
+    from muttlab.severity import severity_curve
+
+    settings = settings_from_args(args)
+    sentences = None
+    if args.input is not None:
+        from muttlab.cli.suite_file import report_problems_of
+        from muttlab.suites.user import read_user_sentences
+        read = read_user_sentences(args.input)
+        report_problems_of(read.problems, str(args.input))
+        sentences = read.items
+    frame = severity_curve(settings, args.corruption, args.metrics, parse_int_list(args.strengths, "--strengths",
+                           "1,2,3"), sentences=sentences, refs=args.refs)
+    emit(render(frame, args.format, decimals=3), args.output)
+    flagged = sorted(set(frame.loc[frame["monotone"] != "yes", "metric"]))
+    if flagged:
+        print(f"not monotone: {', '.join(flagged)} (a stronger corruption should never be penalised less)",
+              file=sys.stderr)
+    return 0
+
+
+def register(subparsers, common) -> None:
+    from muttlab.corruptions.generate import STRENGTHS
+    parser = subparsers.add_parser(
+        "severity", parents=[common], help=summary("severity"),
+        description="Apply a corruption at several strengths to the same sentences (the sample scenes, or --input) "
+                    "and report each metric's pass rate and mean score drop per strength. Types and what their "
+                    "strength counts: " + "; ".join(f"{k}: {v}" for k, v in STRENGTHS.items()))
+    parser.add_argument("--corruption", required=True, choices=list(STRENGTHS), help="the corruption type")
+    parser.add_argument("--metrics", default="BLEU-4,METEOR-1.5,CIDEr-D", help="comma-separated metric names")
+    parser.add_argument("--strengths", default="1,2,3", help="comma-separated strengths (default 1,2,3)")
+    parser.add_argument("--refs", type=int, default=5, help="references per sentence (default 5)")
+    parser.add_argument("--input", "-i", type=Path, default=None,
+                        help="your own sentences with references (as for `muttlab corrupt --input`)")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)

@@ -1,0 +1,84 @@
+"""``muttlab run --suite FILE``: a suite file instead of a built-in suite (:mod:`muttlab.suites`).
+
+A trial suite (``muttlab corrupt --input ... --output``) goes back to ``muttlab run``'s grid; a contrastive
+challenge set (WMT TSV, ACES, DEMETR, contrastive JSONL) is reported per phenomenon the way those papers
+report: accuracy with ties as failures and the Kendall-τ-like statistic, plus ACES' weighted summary for
+an ACES file.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from muttlab.cli.common import emit, render
+from muttlab.engine.trials import Suite
+from muttlab.settings import Settings
+
+MAX_PROBLEMS_SHOWN = 20
+
+
+def report_problems_of(problems, label: str) -> None:
+    """Rows left out, each with its line number, on stderr (the good rows are kept)."""
+    if not problems:
+        return
+    print(f"warning: {len(problems)} malformed row(s) left out of {label}:", file=sys.stderr)
+    for problem in problems[:MAX_PROBLEMS_SHOWN]:
+        print(f"  {problem}", file=sys.stderr)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        print(f"  ... and {len(problems) - MAX_PROBLEMS_SHOWN} more", file=sys.stderr)
+
+
+def report_problems(suite_file) -> None:
+    report_problems_of(suite_file.problems, repr(suite_file.suite.name))
+
+
+def run_if_contrastive(args: argparse.Namespace) -> bool:
+    """Read ``args.suite``; a contrastive set is scored and printed here (True). A trial suite is left to the
+    grid (False), which loads it again through :func:`muttlab.api.load_suite`."""
+    from muttlab.cli.common import settings_from_args
+    from muttlab.suites import read_suite
+    from muttlab.suites.contrastive import is_aces, run_challenge
+
+    suite_file = read_suite(args.suite, format=args.format_in)
+    report_problems(suite_file)
+    if not suite_file.contrastive:
+        return False
+    results = run_challenge(settings_from_args(args), suite_file, args.metrics)
+    if args.trials_out is not None:
+        from muttlab.suites.export import write_trials_table
+        if args.trials_out.suffix in (".jsonl", ".parquet"):
+            write_trials_table(results.table, results.signatures, args.trials_out)
+        else:
+            emit(results.table.assign(signature=results.table["metric"].map(results.signatures)).to_csv(index=False),
+                 args.trials_out)
+    summary = results.summary()
+    unsupported = summary.groupby("metric")["unsupported"].sum()
+    for metric, count in unsupported.items():
+        if count:
+            print(f"note: {metric}: {count} pair(s) in a target language it does not handle (its `languages`) "
+                  "are marked unsupported, not scored", file=sys.stderr)
+    text = render(summary, args.format, decimals=3)
+    if is_aces(results):
+        text += "\nACES summary (category τ = mean over its phenomena; score = Σ weight × τ):\n"
+        text += render(results.aces(), args.format, decimals=3)
+    emit(text, args.output)
+    return True
+
+
+def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Suite:
+    """``muttlab corrupt --input``: a user's sentences corrupted by every generator that applies, written to
+    ``--output`` as a suite file when one is given (then nothing goes to the pair store)."""
+    from muttlab.suites.export import write_suite
+    from muttlab.suites.user import read_user_sentences, user_suite
+
+    sentences = read_user_sentences(args.input)
+    report_problems_of(sentences.problems, str(args.input))
+    suite = user_suite(sentences, types, settings.seed, name=args.input.stem)
+    if args.output is not None:
+        count = write_suite(suite, args.output)
+        print(f"wrote {args.output} ({count} trials from {len(sentences.items)} sentences; run it with "
+              f"`muttlab run --suite {args.output}`)", file=sys.stderr)
+        import pandas as pd
+        counts = pd.Series([t.corruption for t in suite.trials], dtype=str).value_counts(sort=False)
+        emit(render(counts.rename_axis("corruption").reset_index(name="trials"), "table"), None)
+    return suite

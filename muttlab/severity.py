@@ -1,0 +1,102 @@
+"""Severity curves: how a metric's verdicts change as a corruption gets stronger.
+
+A generated corruption type with a natural strength (:data:`muttlab.corruptions.generate.STRENGTHS`: content
+words dropped, words misspelt, chunk transpositions, PP copies, prepositions removed) is applied at each
+strength to the same sentences — only sentences where every requested strength applies are used, so the
+points of a curve differ in strength alone. Per metric and strength we report the pass rate (the type's
+MUTT rule) and the mean score drop s_orig − s_corr in the metric's "better" direction. A good metric
+penalises a stronger corruption at least as much as a weaker one: its curves are monotone (non-decreasing);
+``monotone`` names the first step where a curve falls.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from muttlab.corruptions import catalog
+from muttlab.corruptions.generate import GENERATORS, STRENGTHS
+from muttlab.engine import runner
+from muttlab.engine.accuracy import margins, passed
+from muttlab.errors import MuttlabError
+from muttlab.metrics.registry import Registry
+from muttlab.settings import Settings
+
+COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone"]
+
+
+def strength_items(sentences: Sequence[tuple[str, str, tuple[str, ...]]], corruption: str, strengths: Sequence[int],
+                   seed: int) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict[int, list[str]]]:
+    """The (id, sentence, references) items every strength applies to, and the corruption per strength."""
+    from muttlab.resources.spacy_nlp import ModelMissing, parse
+
+    if corruption not in STRENGTHS:
+        raise MuttlabError(f"{corruption!r} has no strength parameter; choose one of {', '.join(STRENGTHS)}")
+    bad = [k for k in strengths if k < 1]
+    if bad or not strengths:
+        raise MuttlabError(f"strengths must be whole numbers >= 1, got {list(strengths)}")
+    try:
+        docs = parse([s for _, s, _ in sentences])
+    except ModelMissing as exc:
+        raise MuttlabError(str(exc)) from None
+    generator = GENERATORS[corruption]
+    kept, corrupted = [], {k: [] for k in strengths}
+    for item, doc in zip(sentences, docs):
+        made = {k: generator(doc, seed, strength=k) for k in strengths}
+        if all(m and m != item[1].strip() for m in made.values()):
+            kept.append(item)
+            for k in strengths:
+                corrupted[k].append(made[k])
+    return kept, corrupted
+
+
+def _monotone(values: Sequence[float], strengths: Sequence[int], label: str) -> str:
+    for (a, va), (b, vb) in zip(zip(strengths, values), list(zip(strengths, values))[1:]):
+        if vb < va - 1e-12:
+            return f"no: {label} falls from strength {a} to {b}"
+    return ""
+
+
+def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] | str, strengths: Sequence[int],
+                   sentences: Sequence[tuple[str, str, tuple[str, ...]]] | None = None, refs: int = 5,
+                   registry: Registry | None = None) -> pd.DataFrame:
+    """Pass rate and mean score drop against strength, per metric.
+
+    Args:
+      corruption: a type with a strength (:data:`STRENGTHS`).
+      sentences: (id, clean sentence, references) items; default the bundled sample scenes.
+      refs: references per sentence (the first ``refs``).
+    Returns:
+      columns metric, strength, n, pass_rate (%), mean_drop, monotone ("yes", or where the curve falls).
+    """
+    if sentences is None:
+        from muttlab.engine.sources import load_sample_scenes
+        sentences = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
+    strengths = sorted(set(int(k) for k in strengths))
+    items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
+    if not items:
+        raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
+    rule = catalog.get(corruption).rule
+    reg = registry or runner.registry_for(settings)
+    pools = [list(r[:refs]) for _, _, r in items]
+    originals = [s for _, s, _ in items]
+    rows = []
+    try:
+        for metric in runner.resolve_metrics(metrics, reg):
+            batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
+            scored = runner.score_batches(metric, batches, settings, reg)
+            sign = 1.0 if metric.higher_is_better else -1.0
+            curve = []
+            for k, s_corr in zip(strengths, scored[1:]):
+                margin = margins(scored[0], s_corr, rule, metric.higher_is_better, settings.tolerance)
+                curve.append({"metric": metric.name, "strength": k, "n": len(items),
+                              "pass_rate": 100.0 * float(np.mean(passed(margin, rule))),
+                              "mean_drop": float(np.mean(sign * (scored[0] - s_corr)))})
+            verdict = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
+                       or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
+            rows += [dict(c, monotone=verdict) for c in curve]
+    finally:
+        if registry is None:
+            reg.close()
+    return pd.DataFrame(rows, columns=COLUMNS)

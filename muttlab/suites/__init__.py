@@ -1,0 +1,10 @@
+"""Suite files: a user's own trials and published contrastive challenge sets (WMT TSV, ACES, DEMETR, JSONL).
+
+    from muttlab.suites import read_suite
+    suite_file = read_suite("aces.tsv")          # or read_suite(uploaded_bytes, format="aces-tsv")
+    suite_file.suite.trials, suite_file.problems  # trials, and the rows left out with their line numbers
+"""
+from muttlab.suites.model import CONTRASTIVE_FORMATS, FORMATS, RowProblem, SuiteFile
+from muttlab.suites.readers import detect_format, read_suite
+
+__all__ = ["CONTRASTIVE_FORMATS", "FORMATS", "RowProblem", "SuiteFile", "detect_format", "read_suite"]

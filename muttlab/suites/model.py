@@ -1,0 +1,55 @@
+"""What a suite file becomes: trials plus what the trial type does not carry (source sentence, target language),
+the format it was read as, and the rows that could not be read."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from muttlab.engine.trials import Suite
+
+# Formats read by :func:`muttlab.suites.read_suite`.
+TRIALS_JSONL = "trials-jsonl"          # MUTT Lab's own suite file (``muttlab corrupt --output``)
+CONTRASTIVE_JSONL = "contrastive-jsonl"  # good / incorrect / references / phenomenon [/ source / lp]
+WMT_TSV = "wmt-tsv"                    # WMT challenge-set TSV: lp, source, good, incorrect, reference, phenomena
+ACES_TSV = "aces-tsv"                  # ACES: source, good-translation, incorrect-translation, reference, phenomena, langpair
+DEMETR_JSON = "demetr-json"            # DEMETR: a JSON list of src_sent / eng_sent / mt_sent / pert_sent records
+FORMATS = (TRIALS_JSONL, CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON)
+# Formats of published contrastive challenge sets: one phenomenon per pair, rule strict good > incorrect.
+CONTRASTIVE_FORMATS = (CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON)
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """A row that was left out, with its line (record number for JSON lists) and what is wrong with it."""
+
+    line: int
+    problem: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.problem}"
+
+
+@dataclass
+class SuiteFile:
+    """A suite read from a file.
+
+    Attributes:
+      suite: the trials (for a challenge set: original = good translation, corrupted = incorrect one,
+        corruption = the phenomenon).
+      format: one of :data:`FORMATS`.
+      sources: trial id -> source sentence, where the file has one.
+      languages: trial id -> target language (ISO 639-1), where the file says; English otherwise.
+      problems: rows left out, each with its line number.
+    """
+
+    suite: Suite
+    format: str
+    sources: dict[str, str] = field(default_factory=dict)
+    languages: dict[str, str] = field(default_factory=dict)
+    problems: list[RowProblem] = field(default_factory=list)
+
+    @property
+    def contrastive(self) -> bool:
+        return self.format in CONTRASTIVE_FORMATS
+
+    def language(self, trial_id: str) -> str:
+        return self.languages.get(trial_id, "en")

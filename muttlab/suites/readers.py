@@ -1,0 +1,306 @@
+"""Readers of suite files: MUTT Lab's own trial JSONL and the published contrastive challenge-set formats.
+
+* ``trials-jsonl`` — one trial per line, the schema :mod:`muttlab.suites.schema` documents (written by
+  ``muttlab corrupt --input ... --output``).
+* ``contrastive-jsonl`` — one pair per line: ``good``, ``incorrect``, ``references`` (a list; ``reference``
+  as one string is read too), ``phenomenon``, optional ``source``, ``lp`` (``de-en``) and ``id``.
+* ``wmt-tsv`` — the WMT metrics-task challenge-set TSV, header ``lp source good incorrect reference phenomena``.
+* ``aces-tsv`` — ACES (Amrhein et al., WMT 2022): ``source good-translation incorrect-translation reference
+  phenomena langpair`` (a leading id column is allowed).
+* ``demetr-json`` — DEMETR (Karpinska et al., EMNLP 2022): a JSON list of records with ``src_sent``,
+  ``eng_sent`` (the reference), ``mt_sent`` (the good translation), ``pert_sent`` (the perturbed one) and
+  ``pert_name``; the target language is English.
+
+A malformed row is left out and reported with its line number (``SuiteFile.problems``); the good rows are
+kept. A file with no readable row, or that is not UTF-8 / not the format, raises :class:`DataError`.
+These data sets are not redistributable: the lab reads the user's own copy.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Callable
+
+from muttlab.engine.trials import Suite, Trial
+from muttlab.errors import DataError
+from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
+                                  RowProblem, SuiteFile)
+
+WMT_COLUMNS = ("lp", "source", "good", "incorrect", "reference", "phenomena")
+ACES_COLUMNS = ("source", "good-translation", "incorrect-translation", "reference", "phenomena", "langpair")
+DEMETR_FIELDS = ("src_sent", "eng_sent", "mt_sent", "pert_sent")
+EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".txt": "tsv"}
+
+
+class _RowError(ValueError):
+    """A row is malformed; the message says what is wrong."""
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line=line,
+                        fix="re-save the file as UTF-8") from None
+
+
+def _text(value, field: str, required: bool = True) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise _RowError(f"'{field}' is missing or empty")
+        return ""
+    if not isinstance(value, str):
+        raise _RowError(f"'{field}' must be a string, got {type(value).__name__}")
+    return value.strip()
+
+
+def _references(record: dict) -> tuple[str, ...]:
+    refs = record.get("references", record.get("reference"))
+    if isinstance(refs, str):
+        refs = [refs]
+    if not isinstance(refs, list) or not refs:
+        raise _RowError("'references' must be a non-empty list of strings")
+    out = tuple(_text(r, "references") for r in refs)
+    return out
+
+
+def target_language(lp: str) -> str:
+    """The target language of a language pair (``en-de`` -> ``de``); a bare code is itself."""
+    lp = (lp or "").strip().lower()
+    return lp.rsplit("-", 1)[-1] if lp else "en"
+
+
+def _builder(fmt: str, name: str):
+    trials: list[Trial] = []
+    out = SuiteFile(Suite(name, trials), fmt)
+    seen: set[str] = set()
+
+    def add(line: int, trial_id: str | None, phenomenon: str, good: str, incorrect: str, refs, source: str,
+            lang: str, **extra) -> None:
+        trial_id = trial_id or f"{phenomenon}/{line}"
+        if trial_id in seen:
+            raise _RowError(f"id {trial_id!r} is used twice; ids must be unique")
+        seen.add(trial_id)
+        trials.append(Trial(id=trial_id, corruption=phenomenon, original=good, corrupted=incorrect,
+                            references=tuple(refs), source=f"{fmt}:{name}#{line}", **extra))
+        if source:
+            out.sources[trial_id] = source
+        out.languages[trial_id] = lang
+    return out, add
+
+
+# --------------------------------------------------------------------------- JSON lines
+
+def jsonl_records(text: str):
+    """(line, record or None, problem or None) for each non-blank line of a JSON-lines text."""
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            yield line, None, f"malformed JSON: {exc.msg}"
+            continue
+        if not isinstance(record, dict):
+            yield line, None, "each line must be a JSON object"
+            continue
+        yield line, record, None
+
+
+def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
+    out, add = _builder(TRIALS_JSONL, name)
+    for line, record, problem in jsonl_records(text):
+        try:
+            if problem:
+                raise _RowError(problem)
+            human = record.get("human_score")
+            if human is not None and not isinstance(human, (int, float)):
+                raise _RowError("'human_score' must be a number")
+            add(line, _text(record.get("id"), "id", required=False) or None, _text(record.get("corruption"),
+                "corruption"), _text(record.get("original"), "original"), _text(record.get("corrupted"),
+                "corrupted"), _references(record), _text(record.get("src"), "src", required=False),
+                target_language(record.get("lang") or "en"), human_score=human)
+        except _RowError as exc:
+            out.problems.append(RowProblem(line, str(exc)))
+    return out
+
+
+def _read_contrastive_jsonl(text: str, name: str) -> SuiteFile:
+    out, add = _builder(CONTRASTIVE_JSONL, name)
+    for line, record, problem in jsonl_records(text):
+        try:
+            if problem:
+                raise _RowError(problem)
+            add(line, _text(record.get("id"), "id", required=False) or None,
+                _text(record.get("phenomenon", record.get("phenomena")), "phenomenon"),
+                _text(record.get("good"), "good"), _text(record.get("incorrect"), "incorrect"), _references(record),
+                _text(record.get("source"), "source", required=False),
+                target_language(record.get("lp") or record.get("lang") or "en"))
+        except _RowError as exc:
+            out.problems.append(RowProblem(line, str(exc)))
+    return out
+
+
+# --------------------------------------------------------------------------- TSV
+
+def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
+    lines = text.splitlines()
+    if not lines:
+        raise DataError(name, f"empty file; a {fmt} file starts with the header {' '.join(columns)}")
+    header = [h.strip() for h in lines[0].split("\t")]
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise DataError(name, f"header lacks {', '.join(missing)}; a {fmt} file has the tab-separated columns "
+                              f"{', '.join(columns)}", line=1)
+    # Sentences carry quotes of their own: a tab is the only separator.
+    for line, raw in enumerate(lines[1:], start=2):
+        if not raw.strip():
+            continue
+        cells = next(csv.reader(io.StringIO(raw), delimiter="\t", quoting=csv.QUOTE_NONE))
+        if len(cells) != len(header):
+            yield line, None, f"expected {len(header)} tab-separated columns, found {len(cells)}"
+            continue
+        yield line, dict(zip(header, cells)), None
+
+
+# Which column holds each field, per TSV format.
+_WMT_FIELDS = {"good": "good", "incorrect": "incorrect", "reference": "reference", "source": "source",
+               "phenomenon": "phenomena", "lp": "lp"}
+_ACES_FIELDS = {"good": "good-translation", "incorrect": "incorrect-translation", "reference": "reference",
+                "source": "source", "phenomenon": "phenomena", "lp": "langpair"}
+
+
+def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dict[str, str]) -> SuiteFile:
+    out, add = _builder(fmt, name)
+    for line, row, problem in _tsv_rows(text, name, columns, fmt):
+        try:
+            if problem:
+                raise _RowError(problem)
+            add(line, None, _text(row[col["phenomenon"]], col["phenomenon"]), _text(row[col["good"]], col["good"]),
+                _text(row[col["incorrect"]], col["incorrect"]), (_text(row[col["reference"]], col["reference"]),),
+                _text(row[col["source"]], col["source"], required=False), target_language(row[col["lp"]]))
+        except _RowError as exc:
+            out.problems.append(RowProblem(line, str(exc)))
+    return out
+
+
+def _read_wmt_tsv(text: str, name: str) -> SuiteFile:
+    return _read_tsv(text, name, WMT_TSV, WMT_COLUMNS, _WMT_FIELDS)
+
+
+def _read_aces_tsv(text: str, name: str) -> SuiteFile:
+    return _read_tsv(text, name, ACES_TSV, ACES_COLUMNS, _ACES_FIELDS)
+
+
+# --------------------------------------------------------------------------- DEMETR JSON
+
+def _read_demetr_json(text: str, name: str) -> SuiteFile:
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(name, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    if not isinstance(records, list):
+        raise DataError(name, "a DEMETR file is a JSON list of records with src_sent, eng_sent, mt_sent, pert_sent")
+    out, add = _builder(DEMETR_JSON, name)
+    for number, record in enumerate(records, start=1):
+        try:
+            if not isinstance(record, dict):
+                raise _RowError("each record must be a JSON object")
+            phenomenon = _text(record.get("pert_name") or (f"id{record['pert_id']}" if "pert_id" in record else None),
+                               "pert_name")
+            record_id = record.get("id")
+            add(number, f"{phenomenon}/{record_id}" if record_id is not None else None, phenomenon,
+                _text(record.get("mt_sent"), "mt_sent"), _text(record.get("pert_sent"), "pert_sent"),
+                (_text(record.get("eng_sent"), "eng_sent"),), _text(record.get("src_sent"), "src_sent", required=False),
+                "en")
+        except _RowError as exc:
+            out.problems.append(RowProblem(number, f"record {number}: {exc}"))
+    return out
+
+
+READERS: dict[str, Callable[[str, str], SuiteFile]] = {
+    TRIALS_JSONL: _read_trials_jsonl,
+    CONTRASTIVE_JSONL: _read_contrastive_jsonl,
+    WMT_TSV: _read_wmt_tsv,
+    ACES_TSV: _read_aces_tsv,
+    DEMETR_JSON: _read_demetr_json,
+}
+
+
+def detect_format(text: str, name: str = "", suffix: str = "") -> str:
+    """The format of a suite file: told by the extension, then by the header / first record."""
+    kind = EXTENSIONS.get(suffix.lower())
+    stripped = text.lstrip()
+    if kind is None:
+        kind = "json" if stripped.startswith("[") else "jsonl" if stripped.startswith("{") else "tsv"
+    if kind == "json" and not stripped.startswith("["):
+        kind = "jsonl"  # a .json file holding one object per line
+    if kind == "json":
+        return DEMETR_JSON
+    if kind == "tsv":
+        header = {h.strip() for h in (text.splitlines() or [""])[0].split("\t")}
+        if "good-translation" in header:
+            return ACES_TSV
+        if {"good", "incorrect"} <= header:
+            return WMT_TSV
+        raise DataError(name or "suite", "cannot tell the format: a TSV header must be the WMT challenge-set columns "
+                        f"({' '.join(WMT_COLUMNS)}) or ACES' ({' '.join(ACES_COLUMNS)})", line=1,
+                        fix="or pass --format-in")
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                first = json.loads(line)
+            except json.JSONDecodeError:
+                raise DataError(name or "suite", "malformed JSON in the first record", line=1) from None
+            if isinstance(first, dict) and "good" in first and "incorrect" in first:
+                return CONTRASTIVE_JSONL
+            if isinstance(first, dict) and "original" in first and "corrupted" in first:
+                return TRIALS_JSONL
+            break
+    raise DataError(name or "suite", "cannot tell the format: JSONL records need either original/corrupted "
+                    "(a trial suite) or good/incorrect (a contrastive set)", fix="or pass --format-in")
+
+
+def _parquet_as_jsonl(path: Path) -> bytes:
+    import pyarrow.parquet as pq
+    try:
+        records = pq.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise DataError(path, f"cannot read as Parquet: {exc}") from None
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, name: str | None = None) -> SuiteFile:
+    """Read a suite file (a path, or the bytes of an upload) in any of :data:`FORMATS`.
+
+    Args:
+      path_or_bytes: the file's path, or its content.
+      format: one of :data:`FORMATS`; None tells it from the extension, then the header.
+      name: the suite's name (default: the file's stem, ``upload`` for bytes).
+    Returns:
+      a :class:`SuiteFile`; rows that could not be read are in ``problems`` with their line numbers.
+    Raises:
+      DataError: the file is missing, not UTF-8, of no known format, or has no readable row.
+    """
+    if isinstance(path_or_bytes, (bytes, bytearray)):
+        data, label, suffix = bytes(path_or_bytes), name or "upload", ""
+    else:
+        path = Path(path_or_bytes)
+        if not path.is_file():
+            raise DataError(path, "no such file", fix="give the path of a suite file (.jsonl, .tsv, .json)")
+        data, label, suffix = path.read_bytes(), str(path), path.suffix
+        name = name or path.stem
+        if suffix == ".parquet":  # an exported suite (muttlab.suites.export): the same records as its JSONL
+            data, suffix = _parquet_as_jsonl(path), ".jsonl"
+    text = _decode(data, label)
+    if format is not None and format not in FORMATS:
+        raise DataError(label, f"unknown suite format {format!r}; choose one of {', '.join(FORMATS)}")
+    fmt = format or detect_format(text, label, suffix)
+    result = READERS[fmt](text, name or "upload")
+    if not result.suite.trials:
+        first = f"; first problem: {result.problems[0]}" if result.problems else ""
+        raise DataError(label, f"no readable {fmt} row{first}")
+    return result

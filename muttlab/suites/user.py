@@ -1,0 +1,106 @@
+"""A user's own sentences with references -> a suite of every generated corruption that applies.
+
+Input (``muttlab corrupt --input FILE``):
+  * JSONL: one object per line with ``text``, ``references`` (a list of strings) and an optional ``id``;
+  * CSV / TSV: a header with ``text``, optional ``id`` and one or more reference columns (``reference``,
+    repeated, or ``reference1``, ``reference_2``...).
+Rows without text or references are left out and reported with their line number; the rest are kept.
+The suite is written with :func:`muttlab.suites.export.write_suite` (the schema is documented there) and
+read back by ``muttlab run --suite FILE``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from muttlab.engine.trials import Suite
+from muttlab.errors import DataError
+from muttlab.suites.model import RowProblem
+
+
+@dataclass
+class UserSentences:
+    """Sentences read from a user's file: (id, text, references) items and the rows left out."""
+
+    items: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    problems: list[RowProblem] = field(default_factory=list)
+
+
+def _clean_refs(refs) -> tuple[str, ...]:
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise ValueError("'references' must be a list of strings")
+    refs = tuple(r.strip() for r in refs if r.strip())
+    if not refs:
+        raise ValueError("no non-empty reference")
+    return refs
+
+
+def _add(out: UserSentences, seen: set, line: int, ident, text, refs) -> None:
+    try:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("'text' is missing or empty")
+        ident = str(ident).strip() if ident not in (None, "") else f"line{line}"
+        if ident in seen:
+            raise ValueError(f"id {ident!r} is used twice")
+        out.items.append((ident, text.strip(), _clean_refs(refs)))
+        seen.add(ident)
+    except ValueError as exc:
+        out.problems.append(RowProblem(line, str(exc)))
+
+
+def read_user_sentences(path: str | Path) -> UserSentences:
+    """Read a user's sentences (JSONL, CSV or TSV by extension; see the module docstring)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "no such file", fix="give a .jsonl, .csv or .tsv file of sentences with references")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+    out, seen = UserSentences(), set()
+    if path.suffix.lower() in (".csv", ".tsv"):
+        rows = list(csv.reader(io.StringIO(text), delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+        if not rows:
+            raise DataError(path, "empty file; the header needs 'text' and at least one 'reference' column")
+        header = [h.strip().lower() for h in rows[0]]
+        ref_cols = [i for i, h in enumerate(header) if h.startswith("reference") or h.startswith("ref")]
+        if "text" not in header or not ref_cols:
+            raise DataError(path, f"header {rows[0]} needs a 'text' column and one or more 'reference' columns",
+                            line=1)
+        text_col, id_col = header.index("text"), header.index("id") if "id" in header else None
+        for line, row in enumerate(rows[1:], start=2):
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                out.problems.append(RowProblem(line, f"expected {len(header)} columns, found {len(row)}"))
+                continue
+            _add(out, seen, line, row[id_col] if id_col is not None else None, row[text_col],
+                 [row[i] for i in ref_cols])
+    else:
+        from muttlab.suites.readers import jsonl_records
+        for line, record, problem in jsonl_records(text):
+            if problem:
+                out.problems.append(RowProblem(line, problem))
+                continue
+            _add(out, seen, line, record.get("id"), record.get("text"), record.get("references"))
+    if not out.items:
+        first = f"; first problem: {out.problems[0]}" if out.problems else ""
+        raise DataError(path, f"no usable sentence{first}")
+    return out
+
+
+def user_suite(sentences: UserSentences, types: Sequence[str] | None = None, seed: int = 13,
+               name: str = "user") -> Suite:
+    """Every generated corruption type (or the chosen ones) applied to each sentence that it fits."""
+    from muttlab.corruptions import catalog
+    from muttlab.engine.suites import generated_trials
+
+    chosen = list(types) if types else catalog.generated_types()
+    for t in chosen:
+        catalog.get(t)
+    chosen = [t for t in chosen if catalog.get(t).generator is not None]
+    items = [(ident, text, refs, f"user:{ident}") for ident, text, refs in sentences.items]
+    return Suite(name, generated_trials(items, chosen, seed))

@@ -1,0 +1,105 @@
+"""Challenge-set reporting: ties as failures, the Kendall-τ-like statistic, ACES' weighted summary, and
+pairs in languages a metric does not handle marked unsupported.
+
+The expected counts are worked out by hand from the files in ``files/`` with an exact-match metric
+(1 when the candidate equals a reference, else 0), so every outcome can be read off the file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from muttlab.metrics.base import Metric
+from muttlab.metrics.registry import Registry
+from muttlab.settings import Settings
+from muttlab.suites import read_suite
+from muttlab.suites.contrastive import aces_category, run_challenge
+
+FILES = Path(__file__).parent / "files"
+
+
+class ExactRef(Metric):
+    name = "ExactRef"
+
+    def __init__(self, languages=None, name="ExactRef"):
+        self.languages = languages
+        self.name = name
+
+    def _score(self, candidates, references):
+        return np.array([1.0 if c in refs else 0.0 for c, refs in zip(candidates, references)])
+
+
+@pytest.fixture
+def registry():
+    reg = Registry(use_entry_points=False)
+    reg.add(ExactRef())
+    reg.add(ExactRef(languages=("en",), name="ExactRef-en"))
+    return reg
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return Settings(cache_dir=tmp_path, use_cache=False)
+
+
+def _row(summary, metric, phenomenon):
+    part = summary[(summary["metric"] == metric) & (summary["phenomenon"] == phenomenon)]
+    assert len(part) == 1
+    return part.iloc[0]
+
+
+def test_ties_count_as_failures_and_tau_is_concordant_minus_discordant(settings, registry):
+    results = run_challenge(settings, read_suite(FILES / "wmt_challenge.tsv"), ["ExactRef"], registry)
+    summary = results.summary()
+    # negation: line 2 good == reference (concordant); line 7 good == incorrect (a tie)
+    neg = _row(summary, "ExactRef", "negation")
+    assert (neg.n, neg.concordant, neg.discordant, neg.ties) == (2, 1, 1, 1)
+    assert neg.accuracy == 50.0 and neg.tau == 0.0
+    # numbers: neither side equals the reference: a tie, so τ = -1
+    num = _row(summary, "ExactRef", "numbers")
+    assert (num.concordant, num.ties, num.accuracy, num.tau) == (0, 1, 0.0, -1.0)
+
+
+def test_english_only_metric_marks_other_target_languages_unsupported(settings, registry):
+    results = run_challenge(settings, read_suite(FILES / "wmt_challenge.tsv"), ["ExactRef", "ExactRef-en"], registry)
+    summary = results.summary()
+    assert _row(summary, "ExactRef", "antonym").concordant == 1
+    antonym_en = _row(summary, "ExactRef-en", "antonym")
+    assert (antonym_en.n, antonym_en.unsupported) == (0, 1)
+    assert np.isnan(antonym_en.tau)
+    table = results.table
+    unsupported = table[(table.metric == "ExactRef-en") & (table.outcome == "unsupported")]
+    assert list(unsupported["lang"]) == ["de"] and unsupported["s_good"].isna().all()
+
+
+def test_aces_summary_weights_categories(settings, registry):
+    results = run_challenge(settings, read_suite(FILES / "aces.tsv"), ["ExactRef"], registry)
+    aces = results.aces().iloc[0]
+    # addition +1, omission +1, mistranslation (number hallucination, a tie) -1, punctuation +1,
+    # real-world knowledge (antonym) +1, undertranslation (hypernym, a tie) -1
+    assert (aces["addition"], aces["omission"], aces["mistranslation"]) == (1.0, 1.0, -1.0)
+    assert (aces["undertranslation"], aces["real-world knowledge"], aces["punctuation"]) == (-1.0, 1.0, 1.0)
+    assert np.isnan(aces["untranslated"])
+    assert aces["categories"] == 6
+    assert aces["aces_score"] == pytest.approx(5 + 5 - 5 + 1 - 5 + 0.1)
+
+
+def test_aces_categories_of_published_phenomenon_names():
+    assert aces_category("hallucination-date-time") == "mistranslation"
+    assert aces_category("copy-source") == "untranslated"
+    assert aces_category("hyponym-replacement") == "overtranslation"
+    assert aces_category("similar-language-low") == "wrong language"
+    assert aces_category("punctuation:statement-to-question") == "punctuation"
+    assert aces_category("negation") is None
+
+
+def test_real_metric_on_demetr_file(settings):
+    results = run_challenge(settings, read_suite(FILES / "demetr.json"), ["sentBLEU", "TER"])
+    table = results.table
+    # The function-word record: the good translation equals the reference, so BLEU 100 / TER 0 beat the perturbation.
+    row = table[(table.metric == "sentBLEU") & (table.phenomenon == "minor_id16_function_word")].iloc[0]
+    assert row.s_good == pytest.approx(100.0) and row.outcome == "concordant"
+    ter = table[(table.metric == "TER") & (table.phenomenon == "minor_id16_function_word")].iloc[0]
+    assert ter.s_good == 0.0 and ter.s_incorrect > 0 and ter.outcome == "concordant"
