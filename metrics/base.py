@@ -55,8 +55,18 @@ class Metric(ABC):
     def close(self) -> None:
         """Release external resources (processes, models). Safe to call twice."""
 
-    def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """Score each candidate against its references.
+    def corpus_stats(self, references: list[list[str]]) -> object | None:
+        """The batch-level statistics of a corpus-dependent metric (CIDEr-D: document frequencies), or None
+        when the metric has none it can share. Scoring any slice of the batch with them (``score(...,
+        stats=...)``) gives the scores of the whole batch, so a batch can be split across machines."""
+        return None
+
+    def _score_with_stats(self, candidates: list[str], references: list[list[str]], stats) -> np.ndarray:
+        raise MetricError(f"{self.name} has no shareable corpus statistics; score the whole batch instead")
+
+    def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]], stats=None) -> np.ndarray:
+        """Score each candidate against its references (with ``stats`` from :meth:`corpus_stats` of the
+        whole batch when this is a slice of it).
 
         Returns:
           float64 array with one score per candidate, in the metric's own orientation.
@@ -76,7 +86,8 @@ class Metric(ABC):
                 raise MetricError(f"{self.name}: candidate {i} has an empty reference list; give it at least one reference")
         if not candidates:
             return np.zeros(0, dtype=np.float64)
-        scores = np.asarray(self._score(candidates, references), dtype=np.float64)
+        scores = np.asarray(self._score(candidates, references) if stats is None
+                            else self._score_with_stats(candidates, references, stats), dtype=np.float64)
         if scores.shape != (len(candidates),):
             raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
         return scores

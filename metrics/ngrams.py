@@ -26,6 +26,10 @@ class Counts:
     count: np.ndarray  # int64
     n_grams: int  # number of distinct n-grams of this order
     starts: np.ndarray  # rows of sentence s are starts[s]:starts[s+1]
+    # How gram g of this order is built: the id of its first k-1 tokens' gram and its last token id
+    # (None for order 1, where the gram id is the token id). Lets a gram be named outside this process.
+    prefix: np.ndarray | None = None
+    last: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
     orders = []
     keys = ids  # dense ids of the n-gram starting at each position (order 1: the token itself)
     for k in range(1, max_n + 1):
+        prefix = last = None
         if k > 1:
             m = max(total - k + 1, 0)
             valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
@@ -110,6 +115,7 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
             uniq, inverse = np.unique(combo[valid], return_inverse=True)
             new[valid] = inverse
             keys, n_grams = new, len(uniq)
+            prefix, last = np.divmod(uniq, vocab)
         else:
             n_grams = vocab
         pos = np.flatnonzero(keys >= 0)
@@ -117,8 +123,25 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
         uniq, counts = np.unique(pair, return_counts=True)
         sentence, gram = np.divmod(uniq, n_grams) if n_grams else (uniq, uniq)
         starts = np.searchsorted(sentence, np.arange(n_sent + 1))
-        orders.append(Counts(sentence, gram, counts, n_grams, starts))
+        orders.append(Counts(sentence, gram, counts, n_grams, starts, prefix, last))
     return orders
+
+
+def gram_names(batch: Batch, k: int, grams: np.ndarray) -> list[str]:
+    """Process-independent names of n-grams of order ``k`` (their tokens joined by a separator).
+
+    Gram ids are dense within one batch and token ids within one process; a name is what two processes
+    (a Dask scheduler and its workers) can agree on.
+    """
+    words = list(_VOCAB)  # insertion order is id order
+    if k == 1:
+        return [words[g] for g in grams.tolist()]
+    order = batch.orders[k - 1]
+    heads = gram_names(batch, k - 1, order.prefix[grams])
+    return [h + _GRAM_SEP + words[t] for h, t in zip(heads, order.last[grams].tolist())]
+
+
+_GRAM_SEP = "\x1f"
 
 
 def item_rows(counts: Counts, sentence_of_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -44,6 +44,8 @@ def write_trials(results: Results, path) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    if args.scheduler is not None:
+        settings = settings.with_overrides(scheduler=args.scheduler.strip() or None)
     suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
     if suite.is_sample:
         print("note: no data dir is set; running on the bundled sample corpus (set MUTTLAB_DATA_DIR for the "
@@ -87,5 +89,9 @@ def register(subparsers, common) -> None:
                              "(MUTT when a data dir is set, else the sample)")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, or .jsonl)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="score on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+                             "(default: $MUTTLAB_SCHEDULER; unset: on this machine). Needs muttlab[scale]; "
+                             "see docs/scale.md")
     add_output_options(parser)
     parser.set_defaults(handler=handle)

@@ -188,8 +188,10 @@ def resolve_ref_counts(suite: Suite, ref_counts: Sequence[int] | None, settings:
 
 def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None = None,
         settings: Settings | None = None, registry: Registry | None = None,
-        progress: ProgressFn | None = None) -> Results:
+        progress: ProgressFn | None = None, scorer: _Scorer | None = None) -> Results:
     """Score every trial of ``suite`` with every metric at every reference count.
+
+    ``scorer`` replaces the local one (:mod:`muttlab.engine.distributed` passes one that scores on a cluster).
 
     Returns:
       :class:`Results` whose table has one row per trial x metric x refs: the two scores, the margin
@@ -222,7 +224,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
-    scorer = _Scorer(cache_for(settings), settings.workers, registry)
+    scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
     frames = []
     try:
         for step, metric in enumerate(metric_objs):
