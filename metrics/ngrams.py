@@ -45,6 +45,7 @@ class Batch:
     pair_sent: np.ndarray  # sentence index of each pair's reference
     refs_per_item: np.ndarray
     orders: list[Counts]  # orders[k-1] for k = 1..max_n
+    tokens: tuple[str, ...] = ()  # the batch's words; a unigram's id is its index here (sorted by text)
 
     @property
     def n_items(self) -> int:
@@ -97,8 +98,18 @@ def _encode(candidates, references, max_n, tokenize) -> Batch:
     lengths = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
     ids = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
     sent_of = np.repeat(np.arange(len(arrays)), lengths)
+    # Process-wide token ids follow the order in which this process first saw each word. Re-number the
+    # batch's words by their text, so that a sentence's n-grams (and the float sums over them) come in the
+    # same order in every process: a cell scored on a Dask worker, or after other batches, is bitwise equal.
+    present, local = np.unique(ids, return_inverse=True)
+    words = list(_VOCAB)  # insertion order is id order
+    texts = [words[i] for i in present.tolist()]
+    by_text = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts), np.int64)
+    rank[by_text] = np.arange(len(texts))
+    tokens = tuple(texts[i] for i in by_text)
     return Batch(lengths, cand, pair_item, pair_sent, refs_per_item,
-                 _count_orders(ids, sent_of, len(arrays), max(len(_VOCAB), 1), max_n))
+                 _count_orders(rank[local].reshape(-1), sent_of, len(arrays), max(len(tokens), 1), max_n), tokens)
 
 
 def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:
@@ -130,10 +141,10 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
 def gram_names(batch: Batch, k: int, grams: np.ndarray) -> list[str]:
     """Process-independent names of n-grams of order ``k`` (their tokens joined by a separator).
 
-    Gram ids are dense within one batch and token ids within one process; a name is what two processes
-    (a Dask scheduler and its workers) can agree on.
+    Gram ids are dense within one batch; a name is what two batches, or two processes (a Dask client and
+    its workers), can agree on.
     """
-    words = list(_VOCAB)  # insertion order is id order
+    words = batch.tokens
     if k == 1:
         return [words[g] for g in grams.tolist()]
     order = batch.orders[k - 1]
