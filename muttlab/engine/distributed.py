@@ -23,6 +23,7 @@ as a local run: results are identical (the tests compare them metric kind by met
 from __future__ import annotations
 
 import threading
+import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
@@ -135,18 +136,20 @@ class DaskScorer(_Scorer):
     def _blocks(self, metric: Metric, job: Batch) -> list:
         cands, refs = job
         args = (metric.name, self.registry.extra_paths, self.registry.model_dir, metric.signature())
+        # The key names the metric, so the cluster's task stream (and bench_dask) can say what each task was.
+        key = f"muttlab-{metric.name}-{uuid.uuid4().hex}"
         stats = None
         if metric.corpus_dependent:
             with self._local_lock:
                 stats = metric.corpus_stats(refs)
             if stats is None:
                 self.tasks += 1
-                return [self.client.submit(score_block, *args, cands, refs, pure=False)]
+                return [self.client.submit(score_block, *args, cands, refs, key=f"{key}-0")]
             stats = self.client.scatter(stats, direct=False)
         futures = []
         for s in range(0, len(cands), self.block):
             futures.append(self.client.submit(score_block, *args, cands[s:s + self.block], refs[s:s + self.block],
-                                              stats, pure=False))
+                                              stats, key=f"{key}-{s}"))
         self.tasks += len(futures)
         return futures
 
