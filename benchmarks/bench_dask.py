@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, get_task_stream
 
 from muttlab import api
 from muttlab.engine import runner
@@ -34,7 +34,7 @@ def one(n_workers: int, suite, metrics: list[str], refs: list[int]) -> dict:
         registry = runner.registry_for(settings)
         scorer = DaskScorer(runner.cache_for(settings), registry, client, runner.resolve_metrics(metrics, registry))
         start = time.perf_counter()
-        with client.get_task_stream() as stream:
+        with get_task_stream(client) as stream:
             runner.run(suite, metrics, refs, settings, registry, scorer=scorer)
         wall = time.perf_counter() - start
         registry.close()
