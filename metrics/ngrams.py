@@ -7,6 +7,7 @@ sorted arrays. The metrics then work on whole arrays (join candidate and referen
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -72,18 +73,24 @@ def encode(candidates: Sequence[str], references: Sequence[Sequence[str]], max_n
            tokenize: Callable[[str], str] | None = None) -> Batch:
     """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is).
 
-    The last batch is remembered, so BLEU-1..4 scoring the same batch one after the other encode it once.
+    The last few batches are remembered, so BLEU-1..4 and CIDEr-D scoring the same batches one metric after
+    the other (the runner hands a sentence-level metric its misses in one or two jobs) encode them once.
     """
     key = (tuple(candidates), tuple(map(tuple, references)), tokenize)
-    cached = _LAST.get("key")
-    if cached is not None and cached[0] == key and cached[1] >= max_n:
-        return _LAST["batch"]
-    batch = _encode(candidates, references, max(max_n, _MEMO_ORDER), tokenize)
-    _LAST.update(key=(key, max(max_n, _MEMO_ORDER)), batch=batch)
+    cached = _RECENT.get(key)
+    if cached is not None and cached[0] >= max_n:
+        _RECENT.move_to_end(key)
+        return cached[1]
+    order = max(max_n, _MEMO_ORDER)
+    batch = _encode(candidates, references, order, tokenize)
+    _RECENT[key] = (order, batch)
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.popitem(last=False)
     return batch
 
 
-_LAST: dict = {}
+_RECENT: OrderedDict = OrderedDict()
+_RECENT_SIZE = 4  # the runner's parallel split makes at most `workers` jobs per metric
 _MEMO_ORDER = 4  # encode up to 4-grams once so that every BLEU-n and CIDEr-D can reuse the batch
 
 
