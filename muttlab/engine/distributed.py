@@ -71,6 +71,10 @@ def _worker_metric(name: str, extra_paths: tuple[str, ...], model_dir: Path | No
     return metric, lock
 
 
+def _identity(value):
+    return value
+
+
 def score_block(name: str, extra_paths: tuple[str, ...], model_dir: Path | None, signature: str,
                 candidates: list[str], references: list[list[str]], stats=None) -> np.ndarray:
     """One task: score one block with one metric on a worker (``stats``: the whole cell's, if any)."""
@@ -145,7 +149,10 @@ class DaskScorer(_Scorer):
             if stats is None:
                 self.tasks += 1
                 return [self.client.submit(score_block, *args, cands, refs, key=f"{key}-0")]
-            stats = self.client.scatter(stats, direct=False)
+            # Shipped once as a task of its own that the cell's blocks depend on (Dask moves it between
+            # workers). Not client.scatter: scattered data mixed with queued tasks from several client
+            # threads trips the scheduler's task priorities.
+            stats = self.client.submit(_identity, stats, key=f"{key}-stats")
         futures = []
         for s in range(0, len(cands), self.block):
             futures.append(self.client.submit(score_block, *args, cands[s:s + self.block], refs[s:s + self.block],
