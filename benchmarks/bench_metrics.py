@@ -1,7 +1,12 @@
-"""Benchmark: METEOR 1.5 against pycocoevalcap's wrapper, and W2V-AVG / BADGER / TERp / ΔBLEU / ReVal / DREEM over the
-whole MUTT experiment set (10 sets x 5/10/20 references x original and corruption).
+"""Benchmark: every metric over the whole MUTT experiment set (10 sets x 5/10/20 references x original and
+corruption), one table: seconds cold, seconds cached, sentences per second (cold), peak memory (RSS).
 
-    .venv/bin/python benchmarks/bench_metrics.py [--data-dir ../shared/data] [--skip-meteor] [--only NAME]
+*Cold* is a fresh process with an empty score cache, measured from the moment the parent launches it:
+interpreter start, imports, JVM / model / vectors loading and scoring through ``muttlab.engine.runner.run``.
+*Cached* is the same run again in that process, every score now in the cache. ``--compare-meteor``
+also runs the older side-by-side of METEOR 1.5 against pycocoevalcap's wrapper.
+
+    .venv/bin/python benchmarks/bench_metrics.py [--data-dir ../shared/data] [--only NAME[,NAME]] [--compare-meteor]
 
 Each metric runs in its own child process, so the time includes loading (JVM, vectors, WordNet, the hashed
 paraphrase table, spaCy and the ReVal model bundled in data/models) and the peak memory (ru_maxrss) is that
@@ -25,8 +30,9 @@ from muttlab.settings import Settings  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 from muttlab.engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
-OTHERS = ("W2V-AVG", "BADGER-like", "TERp", "TERp-no-para", "DeltaBLEU", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM",
-          "ML-DREEM")
+TABLE = ("BLEU-4", "ROUGE-L", "CIDEr-D", "TER", "METEOR-1.5", "ML-METEOR", "W2V-AVG", "BADGER-like", "TERp", "DeltaBLEU",
+         "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM", "ML-DREEM")
+OTHERS = TABLE + ("TERp-no-para",)
 
 
 def _batches(data_dir: Path):
@@ -61,6 +67,30 @@ def run_one(name: str, data_dir: Path) -> dict:
     metric.close()
     return {"metric": name, "segments": segments, "seconds": round(seconds, 1), "cpu_s": round(_cpu(), 1),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+def run_cold(name: str, data_dir: Path, launched: float) -> dict:
+    """The runner on the whole grid from an empty cache, then again from the cache, in this fresh process."""
+    import tempfile
+
+    from muttlab.engine import runner
+
+    with tempfile.TemporaryDirectory() as cache:
+        settings = Settings(data_dir=data_dir, cache_dir=Path(cache), workers=1)
+        suite = load_mutt_experiments(settings)
+        registry = runner.registry_for(settings)
+        runner.run(suite, [name], list(MUTT_REF_COUNTS), settings, registry)
+        cold = time.time() - launched
+        start = time.perf_counter()
+        runner.run(suite, [name], list(MUTT_REF_COUNTS), settings, registry)
+        cached = time.perf_counter() - start
+        registry.close()
+    segments = len(suite.trials) * 2 * len(MUTT_REF_COUNTS)
+    return {"metric": name, "segments": segments, "cold_s": round(cold, 1), "cached_s": round(cached, 2),
+            "per_s": round(segments / cold),
+            # This process plus its largest child (the METEOR JVM), the memory the metric really holds.
+            "peak_rss_mb": round((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                  + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024)}
 
 
 def _cpu(who=resource.RUSAGE_SELF) -> float:
@@ -116,34 +146,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MUTTLAB_DATA_DIR")
                                                               or REPO.parent / "shared" / "data"))
-    parser.add_argument("--skip-meteor", action="store_true")
-    parser.add_argument("--only", choices=OTHERS + ("METEOR",))
+    parser.add_argument("--only", help="comma-separated metric names (default: the whole table)")
+    parser.add_argument("--compare-meteor", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--launched", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_meteor(args.data_dir) if args.child == "METEOR" else run_one(args.child, args.data_dir)))
+        if args.child == "METEOR":
+            result = run_meteor(args.data_dir)
+        elif args.launched is not None:
+            result = run_cold(args.child, args.data_dir, args.launched)
+        else:
+            result = run_one(args.child, args.data_dir)
+        print(json.dumps(result))
         return 0
 
-    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    names = [args.only] if args.only else ([] if args.skip_meteor else ["METEOR"]) + list(OTHERS)
-    rows = []
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+    names = args.only.split(",") if args.only else list(TABLE)
+    print(f"{'metric':<16}{'segments':>9}{'cold s':>9}{'cached s':>10}{'sent/s':>9}{'peak RSS MB':>13}", flush=True)
     for name in names:
-        out = subprocess.run([sys.executable, __file__, "--data-dir", str(args.data_dir), "--child", name],
+        out = subprocess.run([sys.executable, __file__, "--data-dir", str(args.data_dir), "--child", name,
+                              "--launched", repr(time.time())], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"{name:<16} failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}", flush=True)
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{r['metric']:<16}{r['segments']:>9}{r['cold_s']:>9}{r['cached_s']:>10}{r['per_s']:>9}"
+              f"{r['peak_rss_mb']:>13}", flush=True)
+    if args.compare_meteor:
+        out = subprocess.run([sys.executable, __file__, "--data-dir", str(args.data_dir), "--child", "METEOR"],
                              capture_output=True, text=True, check=True)
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        if name == "METEOR":
-            print(f"METEOR-1.5, {result['segments']} segments (10 sets x 5/10/20 refs x 2 sides), max |diff| = "
-                  f"{result['max_abs_diff']}\n"
-                  f"  ours          {result['ours_s']:>7} s = start {result['ours_start_s']} s + scoring "
-                  f"{result['ours_scoring_s']} s (JVM CPU {result['ours_jvm_cpu_s']} s)\n"
-                  f"  pycocoevalcap {result['pycocoevalcap_s']:>7} s = start {result['coco_start_s']} s + scoring "
-                  f"{result['coco_scoring_s']} s (JVM CPU {result['coco_jvm_cpu_s']} s)\n"
-                  f"  pycocoevalcap / ours: {result['ratio']}x overall, {result['scoring_ratio']}x scoring only",
-                  flush=True)
-        else:
-            rows.append(result)
-            print(f"{result['metric']:<14} {result['segments']:>7} segments {result['seconds']:>8} s wall "
-                  f"{result.get('cpu_s', '?'):>8} s CPU {result['peak_rss_mb']:>7} MB peak", flush=True)
+        print(f"METEOR-1.5, {result['segments']} segments (10 sets x 5/10/20 refs x 2 sides), max |diff| = "
+              f"{result['max_abs_diff']}\n"
+              f"  ours          {result['ours_s']:>7} s = start {result['ours_start_s']} s + scoring "
+              f"{result['ours_scoring_s']} s (JVM CPU {result['ours_jvm_cpu_s']} s)\n"
+              f"  pycocoevalcap {result['pycocoevalcap_s']:>7} s = start {result['coco_start_s']} s + scoring "
+              f"{result['coco_scoring_s']} s (JVM CPU {result['coco_jvm_cpu_s']} s)\n"
+              f"  pycocoevalcap / ours: {result['ratio']}x overall, {result['scoring_ratio']}x scoring only")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 

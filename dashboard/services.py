@@ -8,6 +8,9 @@ Two caches:
   * ``st.cache_data`` for engine results (playground scores, study tables), keyed by what was asked;
     runs that draw a progress bar use :func:`memoised`, a shared memo.
 Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
+All scoring goes through the fair work queue (:func:`muttlab.engine.queue.shared_queue`, a module-level
+singleton no client can clear): small requests first, sessions in turn, grids cut into chunks; with
+``MUTTLAB_SCHEDULER`` set, grid chunks are scored on that Dask cluster (small requests stay here).
 
 Settings come from :func:`muttlab.settings.load_settings` (the environment ``muttlab serve`` sets); they
 are passed explicitly to every cached helper so that two configurations never share an entry.
@@ -26,6 +29,7 @@ import streamlit as st
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard.shared import singleton
+from muttlab.engine import queue as work_queue
 from muttlab.engine import runner, sources
 from muttlab.errors import MuttlabError
 from muttlab.metrics.reval.installed import installed_state
@@ -73,10 +77,21 @@ def _registry(settings: Settings, installed: str) -> Registry:
     return runner.registry_for(settings)
 
 
-@st.cache_resource(show_spinner=False)
-def scoring_lock(settings: Settings) -> threading.RLock:
-    """Serialises scoring between sessions: metric objects (the METEOR process) are not thread-safe."""
-    return threading.RLock()
+def session_id() -> str:
+    """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "script"
+
+
+def queued(fn: Callable[[], object], cost: int):
+    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it.
+
+    Every use of metric objects goes through the queue: they are shared by all sessions and are not
+    thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
+    """
+    return work_queue.shared_queue().run(session_id(), fn, cost)
 
 
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
@@ -86,8 +101,8 @@ def metric_catalogue(settings: Settings) -> list[MetricInfo]:
 
 @singleton
 def _metric_catalogue(settings: Settings, installed: str) -> list[MetricInfo]:
-    with st.spinner("Checking which metrics are available…"), scoring_lock(settings):
-        return api.metric_catalogue(settings, registry(settings))
+    with st.spinner("Checking which metrics are available…"):
+        return queued(lambda: api.metric_catalogue(settings, registry(settings)), cost=1)
 
 
 def available_metrics(settings: Settings) -> list[str]:
@@ -215,21 +230,38 @@ def _memo() -> _Memo:
     return _Memo(RESULTS_KEPT)
 
 
+_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+_KEY_LOCKS_GUARD = threading.Lock()
+
+
 def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
-    """``compute()`` once per ``key`` for the whole server, run under the scoring lock.
+    """``compute()`` once per ``key`` for the whole server (two sessions asking at once compute it once).
 
     Used instead of ``st.cache_data`` where the computation reports progress to a Streamlit element,
-    which ``st.cache_data``'s element replay forbids. Callers treat the value as read-only.
+    which ``st.cache_data``'s element replay forbids. Callers treat the value as read-only. ``compute``
+    sends its scoring through the fair queue itself; the lock here is per key, never global.
     """
     memo = _memo()
     value = memo.get(key)
     if value is None:
-        with scoring_lock(settings):
+        with _KEY_LOCKS_GUARD:
+            lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+        with lock:
             value = memo.get(key)
             if value is None:
                 value = compute()
                 memo.put(key, value)
+        with _KEY_LOCKS_GUARD:
+            _KEY_LOCKS.pop(key, None)
     return value
+
+
+def _merge(parts: list[runner.Results]) -> runner.Results:
+    """One Results from the chunks of a grid (each chunk: one metric x one corruption type)."""
+    first = parts[0]
+    return runner.Results(table=pd.concat([p.table for p in parts], ignore_index=True),
+                          signatures={k: v for p in parts for k, v in p.signatures.items()},
+                          suite=first.suite, is_sample=first.is_sample, tolerance=first.tolerance)
 
 
 def run_grid(settings: Settings, selection: Selection,
@@ -242,11 +274,27 @@ def run_grid(settings: Settings, selection: Selection,
     Raises:
       MuttlabError: unknown or unavailable metric, impossible reference count, empty selection.
     """
-    def compute() -> runner.Results:
-        return api.run_grid(settings, selection.metrics, selection.corruptions, selection.ref_counts,
-                            suite=chosen, progress=progress, registry=registry(settings))
-
     chosen = suite_named(settings, suite_name)
+
+    def chunk(metric: str, corruption: str) -> Callable[[], runner.Results]:
+        return lambda: api.run_grid(settings, (metric,), (corruption,), selection.ref_counts,
+                                    suite=chosen, registry=registry(settings))
+
+    def compute() -> runner.Results:
+        # Cut into chunks (metric x corruption type; CIDEr-D's batches are per corruption type, so its numbers
+        # do not change) that the fair queue interleaves with other sessions' small requests.
+        by_type = {c: len(chosen.of(c)) for c in selection.corruptions}
+        shared = work_queue.shared_queue()
+        chunks = [(m, c) for m in selection.metrics for c in selection.corruptions]
+        futures = [shared.submit(session_id(), chunk(m, c), cost=2 * by_type[c] * len(selection.ref_counts))
+                   for m, c in chunks]
+        parts = []
+        for done, future in enumerate(futures):
+            parts.append(future.result())
+            if progress is not None:
+                progress(done, len(futures), f"scoring {chunks[done][0]} on {chunks[done][1]}")
+        return _merge(parts)
+
     # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
     # store's suite is named after its latest revision, so an edit is scored again too.
     results = memoised(("run", settings, installed_state(settings.model_dir), selection)
@@ -310,8 +358,8 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
 @st.cache_data(show_spinner=False, max_entries=256)
 def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...], candidates: tuple[str, ...],
                      references: tuple[str, ...]) -> pd.DataFrame:
-    with scoring_lock(settings):
-        return api.score(settings, metrics, candidates, [references] * len(candidates), registry(settings))
+    return queued(lambda: api.score(settings, metrics, candidates, [references] * len(candidates),
+                                    registry(settings)), cost=len(metrics) * len(candidates))
 
 
 # --------------------------------------------------------------------------- the pair store
@@ -363,9 +411,8 @@ def reproduce_available() -> bool:
 def reproduction(settings: Settings) -> pd.DataFrame:
     """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
     measured, difference, tolerance, within, reason)."""
-    with scoring_lock(settings):
-        report = api.reproduce(settings)
-    return report_frame(report)
+    # The whole report is one long job: it waits behind the small requests of other sessions.
+    return report_frame(queued(lambda: api.reproduce(settings), cost=10 ** 9))
 
 
 def report_frame(report) -> pd.DataFrame:
@@ -428,8 +475,8 @@ def warm_start(settings: Settings) -> WarmState:
 
             def load(batch: list[str]) -> None:
                 for name in batch:
-                    with scoring_lock(settings):
-                        frame = api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg)
+                    frame = queued(lambda: api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg),
+                                   cost=1)
                     problem = frame["problem"].iloc[0] if len(frame) else ""
                     (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
 

@@ -70,12 +70,22 @@ class Metric(ABC):
     def close(self) -> None:
         """Release external resources (processes, models). Safe to call twice."""
 
+    def corpus_stats(self, references: list[list[str]]) -> object | None:
+        """The batch-level statistics of a corpus-dependent metric (CIDEr-D: document frequencies), or None
+        when the metric has none it can share. Scoring any slice of the batch with them (``score(...,
+        stats=...)``) gives the scores of the whole batch, so a batch can be split across machines."""
+        return None
+
+    def _score_with_stats(self, candidates: list[str], references: list[list[str]], stats) -> np.ndarray:
+        raise MetricError(f"{self.name} has no shareable corpus statistics; score the whole batch instead")
+
     def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]],
-              sources: Sequence[str] | None = None) -> np.ndarray:
+              sources: Sequence[str] | None = None, stats=None) -> np.ndarray:
         """Score each candidate against its references (and, for a metric that reads it, its source sentence).
 
         ``sources`` is optional (challenge sets carry one, MUTT trials do not) and ignored by metrics whose
-        ``uses_source`` is False.
+        ``uses_source`` is False. ``stats`` comes from :meth:`corpus_stats` of the whole batch when this is a
+        slice of it.
 
         Returns:
           float64 array with one score per candidate, in the metric's own orientation.
@@ -101,6 +111,8 @@ class Metric(ABC):
                                   "pass one source per candidate (or none)")
             scores = np.asarray(self._score(candidates, references, None if sources is None else list(sources)),
                                 dtype=np.float64)
+        elif stats is not None:
+            scores = np.asarray(self._score_with_stats(candidates, references, stats), dtype=np.float64)
         else:
             scores = np.asarray(self._score(candidates, references), dtype=np.float64)
         if scores.shape != (len(candidates),):

@@ -8,20 +8,54 @@ depends on the whole batch (``corpus_dependent``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from muttlab.metrics.base import Metric
-from muttlab.metrics.ngrams import Batch, encode, item_rows, lookup
+from muttlab.metrics.ngrams import Batch, encode, gram_names, item_rows, lookup
 from muttlab.metrics.tokenize import tokenizer
 
 
-def _tfidf(batch: Batch, k: int, n_docs: int):
-    """Per distinct sentence of order k: (weights per count row, norm per sentence) using the refs' df."""
+@dataclass(frozen=True)
+class CorpusStats:
+    """The batch-level part of CIDEr-D: the number of documents (items) and, per order, each n-gram's
+    document frequency by name. Computed once per batch; any slice of the batch scored with it gets the
+    scores the whole batch would (this is how a cluster splits a cell without changing its numbers)."""
+
+    n_docs: int
+    df: tuple[dict[str, int], ...]
+
+
+def document_frequencies(batch: Batch, k: int) -> np.ndarray:
+    """In how many items' reference sets each gram of order k occurs (coco-caption's ``document_frequency``)."""
     counts = batch.orders[k - 1]
-    # Document frequency: in how many items' reference sets each gram occurs.
     rows, pair = item_rows(counts, batch.pair_sent)
     doc_gram = np.unique(batch.pair_item[pair] * max(counts.n_grams, 1) + counts.gram[rows])
-    df = np.bincount(doc_gram % max(counts.n_grams, 1), minlength=counts.n_grams)
+    return np.bincount(doc_gram % max(counts.n_grams, 1), minlength=counts.n_grams)
+
+
+def corpus_stats(batch: Batch, n: int) -> CorpusStats:
+    """The document frequencies of an encoded batch, by gram name (grams no reference has are left out)."""
+    tables = []
+    for k in range(1, n + 1):
+        df = document_frequencies(batch, k)
+        grams = np.flatnonzero(df)
+        tables.append(dict(zip(gram_names(batch, k, grams), df[grams].tolist())))
+    return CorpusStats(batch.n_items, tuple(tables))
+
+
+def _frequencies_from(stats: CorpusStats, batch: Batch, k: int) -> np.ndarray:
+    """``stats``' document frequencies for the grams of this batch (0 for a gram no reference has)."""
+    table = stats.df[k - 1]
+    names = gram_names(batch, k, np.arange(batch.orders[k - 1].n_grams))
+    return np.fromiter((table.get(g, 0) for g in names), np.int64, len(names))
+
+
+def _tfidf(batch: Batch, k: int, n_docs: int, stats: CorpusStats | None = None):
+    """Per distinct sentence of order k: (weights per count row, norm per sentence) using the refs' df."""
+    counts = batch.orders[k - 1]
+    df = document_frequencies(batch, k) if stats is None else _frequencies_from(stats, batch, k)
     ref_len = np.log(float(n_docs))
     weights = counts.count * (ref_len - np.log(np.maximum(1.0, df[counts.gram])))
     # Summed in the order the grams occur in the sentence (coco-caption's dictionary order), not in gram-id
@@ -31,8 +65,9 @@ def _tfidf(batch: Batch, k: int, n_docs: int):
     return weights, norms
 
 
-def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0) -> np.ndarray:
-    """CIDEr-D of every item of an encoded batch (max_n >= n)."""
+def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0, stats: CorpusStats | None = None) -> np.ndarray:
+    """CIDEr-D of every item of an encoded batch (max_n >= n); document frequencies from ``stats`` when given,
+    else from the batch's own references."""
     n_pairs = batch.pair_item.size
     per_pair = np.zeros((n, n_pairs))
     # coco-caption's "length" is the number of bigrams of a sentence.
@@ -42,7 +77,7 @@ def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0) -> np.ndarray:
     for k in range(1, n + 1):
         counts = batch.orders[k - 1]
         n_grams = max(counts.n_grams, 1)
-        weights, norms = _tfidf(batch, k, batch.n_items)
+        weights, norms = _tfidf(batch, k, batch.n_items if stats is None else stats.n_docs, stats)
         # Candidate vectors keyed by (item, gram).
         c_rows, c_item = item_rows(counts, batch.cand)
         c_keys = c_item * n_grams + counts.gram[c_rows]
@@ -89,3 +124,10 @@ class CiderD(Metric):
 
     def _score(self, candidates, references):
         return cider_d(encode(candidates, references, self.n, self._tokenizer), self.n, self.sigma)
+
+    def corpus_stats(self, references: list[list[str]]) -> CorpusStats:
+        # The candidates play no part in the document frequencies; a blank stands in for each.
+        return corpus_stats(encode([""] * len(references), references, self.n, self._tokenizer), self.n)
+
+    def _score_with_stats(self, candidates, references, stats: CorpusStats):
+        return cider_d(encode(candidates, references, self.n, self._tokenizer), self.n, self.sigma, stats)

@@ -24,6 +24,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import ClassVar, Sequence
 
@@ -82,6 +83,11 @@ class MeteorProcess:
         self._lines: queue.Queue = queue.Queue()
         self._stderr: collections.deque = collections.deque(maxlen=20)
         self._fresh = False
+        self.last_used = 0.0
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
 
     @property
     def command(self) -> list[str]:
@@ -138,9 +144,11 @@ class MeteorProcess:
     def score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
         """Per-segment METEOR scores; restarts the process and retries once if it dies or hangs."""
         with self.lock:
+            self.last_used = time.monotonic()
             for attempt in (1, 2):
                 try:
                     if self._proc is None or self._proc.poll() is not None:
+                        _make_room(self)
                         self._start()
                     scores: list[float] = []
                     for i in range(0, len(hyps), CHUNK):
@@ -178,6 +186,26 @@ _PROCESSES: dict[tuple[str, ...], MeteorProcess] = {}
 _PROCESSES_LOCK = threading.Lock()
 _PAIR_MEMOS: dict[tuple[str, ...], dict[tuple[str, str], float]] = {}
 _MEMO_LIMIT = 2_000_000
+
+
+# JVMs running at once in this process. Each holds the paraphrase table (1-2 GB); METEOR and ML-METEOR's
+# per-level parameter sets (and every dashboard session) draw from this one pool: starting a process for a
+# new parameter set stops the least recently used idle one. Scores already computed stay in the pair memo.
+MAX_RUNNING = 2
+
+
+def _make_room(starting: MeteorProcess) -> None:
+    """Stop least recently used idle processes until ``starting`` fits under :data:`MAX_RUNNING`."""
+    with _PROCESSES_LOCK:
+        running = sorted((p for p in _PROCESSES.values() if p is not starting and p.running),
+                         key=lambda p: p.last_used)
+    while running and len(running) >= MAX_RUNNING:
+        victim = running.pop(0)
+        if victim.lock.acquire(blocking=False):  # a busy process is left alone
+            try:
+                victim._stop()
+            finally:
+                victim.lock.release()
 
 
 def _pair_memo(extra_args: tuple[str, ...]) -> dict[tuple[str, str], float]:

@@ -7,6 +7,7 @@ sorted arrays. The metrics then work on whole arrays (join candidate and referen
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -27,6 +28,10 @@ class Counts:
     n_grams: int  # number of distinct n-grams of this order
     starts: np.ndarray  # rows of sentence s are starts[s]:starts[s+1]
     first: np.ndarray  # int64, position of the gram's first occurrence in its sentence
+    # How gram g of this order is built: the id of its first k-1 tokens' gram and its last token id
+    # (None for order 1, where the gram id is the token id). Lets a gram be named outside this process.
+    prefix: np.ndarray | None = None
+    last: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class Batch:
     pair_sent: np.ndarray  # sentence index of each pair's reference
     refs_per_item: np.ndarray
     orders: list[Counts]  # orders[k-1] for k = 1..max_n
+    tokens: tuple[str, ...] = ()  # the batch's words; a unigram's id is its index here (sorted by text)
 
     @property
     def n_items(self) -> int:
@@ -68,18 +74,24 @@ def encode(candidates: Sequence[str], references: Sequence[Sequence[str]], max_n
            tokenize: Callable[[str], str] | None = None) -> Batch:
     """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is).
 
-    The last batch is remembered, so BLEU-1..4 scoring the same batch one after the other encode it once.
+    The last few batches are remembered, so BLEU-1..4 and CIDEr-D scoring the same batches one metric after
+    the other (the runner hands a sentence-level metric its misses in one or two jobs) encode them once.
     """
     key = (tuple(candidates), tuple(map(tuple, references)), tokenize)
-    cached = _LAST.get("key")
-    if cached is not None and cached[0] == key and cached[1] >= max_n:
-        return _LAST["batch"]
-    batch = _encode(candidates, references, max(max_n, _MEMO_ORDER), tokenize)
-    _LAST.update(key=(key, max(max_n, _MEMO_ORDER)), batch=batch)
+    cached = _RECENT.get(key)
+    if cached is not None and cached[0] >= max_n:
+        _RECENT.move_to_end(key)
+        return cached[1]
+    order = max(max_n, _MEMO_ORDER)
+    batch = _encode(candidates, references, order, tokenize)
+    _RECENT[key] = (order, batch)
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.popitem(last=False)
     return batch
 
 
-_LAST: dict = {}
+_RECENT: OrderedDict = OrderedDict()
+_RECENT_SIZE = 4  # the runner's parallel split makes at most `workers` jobs per metric
 _MEMO_ORDER = 4  # encode up to 4-grams once so that every BLEU-n and CIDEr-D can reuse the batch
 
 
@@ -94,8 +106,18 @@ def _encode(candidates, references, max_n, tokenize) -> Batch:
     lengths = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
     ids = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
     sent_of = np.repeat(np.arange(len(arrays)), lengths)
+    # Process-wide token ids follow the order in which this process first saw each word. Re-number the
+    # batch's words by their text, so that a sentence's n-grams (and the float sums over them) come in the
+    # same order in every process: a cell scored on a Dask worker, or after other batches, is bitwise equal.
+    present, local = np.unique(ids, return_inverse=True)
+    words = list(_VOCAB)  # insertion order is id order
+    texts = [words[i] for i in present.tolist()]
+    by_text = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(texts), np.int64)
+    rank[by_text] = np.arange(len(texts))
+    tokens = tuple(texts[i] for i in by_text)
     return Batch(lengths, cand, pair_item, pair_sent, refs_per_item,
-                 _count_orders(ids, sent_of, len(arrays), max(len(_VOCAB), 1), max_n))
+                 _count_orders(rank[local].reshape(-1), sent_of, len(arrays), max(len(tokens), 1), max_n), tokens)
 
 
 def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:
@@ -104,6 +126,7 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
     sentence_start = np.searchsorted(sent_of, np.arange(n_sent))
     keys = ids  # dense ids of the n-gram starting at each position (order 1: the token itself)
     for k in range(1, max_n + 1):
+        prefix = last = None
         if k > 1:
             m = max(total - k + 1, 0)
             valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
@@ -112,6 +135,7 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
             uniq, inverse = np.unique(combo[valid], return_inverse=True)
             new[valid] = inverse
             keys, n_grams = new, len(uniq)
+            prefix, last = np.divmod(uniq, vocab)
         else:
             n_grams = vocab
         pos = np.flatnonzero(keys >= 0)
@@ -119,11 +143,28 @@ def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int,
         uniq, first, counts = np.unique(pair, return_index=True, return_counts=True)
         sentence, gram = np.divmod(uniq, n_grams) if n_grams else (uniq, uniq)
         starts = np.searchsorted(sentence, np.arange(n_sent + 1))
-        # Gram ids follow the process-wide vocabulary, so their order is an accident of history; the first
-        # position in the sentence is not, and float sums taken in that order are the same in every run.
+        # Float sums over a sentence's grams are taken in the order the grams first occur in it, which is the
+        # same in every run and process (and is coco-caption's order).
         first = pos[first] - sentence_start[sentence]
-        orders.append(Counts(sentence, gram, counts, n_grams, starts, first))
+        orders.append(Counts(sentence, gram, counts, n_grams, starts, first, prefix, last))
     return orders
+
+
+def gram_names(batch: Batch, k: int, grams: np.ndarray) -> list[str]:
+    """Process-independent names of n-grams of order ``k`` (their tokens joined by a separator).
+
+    Gram ids are dense within one batch; a name is what two batches, or two processes (a Dask client and
+    its workers), can agree on.
+    """
+    words = batch.tokens
+    if k == 1:
+        return [words[g] for g in grams.tolist()]
+    order = batch.orders[k - 1]
+    heads = gram_names(batch, k - 1, order.prefix[grams])
+    return [h + _GRAM_SEP + words[t] for h, t in zip(heads, order.last[grams].tolist())]
+
+
+_GRAM_SEP = "\x1f"
 
 
 def item_rows(counts: Counts, sentence_of_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -100,8 +100,12 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
     chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
     reg = registry or registry_for(settings)
     try:
-        return runner.run(chosen, list(DEFAULT_METRICS) if metrics is None else metrics, ref_counts, settings,
-                          reg, progress=progress)
+        names = list(DEFAULT_METRICS) if metrics is None else metrics
+        if settings.scheduler:
+            # Imported only here: a run without a scheduler never loads Dask.
+            from muttlab.engine import distributed
+            return distributed.run(chosen, names, ref_counts, settings, reg, progress=progress)
+        return runner.run(chosen, names, ref_counts, settings, reg, progress=progress)
     finally:
         if registry is None:
             reg.close()

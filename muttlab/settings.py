@@ -56,6 +56,8 @@ class Settings:
     seed: int = DEFAULT_SEED
     workers: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     metric_paths: tuple[str, ...] = ()
+    # A Dask scheduler address (tcp://host:8786): runs are scored on that cluster; None scores here.
+    scheduler: str | None = None
 
     @property
     def using_sample(self) -> bool:
@@ -92,7 +94,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
     import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
     kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
-    models; default ``<cache dir>/models``).
+    models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to).
     """
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
@@ -105,6 +107,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         read_only=_flag(env.get("MUTTLAB_READ_ONLY")),
         annotator_token=env.get("MUTTLAB_ANNOTATOR_TOKEN") or None,
         metric_paths=tuple(p.strip() for p in env.get("MUTTLAB_METRICS", "").split(",") if p.strip()),
+        scheduler=env.get("MUTTLAB_SCHEDULER", "").strip() or None,
     )
     if workers:
         settings = replace(settings, workers=max(1, int(workers)))

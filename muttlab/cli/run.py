@@ -64,6 +64,8 @@ def handle(args: argparse.Namespace) -> int:
     from muttlab import api
 
     settings = settings_from_args(args)
+    if args.scheduler is not None:
+        settings = settings.with_overrides(scheduler=args.scheduler.strip() or None)
     suite = api.select_corruptions(api.load_suite(settings, args.suite), split_names(args.corruptions))
     if args.split is not None:
         full, suite = suite, api.select_split(suite, args.split)
@@ -115,6 +117,10 @@ def register(subparsers, common) -> None:
                              "SICK-trained metric has seen); generated types have no SICK pair and drop out")
     parser.add_argument("--trials-out", type=Path, metavar="FILE",
                         help="also write every trial's scores, margin and pass/fail (.csv, .jsonl or .parquet)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="score on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+                             "(default: $MUTTLAB_SCHEDULER; unset: on this machine). Needs muttlab[scale]; "
+                             "see docs/scale.md")
     add_output_options(parser)
     parser.set_defaults(handler=dispatch)
 

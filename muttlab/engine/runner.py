@@ -222,11 +222,12 @@ def sick_overlap_warning(metric: Metric, trials) -> str | None:
 
 def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None = None,
         settings: Settings | None = None, registry: Registry | None = None,
-        progress: ProgressFn | None = None, split: str | None = None) -> Results:
+        progress: ProgressFn | None = None, split: str | None = None, scorer: _Scorer | None = None) -> Results:
     """Score every trial of ``suite`` with every metric at every reference count.
 
     ``split`` (``test``, ``train``, ``trial``) keeps only the trials taken from SICK pairs of that SemEval
-    split (:meth:`Suite.in_split`).
+    split (:meth:`Suite.in_split`). ``scorer`` replaces the local one (:mod:`muttlab.engine.distributed`
+    passes one that scores on a cluster).
 
     Returns:
       :class:`Results` whose table has one row per trial x metric x refs: the two scores, the margin
@@ -263,7 +264,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
-    scorer = _Scorer(cache_for(settings), settings.workers, registry)
+    scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
     frames = []
     try:
         for step, metric in enumerate(metric_objs):

@@ -23,8 +23,19 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import stats as _sp
 from scipy.special import ndtr, ndtri
+
+
+class _LazyScipyStats:
+    """``scipy.stats``, imported on first use: it costs ~2 s of start-up, and ``muttlab run`` needs only
+    the Wilson interval (``ndtri``) from this module."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+        return getattr(stats, name)
+
+
+_sp = _LazyScipyStats()
 
 METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 CI_METHODS = ("percentile", "bca")
@@ -45,7 +56,7 @@ def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray,
     """
     successes = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
-    z = _sp.norm.ppf(0.5 + confidence / 2)
+    z = ndtri(0.5 + confidence / 2)  # the normal quantile; scipy.stats.norm.ppf is this function
     with np.errstate(invalid="ignore", divide="ignore"):
         p = successes / n
         denom = 1 + z * z / n

@@ -1,0 +1,168 @@
+"""A bounded work queue that is fair between sessions: the dashboard's one door to the scoring engine.
+
+Why not a lock: with one lock, a Playground request waits behind another visitor's whole grid. Here every
+piece of scoring work is a *job* with a session and a cost (candidates x metrics). Big grids are cut into
+chunks (one metric x one corruption type each) before they are queued, so a small job interleaves between
+chunks. The dispatcher picks
+
+1. small jobs (cost <= ``small``) before big ones, so a Playground request or one drill-down cell is
+   answered in about one chunk's time while a full grid runs;
+2. among jobs of the same class, sessions in turn (round-robin: the session served longest ago first),
+   so two visitors' grids share the workers instead of one waiting for the other;
+3. within a session, its cheapest job first, then first come first served.
+
+The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
+:class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory.
+
+Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
+by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
+in this module, not in a Streamlit cache, so no client action can clear it.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import defaultdict
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Callable
+
+from muttlab.errors import MuttlabError
+
+# A job at or below this cost (candidates x metrics) counts as small: the Playground scores a handful of
+# candidates with ~10 metrics; one drill-down cell of one metric is ~1,300 trials x 2 sides.
+SMALL_COST = 3000
+MAX_PER_SESSION = 256
+MAX_PENDING = 2048
+
+
+class QueueFull(MuttlabError):
+    """Too much work is waiting; the request was not queued."""
+
+
+@dataclass(order=True)
+class _Job:
+    cost: int
+    seq: int
+    fn: Callable[[], object] = field(compare=False)
+    future: Future = field(compare=False)
+    session: str = field(compare=False, default="")
+
+
+class FairQueue:
+    """Jobs from many sessions, run on a few threads, small first and sessions in turn (see module doc)."""
+
+    def __init__(self, workers: int = 1, small: int = SMALL_COST, max_per_session: int = MAX_PER_SESSION,
+                 max_pending: int = MAX_PENDING):
+        self.small = small
+        self.max_per_session = max_per_session
+        self.max_pending = max_pending
+        self._cond = threading.Condition()
+        self._waiting: dict[str, list[_Job]] = defaultdict(list)
+        self._last_served: dict[str, int] = {}
+        self._serves = itertools.count()
+        self._seq = itertools.count()
+        self._closed = False
+        self.running = 0
+        self._threads = [threading.Thread(target=self._work, name=f"muttlab-queue-{i}", daemon=True)
+                         for i in range(max(1, workers))]
+        for thread in self._threads:
+            thread.start()
+
+    # ----------------------------------------------------------------- submitting
+
+    def submit(self, session: str, fn: Callable[[], object], cost: int = 1) -> Future:
+        """Queue ``fn()`` for ``session``; its Future carries the value or the exception.
+
+        Raises:
+          QueueFull: the session, or the whole server, has too much work waiting.
+        """
+        future: Future = Future()
+        with self._cond:
+            if self._closed:
+                raise MuttlabError("the scoring queue is shut down (the server is stopping)")
+            mine = len(self._waiting.get(session, ()))
+            if mine >= self.max_per_session:
+                raise QueueFull(f"this session already has {mine} scoring jobs waiting; wait for them to finish "
+                                "before asking for more")
+            if self.pending() >= self.max_pending:
+                raise QueueFull("the server has too much scoring work waiting; try again in a minute")
+            self._waiting[session].append(_Job(max(0, int(cost)), next(self._seq), fn, future, session))
+            self._cond.notify()
+        return future
+
+    def run(self, session: str, fn: Callable[[], object], cost: int = 1):
+        """Queue ``fn()`` and wait for its value (re-raising its exception)."""
+        return self.submit(session, fn, cost).result()
+
+    def pending(self) -> int:
+        """Jobs waiting (not running)."""
+        return sum(len(jobs) for jobs in self._waiting.values())
+
+    # ----------------------------------------------------------------- dispatching
+
+    def _next(self) -> _Job | None:
+        """The job to run next, removed from the waiting lists (caller holds the lock)."""
+        best, best_key = None, None
+        for session, jobs in self._waiting.items():
+            if not jobs:
+                continue
+            job = min(jobs)  # cheapest, then oldest
+            key = (job.cost > self.small, self._last_served.get(session, -1), job.seq)
+            if best_key is None or key < best_key:
+                best, best_key = job, key
+        if best is None:
+            return None
+        jobs = self._waiting[best.session]
+        jobs.remove(best)
+        if not jobs:
+            del self._waiting[best.session]
+        self._last_served[best.session] = next(self._serves)
+        return best
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                job = self._next()
+                while job is None:
+                    if self._closed:
+                        return
+                    self._cond.wait()
+                    job = self._next()
+                self.running += 1
+            try:
+                if job.future.set_running_or_notify_cancel():
+                    try:
+                        job.future.set_result(job.fn())
+                    except BaseException as exc:  # handed to the waiting session, which shows it
+                        job.future.set_exception(exc)
+            finally:
+                with self._cond:
+                    self.running -= 1
+
+    def close(self, wait: bool = True) -> None:
+        """Stop taking jobs; cancel the waiting ones; let running ones finish."""
+        with self._cond:
+            self._closed = True
+            for jobs in self._waiting.values():
+                for job in jobs:
+                    job.future.cancel()
+            self._waiting.clear()
+            self._cond.notify_all()
+        if wait:
+            for thread in self._threads:
+                thread.join()
+
+
+_SHARED: FairQueue | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_queue(workers: int = 1) -> FairQueue:
+    """The process-wide queue (created on first use) that every dashboard session submits to."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = FairQueue(workers=workers)
+        return _SHARED
+
