@@ -57,8 +57,8 @@ def shared_dir():
     path.rmdir()
 
 
-def keys(n: int) -> list[bytes]:
-    return [item_key("sig|v:1", "", f"candidate {i}", "refs") for i in range(n)]
+def keys(n: int, signature: str = "sig|v:1") -> list[bytes]:
+    return [item_key(signature, "", f"candidate {i}", "refs") for i in range(n)]
 
 
 def filled(path: Path, n: int = 50) -> dict[bytes, float]:
@@ -80,7 +80,7 @@ def open_warned(path: Path) -> tuple[ScoreCache, list[warnings.WarningMessage]]:
 
 
 def works_in_memory(cache: ScoreCache) -> None:
-    items = {k: float(i) for i, k in enumerate(keys(5))}
+    items = {k: float(i) for i, k in enumerate(keys(5, "other|v:1"))}
     cache.put_many(items)
     assert cache.get_many(list(items)) == items
 
