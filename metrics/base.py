@@ -6,6 +6,7 @@ score per candidate. It knows nothing of corruptions, trials or caches.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Set
 from typing import ClassVar, Sequence
 
 import numpy as np
@@ -13,6 +14,12 @@ import numpy as np
 
 # The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
 from muttlab.errors import MetricError, MetricUnavailable  # noqa: F401  (re-export)
+from muttlab.settings import Limits, active_limits
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
 
 
 class Metric(ABC):
@@ -58,28 +65,72 @@ class Metric(ABC):
     def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
         """Score each candidate against its references.
 
+        Inputs are checked here, once for every metric, before :meth:`_score` sees them:
+
+        * ``candidates`` is a list (or tuple, array...) of strings, none of them empty or blank;
+        * ``references`` holds one list of strings per candidate, each with at least one non-blank
+          sentence. A blank reference among real ones is allowed (some of the study's pools have one; it
+          matches nothing). A bare string where a list is expected is an error, never a list of characters;
+        * no sentence is over the active :class:`~muttlab.settings.Limits` (words, characters) and no
+          candidate has more references than allowed; no sentence holds a lone surrogate (not text).
+
         Returns:
           float64 array with one score per candidate, in the metric's own orientation.
         Raises:
-          MetricError: lengths differ, a candidate is empty, or a candidate has no references.
+          MetricError: any of the above is violated; the message names the candidate, the reference and,
+            for a limit, the setting that raises it.
         """
-        candidates = list(candidates)
-        references = [list(r) for r in references]
+        limits = active_limits()
+        candidates = self._list(candidates, "candidates", "a list of candidate sentences")
+        references = self._list(references, "references", "one list of reference sentences per candidate")
         if len(candidates) != len(references):
             raise MetricError(
                 f"{self.name}: got {len(candidates)} candidates but {len(references)} reference lists; "
                 "pass one list of references per candidate")
-        for i, (cand, refs) in enumerate(zip(candidates, references)):
-            if not isinstance(cand, str) or not cand.strip():
+        for i, cand in enumerate(candidates):
+            self._check_sentence(cand, f"candidate {i}", limits)
+            if not cand.strip():
                 raise MetricError(f"{self.name}: candidate {i} is empty; give a non-empty sentence to score")
+        checked = []
+        for i, refs in enumerate(references):
+            refs = self._list(refs, f"references[{i}]", f"a list of reference sentences for candidate {i}, "
+                                                        f"e.g. [[\"a cat sits\"]] for one candidate")
             if not refs:
                 raise MetricError(f"{self.name}: candidate {i} has an empty reference list; give it at least one reference")
+            if len(refs) > limits.max_refs:
+                raise MetricError(f"{self.name}: " + limits.exceeded("max_refs", len(refs), f"candidate {i}"))
+            for j, ref in enumerate(refs):
+                self._check_sentence(ref, f"reference {j} of candidate {i}", limits)
+            if not any(ref.strip() for ref in refs):
+                raise MetricError(f"{self.name}: every reference of candidate {i} is blank; give at least one "
+                                  "non-empty reference")
+            checked.append(refs)
         if not candidates:
             return np.zeros(0, dtype=np.float64)
-        scores = np.asarray(self._score(candidates, references), dtype=np.float64)
+        scores = np.asarray(self._score(candidates, checked), dtype=np.float64)
         if scores.shape != (len(candidates),):
             raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
         return scores
+
+    def _list(self, value, what: str, expected: str) -> list:
+        # A string is iterable, but scoring its characters as sentences is never what was meant.
+        if isinstance(value, (str, bytes, bytearray, Mapping, Set)) or not isinstance(value, Iterable):
+            raise MetricError(f"{self.name}: {what} must be {expected}, got {_shown(value)}")
+        return list(value)
+
+    def _check_sentence(self, text, what: str, limits: Limits) -> None:
+        if not isinstance(text, str):
+            raise MetricError(f"{self.name}: {what} must be a string, got {_shown(text)}")
+        if len(text) > limits.max_chars:
+            raise MetricError(f"{self.name}: " + limits.exceeded("max_chars", len(text), what))
+        words = len(text.split())
+        if words > limits.max_words:
+            raise MetricError(f"{self.name}: " + limits.exceeded("max_words", words, what))
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MetricError(f"{self.name}: {what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at "
+                              f"character {exc.start}), which is not text; decode the input as UTF-8") from None
 
     @abstractmethod
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:

@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from muttlab.errors import MuttlabError
+
 DEFAULT_REF_COUNTS = (5, 10, 20)
 # MUTT (Boag et al. 2016, §3): a meaning-preserving trial passes when |s_orig - s_corr| / s_orig <= 0.15.
 DEFAULT_TOLERANCE = 0.15
@@ -18,6 +20,73 @@ DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 
 def _flag(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what one request may ask for, so that no input stalls a shared server.
+
+    Unit-test sentences are captions and SICK sentences (at most 38 words in the study's data); a
+    5,000-word METEOR pair takes minutes and BADGER's memory grows with the square of the length, so a
+    sentence is capped well above real data and far below harm. Each cap has its environment variable
+    (``SETTING``); the error that reports a cap names it.
+    """
+
+    max_words: int = 200  # words per sentence (candidate or reference)
+    max_chars: int = 2000  # characters per sentence
+    max_refs: int = 50  # references per candidate (the study uses at most 20)
+    max_pairs: int = 100_000  # pairs (lines, trials) per upload or imported file
+    max_upload_mb: int = 64  # size of one uploaded or imported file, in MiB
+
+    SETTING = {"max_words": "MUTTLAB_MAX_WORDS", "max_chars": "MUTTLAB_MAX_CHARS", "max_refs": "MUTTLAB_MAX_REFS",
+               "max_pairs": "MUTTLAB_MAX_PAIRS", "max_upload_mb": "MUTTLAB_MAX_UPLOAD_MB"}
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.max_upload_mb * 1024 * 1024
+
+    UNIT = {"max_words": "words", "max_chars": "characters", "max_refs": "references", "max_pairs": "pairs",
+            "max_upload_mb": "MiB"}
+
+    def exceeded(self, name: str, value: float, what: str) -> str:
+        """The message for ``what`` holding ``value`` units over the cap ``name`` (one of SETTING's keys)."""
+        shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+        return (f"{what} has {shown} {self.UNIT[name]}, over the limit of {getattr(self, name):,} "
+                f"(shorten the input, or raise {self.SETTING[name]} if this is intended)")
+
+    @classmethod
+    def from_env(cls, env) -> "Limits":
+        values = {}
+        for name, variable in cls.SETTING.items():
+            text = (env.get(variable) or "").strip()
+            if not text:
+                continue
+            try:
+                value = int(text)
+            except ValueError:
+                value = 0
+            if value < 1:
+                raise MuttlabError(f"{variable}={text!r}: give a whole number of at least 1")
+            values[name] = value
+        return cls(**values)
+
+
+_active_limits: Limits | None = None
+
+
+def active_limits() -> Limits:
+    """The limits every metric call and reader enforces: the environment's (read once), unless
+    :func:`set_limits` chose others for this process."""
+    global _active_limits
+    if _active_limits is None:
+        _active_limits = Limits.from_env(os.environ)
+    return _active_limits
+
+
+def set_limits(limits: Limits | None) -> None:
+    """Use these limits for this process (None: read the environment again on next use)."""
+    global _active_limits
+    _active_limits = limits
 
 
 @dataclass(frozen=True)
@@ -38,6 +107,7 @@ class Settings:
     seed: int = DEFAULT_SEED
     workers: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     metric_paths: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def using_sample(self) -> bool:
@@ -58,7 +128,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
 
     Variables: MUTTLAB_DATA_DIR, MUTTLAB_CACHE_DIR, MUTTLAB_NO_CACHE, MUTTLAB_DATABASE_URL,
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
-    import paths of outside metrics, ``package.module:callable``).
+    import paths of outside metrics, ``package.module:callable``), and the caps of :class:`Limits`
+    (MUTTLAB_MAX_WORDS, MUTTLAB_MAX_CHARS, MUTTLAB_MAX_REFS, MUTTLAB_MAX_PAIRS, MUTTLAB_MAX_UPLOAD_MB).
     """
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
@@ -71,7 +142,10 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         read_only=_flag(env.get("MUTTLAB_READ_ONLY")),
         annotator_token=env.get("MUTTLAB_ANNOTATOR_TOKEN") or None,
         metric_paths=tuple(p.strip() for p in env.get("MUTTLAB_METRICS", "").split(",") if p.strip()),
+        limits=Limits.from_env(env),
     )
     if workers:
+        if not workers.strip().isdigit():
+            raise MuttlabError(f"MUTTLAB_WORKERS={workers!r}: give a whole number of worker processes, e.g. 2")
         settings = replace(settings, workers=max(1, int(workers)))
     return settings.with_overrides(**overrides)
