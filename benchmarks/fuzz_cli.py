@@ -36,11 +36,14 @@ def main() -> int:
         preload()
         todo = cases(args.cases, files, seed=args.seed)
         kinds: collections.Counter = collections.Counter()
+        reached: collections.Counter = collections.Counter()
         failures: dict[str, object] = {}
         start = time.perf_counter()
         for i, argv in enumerate(todo):
             outcome = run_case(argv, root, timeout=args.timeout)
             kinds[outcome.kind] += 1
+            if outcome.kind == "ok":
+                reached[_stage(outcome)] += 1
             if outcome.kind != "ok":
                 last = outcome.stderr.strip().splitlines()[-1] if outcome.stderr.strip() else ""
                 failures.setdefault(f"{outcome.kind}: {argv[0]} {last[:160]}", outcome)
@@ -49,11 +52,19 @@ def main() -> int:
         elapsed = time.perf_counter() - start
     print(f"cases: {len(todo)}  ok: {kinds['ok']}  tracebacks: {kinds['traceback']}  hangs: {kinds['hang']}  "
           f"other exit status: {kinds['bad-exit']}  ({elapsed:.0f} s, {elapsed / len(todo):.2f} s/case)")
+    print(f"clean outcomes: {reached['usage']} usage errors (argparse), {reached['refused']} refused by the command "
+          f"(one line, exit 2), {reached['done']} completed (exit 0)")
     print(f"distinct failures: {len(failures)}")
     for outcome in list(failures.values())[:args.show]:
         print("-" * 80)
         print(outcome)
     return 0 if len(failures) == 0 else 1
+
+
+def _stage(outcome) -> str:
+    if outcome.code == 0:
+        return "done"
+    return "usage" if "usage:" in outcome.stderr else "refused"
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ class DataError(MuttlabError):
         super().__init__(message)
         self.path = path
         self.line = line
+        self.problem = problem
 
 
 class MetricError(MuttlabError, ValueError):

@@ -45,6 +45,39 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
+# The largest seed every random generator we hand one to accepts.
+MAX_SEED = 2 ** 32 - 1
+
+
+def whole(low: int, high: int):
+    """An argparse ``type`` for a whole number in ``low..high``: absurd values are usage errors (exit 2)
+    rather than hours of work, an overflow deep in a library, or a hang."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside the accepted range {low}..{high:,}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real(low: float, high: float):
+    """An argparse ``type`` for a finite number in ``low..high`` (no nan, no inf)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:  # also false for nan
+            raise argparse.ArgumentTypeError(f"{text.strip()} is outside the accepted range {low}..{high}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
 def split_names(text: str | None) -> list[str]:
     """The comma-separated items of an option value (``a, b,,c`` -> a, b, c); none for an empty value."""
     return [item.strip() for item in text.split(",") if item.strip()] if text else []

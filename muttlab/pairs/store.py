@@ -39,8 +39,9 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from muttlab.corruptions import catalog
-from muttlab.errors import MuttlabError
+from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Limits, Settings, active_limits
+from muttlab.engine.sources import parse_json, read_bytes
 from muttlab.engine.trials import Trial
 
 PROPOSED, ACCEPTED, REJECTED, EDITED = "proposed", "accepted", "rejected", "edited"
@@ -712,26 +713,6 @@ class PairStore:
         return text
 
 
-def read_upload(path: Path | str, limits: Limits | None = None) -> bytes:
-    """The bytes of a user's file, refused (MuttlabError) when it cannot be read or is over the size limit."""
-    limits = limits or active_limits()
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise MuttlabError(f"{path} is a folder; give a JSONL file")
-        size = path.stat().st_size
-        if size > limits.max_upload_bytes:
-            raise MuttlabError(f"{path}: " + limits.exceeded("max_upload_mb", size / 2 ** 20, "the file"))
-        with path.open("rb") as handle:
-            # Read one byte past the cap: a file that grows (or a device) cannot make us read without end.
-            raw = handle.read(limits.max_upload_bytes + 1)
-    except OSError as exc:
-        raise MuttlabError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(raw) > limits.max_upload_bytes:
-        raise MuttlabError(f"{path}: " + limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"))
-    return raw
-
-
 def parse_jsonl(path: Path | str, status: str | None = None,
                 raw: bytes | None = None) -> tuple[list[tuple[int, str, dict, str]], ImportReport]:
     """The valid pair records of a JSONL file as (line number, key, checked fields, source), and a report
@@ -740,7 +721,7 @@ def parse_jsonl(path: Path | str, status: str | None = None,
     A file over the pair limit is refused whole (MuttlabError)."""
     limits = active_limits()
     if raw is None:
-        raw = read_upload(path, limits)
+        raw = read_bytes(path)
     lines = raw.split(b"\n")
     count = sum(1 for line in lines if line.strip())
     if count > limits.max_pairs:
@@ -767,16 +748,14 @@ def parse_jsonl(path: Path | str, status: str | None = None,
 
 def _parse_line(line: bytes, number: int, status: str | None) -> tuple[str, dict, str]:
     try:
-        rec = json.loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MuttlabError(f"not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1}); "
                            "re-save the file as UTF-8") from None
-    except json.JSONDecodeError as exc:
-        raise MuttlabError(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise MuttlabError("malformed JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer longer than Python converts
-        raise MuttlabError(f"malformed JSON: {exc}") from None
+    try:
+        rec = parse_json(text, f"line {number}")
+    except DataError as exc:
+        raise MuttlabError(exc.problem) from None
     if not isinstance(rec, dict):
         raise MuttlabError("each line must be a JSON object")
     missing = [f for f in ("corruption", "original", "corrupted", "references") if f not in rec]
@@ -798,4 +777,4 @@ def open_store(settings: Settings) -> PairStore:
 
 __all__ = ["PairStore", "open_store", "PairRecord", "Revision", "Page", "ImportReport", "LineError", "AddReport",
            "ConflictError", "ReadOnlyError", "PairNotFound", "STATUSES", "EDITABLE", "PROPOSED", "ACCEPTED",
-           "REJECTED", "EDITED", "validate_fields", "parse_jsonl", "read_upload", "jsonl_line"]
+           "REJECTED", "EDITED", "validate_fields", "parse_jsonl", "jsonl_line"]
