@@ -26,7 +26,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20261123)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a case counts as a hang")
     parser.add_argument("--show", type=int, default=40, help="distinct failures to print")
+    parser.add_argument("--code", type=Path, help="fuzz the muttlab package in this folder instead (e.g. an "
+                        "export of an older commit whose muttlab/ holds links to the mapped folders)")
     args = parser.parse_args()
+    if args.code:
+        sys.path.insert(0, str(args.code.resolve()))
     import os
     with tempfile.TemporaryDirectory(prefix="muttlab-fuzz-") as tmp:
         root = Path(tmp)

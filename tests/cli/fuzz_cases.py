@@ -25,6 +25,13 @@ BAD_IMPORT_PATHS = ["nosuchmodule:make", "os", ":", "os:", ":getcwd", "os:nosuch
                     "a..b:c", "tests.engine.counting_metric:not_a_metric", "builtins:exit", "builtins:input",
                     "math:pi", "sys:exit", "os.path:sep", "tests.engine.counting_metric", "../../etc:passwd",
                     "muttlab.metrics.base:Metric", "x" * 300 + ":y"]
+# Environment variables the settings read, with values a deployment could get wrong.
+BAD_ENV = [("MUTTLAB_WORKERS", "abc"), ("MUTTLAB_WORKERS", "-3"), ("MUTTLAB_MAX_WORDS", "zero"),
+           ("MUTTLAB_MAX_REFS", "0"), ("MUTTLAB_DATABASE_URL", "nosuchdialect://x"),
+           ("MUTTLAB_DATABASE_URL", "sqlite:////proc/no/such/pairs.sqlite"), ("MUTTLAB_METRICS", "nosuch:thing"),
+           ("MUTTLAB_DATA_DIR", "/dev/null"), ("MUTTLAB_CACHE_DIR", "/dev/null"), ("MUTTLAB_READ_ONLY", "1"),
+           ("MUTTLAB_MAX_WORDS", "3"), ("MUTTLAB_MAX_UPLOAD_MB", "1")]
+ENV_PREFIX = "@env:"  # an argv word of this form sets an environment variable for the case instead
 TEXT = ["", " ", "A man is riding a bike.", "\u2028", "שלום עולם", "🙂" * 10, "a\tb", "word " * 3000, "--", "-x"]
 
 
@@ -100,7 +107,31 @@ def data_dirs(root: Path) -> list[Path]:
         path.write_bytes(b"")
     dirs.append(empty)
     dirs += [root / "data_missing", root / "empty.txt"]
+    real = os.environ.get("MUTTLAB_DATA_DIR")
+    if real and (Path(real) / "sick" / "SICK.txt").is_file():
+        dirs.insert(0, small_data_dir(Path(real), root / "data_small"))
     return dirs
+
+
+def small_data_dir(real: Path, target: Path) -> Path:
+    """A well-formed but small copy of the real data (first lines of each file), so that commands get
+    past their readers and meet the bad options deeper down, without hours of legitimate work."""
+    heads = {"sick/SICK.txt": 120, "flickr8k/Flickr8k.token.txt": 600, "flickr8k/ExpertAnnotations.txt": 80,
+             "flickr8k/CrowdFlowerAnnotations.txt": 80}
+    for rel, n in heads.items():
+        source = real / rel
+        if source.is_file():
+            path = target / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with source.open("rb") as handle:
+                path.write_bytes(b"".join(line for _, line in zip(range(n), handle)))
+    experiments = real / "mutt" / "experiments"
+    if experiments.is_dir():
+        (target / "mutt").mkdir(parents=True, exist_ok=True)
+        link = target / "mutt" / "experiments"
+        if not link.exists():
+            link.symlink_to(experiments)
+    return target
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: list[str]):
@@ -130,8 +161,7 @@ def _value(action: argparse.Action, files: dict, rng: random.Random) -> str:
     dest = action.dest
     if action.choices:
         return rng.choice(list(action.choices) * 3 + ["", "nope", "TABLE"])
-    if action.type is int or action.type is float or getattr(action.type, "__name__", "") in ("_positive",) \
-            or "int" in getattr(action.type, "__name__", ""):
+    if action.type in (int, float) or getattr(action.type, "__name__", "") in ("whole number", "number"):
         return rng.choice(NUMBERS + ["1", "2", "5"])
     if action.type is Path or dest in ("file", "references", "pairs", "input", "ratings"):
         pool = files["output"] if dest in ("output", "trials_out", "histograms_out", "out_dir") else files["input"]
@@ -169,14 +199,17 @@ def case(commands_: list, files: dict, rng: random.Random) -> list[str]:
         argv += ["--metrics", rng.choice(CHEAP_METRICS)]
     if words[0] == "serve" and "--port" not in argv:
         argv += ["--port", rng.choice(NUMBERS)]
-    if rng.random() < 0.6:
-        argv += ["--data-dir", str(rng.choice(files["dir"]))]
+    if rng.random() < 0.7:
+        argv += ["--data-dir", str(rng.choice(files["dir"][:1] * 2 + files["dir"]))]
     if rng.random() < 0.3:
         argv += ["--cache-dir", str(rng.choice([files["dir"][-1], files["output"][2], files["output"][3]]))]
     if rng.random() < 0.25:
         argv += [f"--metric-path={rng.choice(BAD_IMPORT_PATHS)}"]
     if rng.random() < 0.05:
         argv.append(rng.choice(["--no-such-option", "--format", "-o"]))
+    if rng.random() < 0.12:
+        name, value = rng.choice(BAD_ENV)
+        argv.insert(0, f"{ENV_PREFIX}{name}={value}")
     return argv
 
 
@@ -245,6 +278,10 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
             sys.stderr = open(2, "w", closefd=False)
             os.setsid()  # no controlling terminal: whatever waits on one would hang, and is counted
             os.execve = lambda *a, **k: sys.exit(0)  # `serve` got that far: its input was accepted
+            for word in [w for w in argv if w.startswith(ENV_PREFIX)]:
+                name, _, value = word[len(ENV_PREFIX):].partition("=")
+                os.environ[name] = value
+            argv = [w for w in argv if not w.startswith(ENV_PREFIX)]
             from muttlab.cli import main
             try:
                 result = main(argv)
