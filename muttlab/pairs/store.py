@@ -198,14 +198,18 @@ class ImportReport:
     added: int = 0
     existing: int = 0
     errors: list[LineError] = field(default_factory=list)
+    path: str = ""
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
     def summary(self) -> str:
-        text = f"{self.added} added, {self.existing} already stored, {len(self.errors)} rejected"
-        return text + "".join(f"\n  {e}" for e in self.errors)
+        """The totals, then one line per rejected line naming the file, the line and the problem."""
+        where = f"{self.path}: " if self.path else ""
+        text = f"{where}{self.added} added, {self.existing} already stored, {len(self.errors)} rejected"
+        prefix = f"{self.path}, " if self.path else ""
+        return text + "".join(f"\n  {prefix}{e}" for e in self.errors)
 
 
 @dataclass(frozen=True)
@@ -726,7 +730,7 @@ def parse_jsonl(path: Path | str, status: str | None = None,
     count = sum(1 for line in lines if line.strip())
     if count > limits.max_pairs:
         raise MuttlabError(f"{path}: " + limits.exceeded("max_pairs", count, "the file"))
-    report = ImportReport()
+    report = ImportReport(path=str(path))
     records: list[tuple[int, str, dict, str]] = []
     seen: set[str] = set()
     for number, line in enumerate(lines, start=1):
