@@ -15,6 +15,7 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
+from muttlab.engine.sources import read_lines
 from muttlab.errors import MuttlabError
 from muttlab.pairs.store import STATUSES, PairRecord, open_store
 
@@ -72,12 +73,7 @@ def handle_edit(args: argparse.Namespace) -> int:
         if value is not None:
             changes[name] = value
     if args.references is not None:
-        path = Path(args.references)
-        try:
-            refs = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        except OSError as exc:
-            raise MuttlabError(f"cannot read {path}: {exc.strerror}") from None
-        changes["references"] = refs
+        changes["references"] = [line for line in read_lines(Path(args.references)) if line.strip()]
     if not changes:
         raise MuttlabError("nothing to change: give --original, --corrupted, --corruption or --references")
     with open_store(settings_from_args(args)) as store:

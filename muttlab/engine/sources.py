@@ -295,8 +295,15 @@ SAMPLE_SCENES = sample_dir() / "scenes.jsonl"
 
 
 def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a JSONL file, one per non-blank line; a DataError names the first bad line, and
+    a file of more records than ``MUTTLAB_MAX_PAIRS`` is refused."""
     records = []
-    for number, line in enumerate(read_lines(path), start=1):
+    lines = read_lines(path)
+    count = sum(1 for line in lines if line.strip())
+    limits = active_limits()
+    if count > limits.max_pairs:
+        raise DataError(path, limits.exceeded("max_pairs", count, "the file"))
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         rec = parse_json(line, path, line=number)
