@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from muttlab.cli.common import common_parser
 from muttlab.errors import MuttlabError
@@ -60,8 +61,23 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warnings() -> None:
+    """Our own warnings (an unusable score cache...) as one line each, like our errors."""
+    show = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if category.__module__.startswith("muttlab."):
+            print(f"muttlab: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    if getattr(warnings.showwarning, "__module__", "") != __name__:
+        warnings.showwarning = showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _one_line_warnings()
     # The command is the first word that names one; an option value that happens to name one as well
     # only costs the import of that command's module.
     parser = build_parser([word for word in argv if word in COMMANDS])
