@@ -81,12 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     # The command is the first word that names one; an option value that happens to name one as well
     # only costs the import of that command's module.
     parser = build_parser([word for word in argv if word in COMMANDS])
-    for word in argv:
-        if word.startswith("-") and word.endswith("=--"):
-            # argparse (3.11) drops a "--" value and hands the command an empty list instead of an error.
-            parser.error(f"{word}: '--' is not a value for {word[:-3]}")
     try:
+        for word in argv:
+            if word.startswith("-") and word.endswith("=--"):
+                # argparse (3.11) drops a "--" value and hands the command an empty list instead of an error.
+                parser.error(f"{word}: '--' is not a value for {word[:-3]}")
         args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (2, message printed) or --help / --version (0)
+        return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
+    try:
         if not getattr(args, "handler", None):
             parser.print_help()
             return EXIT_USER_ERROR

@@ -216,7 +216,7 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--input", type=Path, metavar="FILE",
                    help="a ΔBLEU file (JSONL with a 'human' rating per record, or TSV/JSONL with --ratings)")
     p.add_argument("--ratings", type=Path, metavar="FILE", help="one human rating per segment of --input")
-    p.add_argument("--unit-size", type=whole(1, 1_000_000), default=dbleu.DEFAULT_UNIT,
+    p.add_argument("--unit-size", type=whole(0, 1_000_000), default=dbleu.DEFAULT_UNIT,
                    help="sentences per unit M (default: 100)")
     p.add_argument("--order", type=whole(1, 10), default=4, help="n-gram order (default: 4)")
     p.add_argument("--threshold", type=real(-1.0, 1.0), default=-1.0,
