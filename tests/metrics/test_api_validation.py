@@ -166,3 +166,19 @@ def test_tuples_and_arrays_are_lists(registry):
     as_tuples = metric.score((GOOD_CAND, "A dog runs."), (tuple(GOOD_REFS), ("A dog is running.",)))
     assert np.array_equal(as_lists, as_tuples)
     assert np.array_equal(metric.score(np.array([GOOD_CAND]), [GOOD_REFS]), as_lists[:1])
+
+
+def test_service_layer_checks_before_the_cache(tmp_path):
+    """``muttlab.api.score`` (the Playground's path) refuses a malformed batch before any cache key is made
+    of it: a reference list given as one string is never scored against its characters."""
+    from muttlab import api
+    from muttlab.settings import Settings
+
+    settings = Settings(cache_dir=tmp_path, workers=1)
+    for candidates, references, words in MALFORMED[:6]:
+        with pytest.raises(MetricError, match=words):
+            api.score(settings, ["BLEU-4", "chrF"], candidates, references)
+    assert not (tmp_path / "scores.sqlite").exists() or len(__import__("sqlite3").connect(
+        tmp_path / "scores.sqlite").execute("SELECT key FROM scores").fetchall()) == 0
+    table = api.score(settings, ["BLEU-4", "chrF"], [GOOD_CAND], [GOOD_REFS])
+    assert list(table["problem"]) == ["", ""] and np.isfinite(table["score"]).all()
