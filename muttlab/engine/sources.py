@@ -54,6 +54,9 @@ def read_bytes(path: Path) -> bytes:
     try:
         if path.is_dir():
             raise DataError(path, "is a folder, not a file", fix="give the path of the file")
+        if path.exists() and not path.is_file():
+            # A pipe would block until someone writes to it, a device may never end.
+            raise DataError(path, "is not a regular file (a pipe or a device)", fix="give the path of a file")
         with path.open("rb") as handle:
             # One byte past the cap tells an oversized file (or an endless device) without reading it all.
             raw = handle.read(limits.max_upload_bytes + 1)

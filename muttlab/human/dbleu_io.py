@@ -78,7 +78,7 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         segment without references or without any positive weight — naming the line.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(path, "no such file", fix="give the path of a ΔBLEU JSONL or TSV file")
     parse = _parse_jsonl if path.suffix.lower() in (".jsonl", ".json") else _parse_tsv
     hyps, refs, lines = [], [], []

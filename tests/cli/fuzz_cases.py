@@ -70,7 +70,10 @@ def make_files(root: Path) -> dict[str, list[Path]]:
         inputs.append(path)
     folder = root / "a_folder"
     folder.mkdir(exist_ok=True)
-    inputs += [root / "missing.txt", folder, Path("/dev/null")]
+    fifo = root / "a_pipe"
+    if not fifo.exists():
+        os.mkfifo(fifo)  # nobody ever writes to it: a reader that opens it waits for ever
+    inputs += [root / "missing.txt", folder, Path("/dev/null"), Path("/dev/zero"), fifo]
     outputs = [root / "out.txt", folder, root / "no" / "such" / "dir" / "out.txt", Path("/proc/muttlab-cannot-write"),
                root / "binary.bin"]
     return {"input": inputs, "output": outputs, "dir": data_dirs(root)}
