@@ -87,8 +87,12 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
     signatures and :meth:`~muttlab.engine.runner.Results.accuracy`.
     """
     chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
+    if not chosen.trials:
+        raise MuttlabError("no trials to score: the chosen corruption types have none in this suite")
     reg = registry or registry_for(settings)
     try:
+        if metrics is not None and not reg.resolve(metrics):
+            raise MuttlabError("no metric selected; name at least one (`muttlab metrics` lists them) or `all`")
         return runner.run(chosen, list(DEFAULT_METRICS) if metrics is None else metrics, ref_counts, settings,
                           reg, progress=progress)
     finally:

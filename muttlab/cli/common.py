@@ -36,6 +36,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     data_dir = getattr(args, "data_dir", None)
     if data_dir is not None and not Path(data_dir).is_dir():
         raise MuttlabError(f"--data-dir {data_dir}: no such folder; point it at the datasets folder")
+    cache_dir = getattr(args, "cache_dir", None)
+    if cache_dir is not None and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise MuttlabError(f"--cache-dir {cache_dir}: is a file, not a folder; give a folder for the caches")
     extra = tuple(getattr(args, "metric_path", None) or ())
     return settings.with_overrides(
         data_dir=data_dir,
