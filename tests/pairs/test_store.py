@@ -225,14 +225,16 @@ def test_read_only_store_refuses_every_write(settings, store, tmp_path):
     reader.close()
 
 
+INSERT_REVISION = ("INSERT INTO revisions (pair_id, version, action, author, at, after) "
+                   "VALUES (1, 9, 'x', 'x', 'x', '{}')")
 SQLITE_WRITES = ["WITH doomed AS (SELECT id FROM pairs) DELETE FROM pairs WHERE id IN (SELECT id FROM doomed)",
-                 "INSERT INTO revisions (pair_id, version, action, author, at, after) VALUES (1, 9, 'x', 'x', 'x', '{}')",
+                 INSERT_REVISION,
                  "UPDATE pairs SET corrupted = 'x'",
                  "PRAGMA user_version = 7",
                  "DROP TABLE revisions",
                  "CREATE TEMP TABLE scratch (a)"]
 POSTGRES_WRITES = ["WITH doomed AS (DELETE FROM pairs RETURNING id) SELECT count(*) FROM doomed",
-                   "INSERT INTO revisions (pair_id, version, action, author, at, after) VALUES (1, 9, 'x', 'x', 'x', '{}')",
+                   INSERT_REVISION,
                    "UPDATE pairs SET corrupted = 'x'",
                    "DROP TABLE revisions",
                    "CREATE TABLE scratch (a int)"]
