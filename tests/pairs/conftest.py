@@ -12,7 +12,10 @@ BACKENDS = ["sqlite", "postgresql"]
 @pytest.fixture(scope="session")
 def pg_server():
     """A PostgreSQL server for this test session, or the reason (a string) why there is none."""
-    server = postgres.start()
+    try:
+        server = postgres.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
     yield server
     if not isinstance(server, str):
         server.stop()

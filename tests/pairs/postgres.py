@@ -3,7 +3,8 @@
 The server listens only on a Unix socket in that folder (no TCP port to collide with), with trust
 authentication and fsync off. ``initdb`` refuses to run as root, so under root (CI) the server runs as
 the unprivileged ``nobody`` account. When PostgreSQL or its Python driver is missing, :func:`start` says
-why, and the tests that need it are skipped with that reason.
+why, and the tests that need it are skipped with that reason; a server that is installed but does not
+start fails them.
 """
 from __future__ import annotations
 
@@ -70,7 +71,11 @@ def _run(argv: list[str], user: int | None, check: bool = True) -> subprocess.Co
 
 
 def start() -> Server | str:
-    """A running server, or the reason why none can be started."""
+    """A running server, or the reason why there is none (PostgreSQL or its driver is not installed).
+
+    Raises:
+      RuntimeError: PostgreSQL is installed but the server did not start (with its log's last lines).
+    """
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -97,7 +102,7 @@ def start() -> Server | str:
             log = (root / "server.log").read_text(errors="replace")[-500:]
         detail = getattr(exc, "stderr", "") or ""
         shutil.rmtree(root, ignore_errors=True)
-        return f"could not start a PostgreSQL server: {exc} {detail.strip()[-300:]} {log}"
+        raise RuntimeError(f"could not start a PostgreSQL server: {exc} {detail.strip()[-300:]} {log}") from None
     return Server(root, socket_dir, port, pg_ctl, user)
 
 
