@@ -26,8 +26,8 @@ def check_batch(candidates, references, who: str = "input") -> tuple[list[str], 
     """The checked batch as lists; the one validation of what a metric may be asked to score.
 
     ``candidates`` is a list (or tuple, array...) of strings, none of them empty or blank; ``references``
-    holds one list of strings per candidate, each with at least one non-blank sentence. A blank reference
-    among real ones is allowed (some of the study's pools have one; it matches nothing). A bare string
+    holds one non-empty list of strings per candidate. A blank reference is allowed and matches nothing
+    (some of the study's pools have one, and ML-METEOR scores each reference alone). A bare string
     where a list is expected is an error, never a list of characters. No sentence is over the active
     :class:`~muttlab.settings.Limits` (words, characters), no candidate has more references than allowed,
     and no sentence holds a lone surrogate (not text).
@@ -55,9 +55,6 @@ def check_batch(candidates, references, who: str = "input") -> tuple[list[str], 
             raise MetricError(f"{who}: " + limits.exceeded("max_refs", len(refs), f"candidate {i}"))
         for j, ref in enumerate(refs):
             _check_sentence(ref, who, f"reference {j} of candidate {i}", limits)
-        if not any(ref.strip() for ref in refs):
-            raise MetricError(f"{who}: every reference of candidate {i} is blank; give at least one "
-                              "non-empty reference")
         checked.append(refs)
     return candidates, checked
 
@@ -128,7 +125,7 @@ class Metric(ABC):
         """Score each candidate against its references.
 
         The batch is checked first, once for every metric, by :func:`check_batch` (lists of strings, no bare
-        string for a list, no None/NaN, no empty candidate, at least one non-blank reference, within the
+        string for a list, no None/NaN, no empty candidate, at least one reference per candidate, within the
         :class:`~muttlab.settings.Limits`); :meth:`_score` only ever sees a valid batch.
 
         Returns:
