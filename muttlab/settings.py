@@ -128,12 +128,13 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
 
     Variables: MUTTLAB_DATA_DIR, MUTTLAB_CACHE_DIR, MUTTLAB_NO_CACHE, MUTTLAB_DATABASE_URL,
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
-    import paths of outside metrics, ``package.module:callable``), and the caps of :class:`Limits`
-    (MUTTLAB_MAX_WORDS, MUTTLAB_MAX_CHARS, MUTTLAB_MAX_REFS, MUTTLAB_MAX_PAIRS, MUTTLAB_MAX_UPLOAD_MB).
+    import paths of outside metrics, ``package.module:callable``).
     """
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
     workers = env.get("MUTTLAB_WORKERS")
+    if workers and not workers.strip().isdigit():
+        raise MuttlabError(f"MUTTLAB_WORKERS={workers!r}: give a whole number of worker processes, e.g. 2")
     settings = Settings(
         data_dir=Path(data_dir).expanduser() if data_dir else None,
         cache_dir=Path(env["MUTTLAB_CACHE_DIR"]).expanduser() if env.get("MUTTLAB_CACHE_DIR") else DEFAULT_CACHE_DIR,
@@ -145,7 +146,5 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         limits=Limits.from_env(env),
     )
     if workers:
-        if not workers.strip().isdigit():
-            raise MuttlabError(f"MUTTLAB_WORKERS={workers!r}: give a whole number of worker processes, e.g. 2")
         settings = replace(settings, workers=max(1, int(workers)))
     return settings.with_overrides(**overrides)

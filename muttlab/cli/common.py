@@ -81,6 +81,13 @@ def real(low: float, high: float):
     return parse
 
 
+def bound(parser: argparse.ArgumentParser, **types) -> None:
+    """Give options already added to ``parser`` a checked type (:func:`whole`, :func:`real`), by destination."""
+    for action in parser._actions:
+        if action.dest in types:
+            action.type = types[action.dest]
+
+
 def split_names(text: str | None) -> list[str]:
     """The comma-separated items of an option value (``a, b,,c`` -> a, b, c); none for an empty value."""
     return [item.strip() for item in text.split(",") if item.strip()] if text else []

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import (MAX_SEED, add_output_options, emit, parse_int_list, real, render, settings_from_args,
-                                whole)
+from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
+from muttlab.cli.common import MAX_SEED, bound, real, whole
 from muttlab.errors import MuttlabError
 
 MODEL_CHOICES = ("lstm", "treelstm", "both")
@@ -38,18 +38,18 @@ def register(subparsers, common) -> None:
     defaults = TrainConfig()
     train = actions.add_parser("train", parents=[common], help="train a model on SICK (cached on disk)")
     train.add_argument("--model", choices=MODEL_CHOICES, default="treelstm")
-    train.add_argument("--epochs", type=whole(1, 10_000), default=defaults.epochs,
+    train.add_argument("--epochs", type=int, default=defaults.epochs,
                        help=f"maximum epochs; the best dev epoch is kept (default {defaults.epochs})")
-    train.add_argument("--lr", type=real(1e-9, 10.0), default=defaults.learning_rate,
+    train.add_argument("--lr", type=float, default=defaults.learning_rate,
                        help=f"AdaGrad learning rate (default {defaults.learning_rate})")
-    train.add_argument("--batch-size", type=whole(1, 100_000), default=defaults.batch_size)
-    train.add_argument("--weight-decay", type=real(0.0, 10.0), default=defaults.weight_decay)
-    train.add_argument("--seed", type=whole(0, MAX_SEED), help="training seed (default: the settings' seed)")
+    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    train.add_argument("--weight-decay", type=float, default=defaults.weight_decay)
+    train.add_argument("--seed", type=int, help="training seed (default: the settings' seed)")
     train.add_argument("--seeds", help="comma-separated seeds: train one model per seed (each cached) and "
                                        "install the one with the best dev Pearson")
     train.add_argument("--ensemble", action="store_true",
                        help="with --seeds: install all the seeds' models as one ensemble (mean prediction)")
-    train.add_argument("--limit", type=whole(1, 10 ** 9), help="use only the first N pairs of each split (quick runs)")
+    train.add_argument("--limit", type=int, help="use only the first N pairs of each split (quick runs)")
     train.add_argument("--train-pairs", type=Path,
                        help="train on this TSV of pairs instead of SICK (header: score and sentence_a/sentence_b "
                             "or reference/candidate, as `muttlab ranking convert --pairs` writes; scores 1-5)")
@@ -57,9 +57,11 @@ def register(subparsers, common) -> None:
                        help="with --train-pairs: the pairs that select the epoch (default: a seeded 10%% of "
                             "the training pairs)")
     train.add_argument("--force", action="store_true", help="train again even if a checkpoint is cached")
-    train.add_argument("--threads", type=whole(1, 256), default=THREADS, help=f"torch threads (default {THREADS})")
+    train.add_argument("--threads", type=int, default=THREADS, help=f"torch threads (default {THREADS})")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.set_defaults(handler=_train)
+    bound(train, epochs=whole(1, 10_000), lr=real(1e-9, 10.0), batch_size=whole(1, 100_000),
+          weight_decay=real(0.0, 10.0), seed=whole(0, MAX_SEED), limit=whole(1, 10 ** 9), threads=whole(1, 256))
 
     evaluate = actions.add_parser("eval", parents=[common],
                                   help="Pearson / Spearman / MSE on a SICK split, with bootstrap CIs")
