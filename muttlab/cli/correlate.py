@@ -18,8 +18,8 @@ from tqdm import tqdm
 from muttlab.human import stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
-from muttlab.cli.common import MAX_SEED, real, whole
 from muttlab.errors import MuttlabError
+from muttlab.cli.common import MAX_SEED, real, whole
 from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
 
