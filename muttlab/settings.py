@@ -123,6 +123,12 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+def _check_whole(text: str | None, variable: str, what: str) -> None:
+    # Its own function: load_settings must not bind the name MuttlabError locally.
+    if text and not text.strip().isdigit():
+        raise MuttlabError(f"{variable}={text!r}: give a whole number of {what}")
+
+
 def load_settings(environ: dict[str, str] | None = None, **overrides) -> Settings:
     """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides.
 
@@ -133,8 +139,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
     workers = env.get("MUTTLAB_WORKERS")
-    if workers and not workers.strip().isdigit():
-        raise MuttlabError(f"MUTTLAB_WORKERS={workers!r}: give a whole number of worker processes, e.g. 2")
+    _check_whole(workers, "MUTTLAB_WORKERS", "worker processes, e.g. 2")
     settings = Settings(
         data_dir=Path(data_dir).expanduser() if data_dir else None,
         cache_dir=Path(env["MUTTLAB_CACHE_DIR"]).expanduser() if env.get("MUTTLAB_CACHE_DIR") else DEFAULT_CACHE_DIR,

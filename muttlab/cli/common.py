@@ -39,6 +39,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     cache_dir = getattr(args, "cache_dir", None)
     if cache_dir is not None and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
         raise MuttlabError(f"--cache-dir {cache_dir}: is a file, not a folder; give a folder for the caches")
+    if cache_dir is not None and not Path(cache_dir).exists():
+        try:
+            Path(cache_dir).mkdir(parents=True)
+        except OSError as exc:
+            raise MuttlabError(f"--cache-dir {cache_dir}: cannot be created ({exc.strerror or exc}); give a "
+                               "folder that exists or can be made") from None
     extra = tuple(getattr(args, "metric_path", None) or ())
     return settings.with_overrides(
         data_dir=data_dir,
