@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render, whole
+from muttlab.cli.common import add_output_options, emit, render
 from muttlab.human.dbleu_io import read_weighted_segments
 from muttlab.metrics.delta_bleu import MAX_N, corpus_bleu, segment_stats, sentence_bleu
 
@@ -20,7 +20,7 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                     "weights in [-1, 1]. FILE is JSONL ({\"hypothesis\": ..., \"references\": [[text, weight], "
                     "...]}) or TSV (hypothesis, then reference/weight columns); text is split on whitespace.")
     parser.add_argument("file", type=Path, metavar="FILE", help="a .jsonl file, or a TSV file")
-    parser.add_argument("--max-n", type=whole(1, 10), default=MAX_N, help=f"highest n-gram order (default: {MAX_N})")
+    parser.add_argument("--max-n", type=int, default=MAX_N, help=f"highest n-gram order (default: {MAX_N})")
     parser.add_argument("--segments", action="store_true",
                         help="print the sentence-level ΔBLEU (BLEU+1 smoothing) of every segment instead")
     add_output_options(parser)

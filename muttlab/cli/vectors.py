@@ -6,7 +6,8 @@ import argparse
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, whole
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args
+from muttlab.cli.common import bound, whole
 from muttlab.learned.vectors import (DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW,
                             train_corpus_vectors)
 
@@ -19,16 +20,14 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
         "train", parents=[common], help="train word2vec on SICK + Flickr8k + MUTT and cache it",
         description="Train word2vec (gensim, skip-gram, fixed seed) on the sentences of SICK, Flickr8k and the "
                     "MUTT pools and save it in the cache's model folder, where W2V-AVG-corpus finds it.")
-    train.add_argument("--dim", type=whole(1, 10_000), default=DEFAULT_DIM,
-                       help=f"vector size (default: {DEFAULT_DIM})")
-    train.add_argument("--window", type=whole(1, 1000), default=DEFAULT_WINDOW,
-                       help=f"context window (default: {DEFAULT_WINDOW})")
-    train.add_argument("--min-count", type=whole(1, 10 ** 9), default=DEFAULT_MIN_COUNT,
+    train.add_argument("--dim", type=int, default=DEFAULT_DIM, help=f"vector size (default: {DEFAULT_DIM})")
+    train.add_argument("--window", type=int, default=DEFAULT_WINDOW, help=f"context window (default: {DEFAULT_WINDOW})")
+    train.add_argument("--min-count", type=int, default=DEFAULT_MIN_COUNT,
                        help=f"ignore rarer words (default: {DEFAULT_MIN_COUNT})")
-    train.add_argument("--epochs", type=whole(1, 10_000), default=DEFAULT_EPOCHS,
-                       help=f"passes (default: {DEFAULT_EPOCHS})")
+    train.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS, help=f"passes (default: {DEFAULT_EPOCHS})")
     add_output_options(train)
     train.set_defaults(handler=handle_train)
+    bound(train, dim=whole(1, 10_000), window=whole(1, 1000), min_count=whole(1, 10 ** 9), epochs=whole(1, 10_000))
     parser.set_defaults(handler=lambda args: parser.print_help() or 2)
 
 
