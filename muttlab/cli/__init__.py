@@ -58,7 +58,17 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
             importlib.import_module(f"muttlab.cli.{module}").register(subparsers, common)
         else:
             subparsers.add_parser(name, help=text)
+    _bound_ranges(subparsers)
     return parser
+
+
+def _bound_ranges(subparsers) -> None:
+    """Ranges for options declared without one, so an absurd value is a usage error, not a hang
+    (``dbleu --max-n 99999999`` would build n-gram tables for ever)."""
+    from muttlab.cli.common import bound, whole
+
+    if "dbleu" in subparsers.choices:
+        bound(subparsers.choices["dbleu"], max_n=whole(1, 10))
 
 
 def _one_line_warnings() -> None:
