@@ -134,10 +134,10 @@ class Metric(ABC):
           MetricError: the batch is malformed or over a limit; the message names the candidate, the
             reference and, for a limit, the setting that raises it.
         """
-        candidates, checked = check_batch(candidates, references, self.name)
+        candidates, references = check_batch(candidates, references, self.name)
         if not candidates:
             return np.zeros(0, dtype=np.float64)
-        scores = np.asarray(self._score(candidates, checked), dtype=np.float64)
+        scores = np.asarray(self._score(candidates, references), dtype=np.float64)
         if scores.shape != (len(candidates),):
             raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
         return scores

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import MAX_SEED, emit, render, settings_from_args, split_names, whole
+from muttlab.cli.common import emit, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.engine.sources import SAMPLE_TRIALS
 from muttlab.engine.suites import (SOURCES, STUDY_LIST_COUNTS, STUDY_MIN_REFS, build_suite, count_types, store_suite,
@@ -62,11 +62,10 @@ def register(subparsers, common) -> None:
                         help="regenerate the bundled sample trials (data/sample/trials.jsonl) from "
                              "data/sample/scenes.jsonl")
     parser.add_argument("--types", default=None, help="comma-separated corruption types (default: all that apply)")
-    parser.add_argument("--min-refs", type=whole(0, 1000), default=STUDY_MIN_REFS,
+    parser.add_argument("--min-refs", type=int, default=STUDY_MIN_REFS,
                         help=f"SICK: leave out pairs with fewer references (default {STUDY_MIN_REFS}, as the study; "
                              "5 keeps Flickr8k pairs)")
-    parser.add_argument("--seed", type=whole(0, MAX_SEED), default=None,
-                        help="generators' seed (default: the settings' seed)")
+    parser.add_argument("--seed", type=int, default=None, help="generators' seed (default: the settings' seed)")
     parser.add_argument("--output", "-o", type=Path, default=None, help="also write the trials to this JSONL file")
     parser.add_argument("--no-store", action="store_true", help="do not write the pairs into the pair store")
     parser.add_argument("--store", action="store_true", help="with --sample: also add the sample pairs to the store")
