@@ -6,6 +6,7 @@ score per candidate. It knows nothing of corruptions, trials or caches.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Set
 from typing import ClassVar, Sequence
 
 import numpy as np
@@ -13,6 +14,71 @@ import numpy as np
 
 # The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
 from muttlab.errors import MetricError, MetricUnavailable  # noqa: F401  (re-export)
+from muttlab.settings import Limits, active_limits
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
+
+
+def check_batch(candidates, references, who: str = "input") -> tuple[list[str], list[list[str]]]:
+    """The checked batch as lists; the one validation of what a metric may be asked to score.
+
+    ``candidates`` is a list (or tuple, array...) of strings, none of them empty or blank; ``references``
+    holds one non-empty list of strings per candidate. A blank reference is allowed and matches nothing
+    (some of the study's pools have one, and ML-METEOR scores each reference alone). A bare string
+    where a list is expected is an error, never a list of characters. No sentence is over the active
+    :class:`~muttlab.settings.Limits` (words, characters), no candidate has more references than allowed,
+    and no sentence holds a lone surrogate (not text).
+
+    Raises:
+      MetricError: naming ``who`` (the metric), the candidate, the reference and, for a limit, the setting.
+    """
+    limits = active_limits()
+    candidates = _as_list(candidates, who, "candidates", "a list of candidate sentences")
+    references = _as_list(references, who, "references", "one list of reference sentences per candidate")
+    if len(candidates) != len(references):
+        raise MetricError(f"{who}: got {len(candidates)} candidates but {len(references)} reference lists; "
+                          "pass one list of references per candidate")
+    for i, cand in enumerate(candidates):
+        _check_sentence(cand, who, f"candidate {i}", limits)
+        if not cand.strip():
+            raise MetricError(f"{who}: candidate {i} is empty; give a non-empty sentence to score")
+    checked = []
+    for i, refs in enumerate(references):
+        refs = _as_list(refs, who, f"references[{i}]", f"a list of reference sentences for candidate {i}, "
+                                                       f"e.g. [[\"a cat sits\"]] for one candidate")
+        if not refs:
+            raise MetricError(f"{who}: candidate {i} has an empty reference list; give it at least one reference")
+        if len(refs) > limits.max_refs:
+            raise MetricError(f"{who}: " + limits.exceeded("max_refs", len(refs), f"candidate {i}"))
+        for j, ref in enumerate(refs):
+            _check_sentence(ref, who, f"reference {j} of candidate {i}", limits)
+        checked.append(refs)
+    return candidates, checked
+
+
+def _as_list(value, who: str, what: str, expected: str) -> list:
+    # A string is iterable, but scoring its characters as sentences is never what was meant.
+    if isinstance(value, (str, bytes, bytearray, Mapping, Set)) or not isinstance(value, Iterable):
+        raise MetricError(f"{who}: {what} must be {expected}, got {_shown(value)}")
+    return list(value)
+
+
+def _check_sentence(text, who: str, what: str, limits: Limits) -> None:
+    if not isinstance(text, str):
+        raise MetricError(f"{who}: {what} must be a string, got {_shown(text)}")
+    if len(text) > limits.max_chars:
+        raise MetricError(f"{who}: " + limits.exceeded("max_chars", len(text), what))
+    words = len(text.split())
+    if words > limits.max_words:
+        raise MetricError(f"{who}: " + limits.exceeded("max_words", words, what))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MetricError(f"{who}: {what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at "
+                          f"character {exc.start}), which is not text; decode the input as UTF-8") from None
 
 
 class Metric(ABC):
@@ -87,22 +153,17 @@ class Metric(ABC):
         ``uses_source`` is False. ``stats`` comes from :meth:`corpus_stats` of the whole batch when this is a
         slice of it.
 
+        The batch is checked first, once for every metric, by :func:`check_batch` (lists of strings, no bare
+        string for a list, no None/NaN, no empty candidate, at least one reference per candidate, within the
+        :class:`~muttlab.settings.Limits`); :meth:`_score` only ever sees a valid batch.
+
         Returns:
           float64 array with one score per candidate, in the metric's own orientation.
         Raises:
-          MetricError: lengths differ, a candidate is empty, or a candidate has no references.
+          MetricError: the batch is malformed or over a limit; the message names the candidate, the
+            reference and, for a limit, the setting that raises it.
         """
-        candidates = list(candidates)
-        references = [list(r) for r in references]
-        if len(candidates) != len(references):
-            raise MetricError(
-                f"{self.name}: got {len(candidates)} candidates but {len(references)} reference lists; "
-                "pass one list of references per candidate")
-        for i, (cand, refs) in enumerate(zip(candidates, references)):
-            if not isinstance(cand, str) or not cand.strip():
-                raise MetricError(f"{self.name}: candidate {i} is empty; give a non-empty sentence to score")
-            if not refs:
-                raise MetricError(f"{self.name}: candidate {i} has an empty reference list; give it at least one reference")
+        candidates, references = check_batch(candidates, references, self.name)
         if not candidates:
             return np.zeros(0, dtype=np.float64)
         if self.uses_source:

@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable
 
-from muttlab.errors import UnknownMetric  # noqa: F401  (re-export)
+from muttlab.errors import MetricPathError, UnknownMetric  # noqa: F401  (re-export)
 from muttlab.metrics.base import Metric, MetricUnavailable
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
@@ -73,18 +73,31 @@ class MetricInfo:
 
 
 def load_callable(path: str) -> Callable:
-    """Import ``package.module:attr`` and return the attribute, with a message that says what failed."""
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"metric path {path!r} must look like package.module:callable")
+    """Import ``package.module:attr`` and return the attribute, with a message that says what failed.
+
+    Raises MetricPathError (a ValueError) for a malformed path, a module that cannot be imported (whatever
+    it raises while importing) and a missing attribute.
+    """
+    if not isinstance(path, str):
+        raise MetricPathError(f"metric path must be a string like package.module:callable, got {path!r}")
+    module_name, sep, attr = path.strip().partition(":")
+    if not sep or not module_name or not attr or not all(p.isidentifier() for p in module_name.split(".")) \
+            or not all(p.isidentifier() for p in attr.split(".")):
+        raise MetricPathError(f"metric path {path!r} must look like package.module:callable")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r} for metric path {path!r}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # an outside module may fail in any way while it is imported
+        raise MetricPathError(f"cannot import {module_name!r} for metric path {path!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
+    target = module
     try:
-        return getattr(module, attr)
-    except AttributeError as exc:
-        raise ValueError(f"module {module_name!r} has no attribute {attr!r} (metric path {path!r})") from exc
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except AttributeError:
+        raise MetricPathError(f"module {module_name!r} has no attribute {attr!r} (metric path {path!r})") from None
+    if not callable(target):
+        raise MetricPathError(f"{path!r} is a {type(target).__name__}, not a callable that returns a metric")
+    return target
 
 
 def _extra_hint(exc: BaseException) -> str:
@@ -96,9 +109,15 @@ def _extra_hint(exc: BaseException) -> str:
 
 
 def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
-    metric = factory(**kwargs)
+    try:
+        metric = factory(**kwargs)
+    except MetricUnavailable:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise MetricPathError(f"{origin} failed when called to build the metric: {type(exc).__name__}: {exc}") \
+            from None
     if not isinstance(metric, Metric):
-        raise ValueError(f"{origin} returned {type(metric).__name__}, not a muttlab.metrics.base.Metric")
+        raise MetricPathError(f"{origin} returned {type(metric).__name__}, not a muttlab.metrics.base.Metric")
     return metric
 
 
@@ -129,7 +148,7 @@ class Registry:
     def add(self, metric: Metric, source: str = "added in code") -> str:
         """Register a metric instance under its name (replacing one of that name); returns the name."""
         if not isinstance(metric, Metric):
-            raise ValueError(f"{source}: {type(metric).__name__} is not a muttlab.metrics.base.Metric")
+            raise MetricPathError(f"{source}: {type(metric).__name__} is not a muttlab.metrics.base.Metric")
         self._factories[metric.name] = (source, lambda: metric)
         self._instances.pop(metric.name, None)
         return metric.name

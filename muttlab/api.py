@@ -24,6 +24,7 @@ from muttlab.engine.accuracy import margins, passed
 from muttlab.engine.runner import Results, registry_for
 from muttlab.engine.trials import Suite
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
+from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, load_settings
 
@@ -98,8 +99,12 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
     signatures and :meth:`~muttlab.engine.runner.Results.accuracy`.
     """
     chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
+    if not chosen.trials:
+        raise MuttlabError("no trials to score: the chosen corruption types have none in this suite")
     reg = registry or registry_for(settings)
     try:
+        if metrics is not None and not reg.resolve(metrics):
+            raise MuttlabError("no metric selected; name at least one (`muttlab metrics` lists them) or `all`")
         names = list(DEFAULT_METRICS) if metrics is None else metrics
         if settings.scheduler:
             # Imported only here: a run without a scheduler never loads Dask.
@@ -122,11 +127,10 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
-    if len(references) != len(candidates):
-        raise MetricError(f"{len(candidates)} candidates but {len(references)} reference lists; give one list "
-                          "of references per candidate")
+    # Checked here, before any cache key is made of them: a malformed batch is wrong for every metric.
+    candidates, references = check_batch(candidates, references)
     reg = registry or registry_for(settings)
-    batch = [(list(candidates), [list(r) for r in references])]
+    batch = [(candidates, references)]
     rows = []
     for name in metrics:
         try:

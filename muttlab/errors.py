@@ -6,6 +6,7 @@ Each subclass also derives from the built-in exception it refines (``ValueError`
 
 * :class:`DataError` — a data file is missing or malformed (names the file and line).
 * :class:`MetricError` — a metric cannot score this input (empty batch, a candidate without references...).
+* :class:`MetricPathError` — ``--metric-path`` / ``MUTTLAB_METRICS`` names nothing that builds a metric.
 * :class:`MetricUnavailable` — a metric's requirement (Java, a model, a package) is missing.
 * :class:`ResourceMissing` — a language resource (spaCy pipeline, GloVe vectors, WordNet) is not installed.
 * :class:`UnknownName` — a metric, corruption type or study name that does not exist (lists the known ones).
@@ -32,10 +33,15 @@ class DataError(MuttlabError):
         super().__init__(message)
         self.path = path
         self.line = line
+        self.problem = problem
 
 
 class MetricError(MuttlabError, ValueError):
     """The input cannot be scored (an empty candidate list, a candidate without references...)."""
+
+
+class MetricPathError(MuttlabError, ValueError):
+    """An outside metric's import path (``package.module:callable``) cannot be imported or does not give a metric."""
 
 
 class MetricUnavailable(MuttlabError, RuntimeError):

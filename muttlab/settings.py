@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from muttlab.errors import MuttlabError
+
 DEFAULT_REF_COUNTS = (5, 10, 20)
 # The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
 # compression). The CLI's `muttlab run` and the dashboard's Run page both start from this list.
@@ -35,6 +37,73 @@ def _flag(value: str | None) -> bool:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """Caps on what one request may ask for, so that no input stalls a shared server.
+
+    Unit-test sentences are captions and SICK sentences (at most 38 words in the study's data); a
+    5,000-word METEOR pair takes minutes and BADGER's memory grows with the square of the length, so a
+    sentence is capped well above real data and far below harm. Each cap has its environment variable
+    (``SETTING``); the error that reports a cap names it.
+    """
+
+    max_words: int = 200  # words per sentence (candidate or reference)
+    max_chars: int = 2000  # characters per sentence
+    max_refs: int = 50  # references per candidate (the study uses at most 20)
+    max_pairs: int = 100_000  # pairs (lines, trials) per upload or imported file
+    max_upload_mb: int = 64  # size of one uploaded or imported file, in MiB
+
+    SETTING = {"max_words": "MUTTLAB_MAX_WORDS", "max_chars": "MUTTLAB_MAX_CHARS", "max_refs": "MUTTLAB_MAX_REFS",
+               "max_pairs": "MUTTLAB_MAX_PAIRS", "max_upload_mb": "MUTTLAB_MAX_UPLOAD_MB"}
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.max_upload_mb * 1024 * 1024
+
+    UNIT = {"max_words": "words", "max_chars": "characters", "max_refs": "references", "max_pairs": "pairs",
+            "max_upload_mb": "MiB"}
+
+    def exceeded(self, name: str, value: float, what: str) -> str:
+        """The message for ``what`` holding ``value`` units over the cap ``name`` (one of SETTING's keys)."""
+        shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+        return (f"{what} has {shown} {self.UNIT[name]}, over the limit of {getattr(self, name):,} "
+                f"(shorten the input, or raise {self.SETTING[name]} if this is intended)")
+
+    @classmethod
+    def from_env(cls, env) -> "Limits":
+        values = {}
+        for name, variable in cls.SETTING.items():
+            text = (env.get(variable) or "").strip()
+            if not text:
+                continue
+            try:
+                value = int(text)
+            except ValueError:
+                value = 0
+            if value < 1:
+                raise MuttlabError(f"{variable}={text!r}: give a whole number of at least 1")
+            values[name] = value
+        return cls(**values)
+
+
+_active_limits: Limits | None = None
+
+
+def active_limits() -> Limits:
+    """The limits every metric call and reader enforces: the environment's (read once), unless
+    :func:`set_limits` chose others for this process."""
+    global _active_limits
+    if _active_limits is None:
+        _active_limits = Limits.from_env(os.environ)
+    return _active_limits
+
+
+def set_limits(limits: Limits | None) -> None:
+    """Use these limits for this process (None: read the environment again on next use)."""
+    global _active_limits
+    _active_limits = limits
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything that changes what MUTT Lab reads, writes or computes.
 
@@ -58,6 +127,7 @@ class Settings:
     metric_paths: tuple[str, ...] = ()
     # A Dask scheduler address (tcp://host:8786): runs are scored on that cluster; None scores here.
     scheduler: str | None = None
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def using_sample(self) -> bool:
@@ -87,6 +157,12 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+def _check_whole(text: str | None, variable: str, what: str) -> None:
+    # Its own function: load_settings must not bind the name MuttlabError locally.
+    if text and not text.strip().isdigit():
+        raise MuttlabError(f"{variable}={text!r}: give a whole number of {what}")
+
+
 def load_settings(environ: dict[str, str] | None = None, **overrides) -> Settings:
     """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides.
 
@@ -99,6 +175,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
     workers = env.get("MUTTLAB_WORKERS")
+    _check_whole(workers, "MUTTLAB_WORKERS", "worker processes, e.g. 2")
     settings = Settings(
         data_dir=Path(data_dir).expanduser() if data_dir else None,
         cache_dir=Path(env["MUTTLAB_CACHE_DIR"]).expanduser() if env.get("MUTTLAB_CACHE_DIR") else DEFAULT_CACHE_DIR,
@@ -108,6 +185,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         annotator_token=env.get("MUTTLAB_ANNOTATOR_TOKEN") or None,
         metric_paths=tuple(p.strip() for p in env.get("MUTTLAB_METRICS", "").split(",") if p.strip()),
         scheduler=env.get("MUTTLAB_SCHEDULER", "").strip() or None,
+        limits=Limits.from_env(env),
     )
     if workers:
         settings = replace(settings, workers=max(1, int(workers)))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what MUTT Lab needs on a Debian machine, then the package itself in .venv:
 #   Java (METEOR 1.5 runs the official jar), Chromium (the end-to-end dashboard test),
-#   WordNet (TERp's synonym matches). Safe to run again: it installs only what is missing.
+#   WordNet (TERp's synonym matches), PostgreSQL (the pair-store tests start a throwaway server).
+#   Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,7 @@ missing=()
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -f /usr/share/wordnet/data.noun ] || missing+=(wordnet-base)
+{ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from muttlab.cli.common import common_parser
 from muttlab.errors import MuttlabError
@@ -64,16 +65,50 @@ def build_parser(commands: list[str] | None = None) -> argparse.ArgumentParser:
             importlib.import_module(f"muttlab.cli.{module}").register(subparsers, common)
         else:
             subparsers.add_parser(name, help=text)
+    _bound_ranges(subparsers)
     return parser
+
+
+def _bound_ranges(subparsers) -> None:
+    """Ranges for options declared without one, so an absurd value is a usage error, not a hang
+    (``dbleu --max-n 99999999`` would build n-gram tables for ever)."""
+    from muttlab.cli.common import MAX_SEED, bound, whole
+
+    ranges = {"dbleu": {"max_n": whole(1, 10)}, "corrupt": {"seed": whole(0, MAX_SEED), "min_refs": whole(0, 1000)}}
+    for command, types in ranges.items():
+        if command in subparsers.choices:
+            bound(subparsers.choices[command], **types)
+
+
+def _one_line_warnings() -> None:
+    """Our own warnings (an unusable score cache...) as one line each, like our errors."""
+    show = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if category.__module__.startswith("muttlab."):
+            print(f"muttlab: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    if getattr(warnings.showwarning, "__module__", "") != __name__:
+        warnings.showwarning = showwarning
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _one_line_warnings()
     # The command is the first word that names one; an option value that happens to name one as well
     # only costs the import of that command's module.
     parser = build_parser([word for word in argv if word in COMMANDS])
     try:
+        for word in argv:
+            if word.startswith("-") and word.endswith("=--"):
+                # argparse (3.11) drops a "--" value and hands the command an empty list instead of an error.
+                parser.error(f"{word}: '--' is not a value for {word[:-3]}")
         args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (2, message printed) or --help / --version (0)
+        return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
+    try:
         if not getattr(args, "handler", None):
             parser.print_help()
             return EXIT_USER_ERROR

@@ -36,6 +36,15 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     data_dir = getattr(args, "data_dir", None)
     if data_dir is not None and not Path(data_dir).is_dir():
         raise MuttlabError(f"--data-dir {data_dir}: no such folder; point it at the datasets folder")
+    cache_dir = getattr(args, "cache_dir", None)
+    if cache_dir is not None and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise MuttlabError(f"--cache-dir {cache_dir}: is a file, not a folder; give a folder for the caches")
+    if cache_dir is not None and not Path(cache_dir).exists():
+        try:
+            Path(cache_dir).mkdir(parents=True)
+        except OSError as exc:
+            raise MuttlabError(f"--cache-dir {cache_dir}: cannot be created ({exc.strerror or exc}); give a "
+                               "folder that exists or can be made") from None
     extra = tuple(getattr(args, "metric_path", None) or ())
     return settings.with_overrides(
         data_dir=data_dir,
@@ -43,6 +52,46 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         use_cache=False if getattr(args, "no_cache", False) else None,
         metric_paths=settings.metric_paths + extra if extra else None,
     )
+
+
+# The largest seed every random generator we hand one to accepts.
+MAX_SEED = 2 ** 32 - 1
+
+
+def whole(low: int, high: int):
+    """An argparse ``type`` for a whole number in ``low..high``: absurd values are usage errors (exit 2)
+    rather than hours of work, an overflow deep in a library, or a hang."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside the accepted range {low}..{high:,}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real(low: float, high: float):
+    """An argparse ``type`` for a finite number in ``low..high`` (no nan, no inf)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:  # also false for nan
+            raise argparse.ArgumentTypeError(f"{text.strip()} is outside the accepted range {low}..{high}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+def bound(parser: argparse.ArgumentParser, **types) -> None:
+    """Give options already added to ``parser`` a checked type (:func:`whole`, :func:`real`), by destination."""
+    for action in parser._actions:
+        if action.dest in types:
+            action.type = types[action.dest]
 
 
 def split_names(text: str | None) -> list[str]:

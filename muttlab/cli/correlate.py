@@ -18,6 +18,7 @@ from muttlab.human import stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
+from muttlab.cli.common import MAX_SEED, real, whole
 from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
 
@@ -48,13 +49,6 @@ def _clean(value):
 
 def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in rec.items()} for rec in frame.to_dict(orient="records")]
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 # --------------------------------------------------------------------------- flickr8k
@@ -179,9 +173,9 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", default="all", help="comma-separated metric names or 'all' (default: all available)")
     p.add_argument("--datasets", default=",".join(flickr.DATASETS),
                    help="expert, crowdflower or both (default: expert,crowdflower)")
-    p.add_argument("--n-boot", type=_positive, default=stats.DEFAULT_N_BOOT,
+    p.add_argument("--n-boot", type=whole(0, 100_000), default=stats.DEFAULT_N_BOOT,
                    help=f"bootstrap resamples for the CI; 0 for none (default: {stats.DEFAULT_N_BOOT})")
-    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the settings' seed)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=None, help="bootstrap seed (default: the settings' seed)")
     add_output_options(p)
     p.set_defaults(handler=handle_flickr)
 
@@ -193,7 +187,8 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                    help="SICK-derived corruption type (default: neg_subj)")
     p.add_argument("--metrics", default=",".join(sick.STUDY_METRICS),
                    help=f"comma-separated metric names or 'all' (default: the study's {', '.join(sick.STUDY_METRICS)})")
-    p.add_argument("--refs", type=int, default=None, help="use the first k references of the pool (default: all 20)")
+    p.add_argument("--refs", type=whole(1, 1000), default=None,
+                   help="use the first k references of the pool (default: all 20)")
     p.add_argument("--method", choices=stats.METHODS, default="pearson", help="correlation (default: pearson)")
     p.add_argument("--reference", choices=sick.REFERENCE_SOURCES, default="pool",
                    help="score against the original's reference pool (default) or against SICK sentence A alone")
@@ -203,7 +198,7 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                         "--refs do not apply)")
     p.add_argument("--histograms-out", type=Path, metavar="DIR",
                    help="write <corruption>_histograms.csv and <corruption>_pairs.csv to DIR")
-    p.add_argument("--bins", type=int, default=20, help="histogram bins (default: 20)")
+    p.add_argument("--bins", type=whole(1, 1000), default=20, help="histogram bins (default: 20)")
     add_output_options(p)
     p.set_defaults(handler=handle_sick)
 
@@ -216,15 +211,17 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--input", type=Path, metavar="FILE",
                    help="a ΔBLEU file (JSONL with a 'human' rating per record, or TSV/JSONL with --ratings)")
     p.add_argument("--ratings", type=Path, metavar="FILE", help="one human rating per segment of --input")
-    p.add_argument("--unit-size", type=int, default=dbleu.DEFAULT_UNIT, help="sentences per unit M (default: 100)")
-    p.add_argument("--order", type=int, default=4, help="n-gram order (default: 4)")
-    p.add_argument("--threshold", type=float, default=-1.0,
+    p.add_argument("--unit-size", type=whole(0, 1_000_000), default=dbleu.DEFAULT_UNIT,
+                   help="sentences per unit M (default: 100)")
+    p.add_argument("--order", type=whole(1, 10), default=4, help="n-gram order (default: 4)")
+    p.add_argument("--threshold", type=real(-1.0, 1.0), default=-1.0,
                    help="ΔBLEU uses extra references with weight >= this (default: -1, all)")
-    p.add_argument("--assignments", type=int, default=dbleu.DEFAULT_ASSIGNMENTS,
+    p.add_argument("--assignments", type=whole(1, 100_000), default=dbleu.DEFAULT_ASSIGNMENTS,
                    help="random assignments for the main comparison (default: 1000)")
-    p.add_argument("--sweep-assignments", type=int, default=dbleu.DEFAULT_SWEEP_ASSIGNMENTS,
+    p.add_argument("--sweep-assignments", type=whole(1, 100_000), default=dbleu.DEFAULT_SWEEP_ASSIGNMENTS,
                    help="random assignments per sweep point (default: 200)")
     p.add_argument("--no-sweeps", action="store_true", help="only the main comparison")
-    p.add_argument("--seed", type=int, default=None, help="assignment seed (default: the settings' seed)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=None,
+                   help="assignment seed (default: the settings' seed)")
     add_output_options(p)
     p.set_defaults(handler=handle_dbleu)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from muttlab.learned import multilevel
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
 from muttlab.errors import MuttlabError
 
 
@@ -75,6 +75,7 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                              help="DREEM representations the search may weight (default: "
                                   f"{','.join(multilevel.COMPONENTS)}; reval needs a trained ReVal Tree-LSTM)")
         else:
-            sub.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
+            sub.add_argument("--resamples", type=whole(1, 100_000), default=1000,
+                             help="bootstrap resamples (default: 1000)")
         add_output_options(sub)
         sub.set_defaults(handler=handler)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names
+from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
+from muttlab.engine.sources import read_lines
 from muttlab.errors import MuttlabError
 from muttlab.pairs.store import STATUSES, PairRecord, open_store
 
@@ -72,12 +73,7 @@ def handle_edit(args: argparse.Namespace) -> int:
         if value is not None:
             changes[name] = value
     if args.references is not None:
-        path = Path(args.references)
-        try:
-            refs = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        except OSError as exc:
-            raise MuttlabError(f"cannot read {path}: {exc.strerror}") from None
-        changes["references"] = refs
+        changes["references"] = [line for line in read_lines(Path(args.references)) if line.strip()]
     if not changes:
         raise MuttlabError("nothing to change: give --original, --corrupted, --corruption or --references")
     with open_store(settings_from_args(args)) as store:
@@ -122,8 +118,8 @@ def register(subparsers, common) -> None:
     p.add_argument("--type", help="comma-separated corruption types")
     p.add_argument("--status", help=f"comma-separated statuses ({', '.join(STATUSES)})")
     p.add_argument("--text", help="only pairs whose sentences contain this text (case-insensitive)")
-    p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=whole(0, 2 ** 62), default=0)
+    p.add_argument("--limit", type=whole(0, 1_000_000), default=50)
     add_output_options(p)
     p.set_defaults(handler=handle_list)
 
@@ -135,7 +131,8 @@ def register(subparsers, common) -> None:
 
     p = sub.add_parser("edit", parents=[common], help="edit a pair (refused if it changed since --base-version)")
     p.add_argument("pair", help="store id or key")
-    p.add_argument("--base-version", type=int, required=True, help="the version you are editing (see `show`)")
+    p.add_argument("--base-version", type=whole(1, 2 ** 62), required=True,
+                   help="the version you are editing (see `show`)")
     p.add_argument("--author", required=True, help="who makes the change")
     p.add_argument("--original", help="new clean sentence")
     p.add_argument("--corrupted", help="new corrupted sentence")
@@ -147,7 +144,7 @@ def register(subparsers, common) -> None:
         p = sub.add_parser(name, parents=[common], help=f"{name} a pair")
         p.add_argument("pair", help="store id or key")
         p.add_argument("--author", required=True, help="who reviews it")
-        p.add_argument("--base-version", type=int, default=None,
+        p.add_argument("--base-version", type=whole(1, 2 ** 62), default=None,
                        help="refuse if the pair changed since this version")
         p.set_defaults(handler=lambda args, accept=accept: _review(args, accept))
 

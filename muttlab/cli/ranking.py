@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, render
+from muttlab.cli.common import add_output_options, emit, real, render, whole
 from muttlab.errors import MuttlabError
 from muttlab.human import ranking
 
@@ -67,9 +67,9 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
                       help="WMT only: folder of system outputs, one file per system named as its systemNId")
     conv.add_argument("--pair", help="WMT only: the language pair to read when the CSV holds several "
                                      "(cs-en or Czech-English)")
-    conv.add_argument("--min-judgments", type=int, default=ranking.DEFAULT_MIN_JUDGMENTS,
+    conv.add_argument("--min-judgments", type=whole(1, 100_000), default=ranking.DEFAULT_MIN_JUDGMENTS,
                       help=f"keep translations ranked at least this often (default: {ranking.DEFAULT_MIN_JUDGMENTS})")
-    conv.add_argument("--tau", type=float, default=ranking.DEFAULT_TAU,
+    conv.add_argument("--tau", type=real(-1.0, 1.0), default=ranking.DEFAULT_TAU,
                       help=f"Kendall tau the kept scores must keep (default: {ranking.DEFAULT_TAU})")
     conv.add_argument("--pairs", type=Path, help="write the kept (reference, candidate, score) pairs here as TSV")
     add_output_options(conv)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
+from muttlab.cli.common import MAX_SEED, bound, real, whole
 from muttlab.errors import MuttlabError
 
 MODEL_CHOICES = ("lstm", "treelstm", "both")
@@ -62,6 +63,8 @@ def register(subparsers, common) -> None:
     train.add_argument("--threads", type=int, default=THREADS, help=f"torch threads (default {THREADS})")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.set_defaults(handler=_train)
+    bound(train, epochs=whole(1, 10_000), lr=real(1e-9, 10.0), batch_size=whole(1, 100_000),
+          weight_decay=real(0.0, 10.0), seed=whole(0, MAX_SEED), limit=whole(1, 10 ** 9), threads=whole(1, 256))
 
     evaluate = actions.add_parser("eval", parents=[common],
                                   help="Pearson / Spearman / MSE on a SICK split, with bootstrap CIs")
@@ -71,11 +74,13 @@ def register(subparsers, common) -> None:
     evaluate.add_argument("--pairs", type=Path,
                           help="evaluate on this TSV of scored pairs instead of a SICK split (the format of "
                                "`train --train-pairs`)")
-    evaluate.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples for the CIs (0: none)")
-    evaluate.add_argument("--limit", type=int, help="use only the first N pairs of the split (quick runs)")
+    evaluate.add_argument("--bootstrap", type=whole(0, 100_000), default=1000,
+                          help="bootstrap samples for the CIs (0: none)")
+    evaluate.add_argument("--limit", type=whole(1, 10 ** 9),
+                          help="use only the first N pairs of the split (quick runs)")
     evaluate.add_argument("--publish", action="store_true",
                           help="also copy the evaluated model with its dev and test scores to data/models")
-    evaluate.add_argument("--threads", type=int, default=THREADS)
+    evaluate.add_argument("--threads", type=whole(1, 256), default=THREADS)
     add_output_options(evaluate)
     evaluate.set_defaults(handler=_eval)
 
@@ -87,7 +92,7 @@ def register(subparsers, common) -> None:
                        help="a reference sentence (repeatable; every candidate is scored against all of them)")
     score.add_argument("--pairs", type=Path,
                        help="a UTF-8 file of 'candidate<TAB>reference' lines, each scored on its own")
-    score.add_argument("--threads", type=int, default=THREADS)
+    score.add_argument("--threads", type=whole(1, 256), default=THREADS)
     add_output_options(score)
     score.set_defaults(handler=_score)
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])

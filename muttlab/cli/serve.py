@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from muttlab.cli import summary
-from muttlab.cli.common import settings_from_args
+from muttlab.cli.common import settings_from_args, whole
 from muttlab.errors import MuttlabError
 from muttlab.resources.bundled import dashboard_dir
 from muttlab.settings import Settings
@@ -35,7 +35,8 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
         "serve", parents=[common], help=summary("serve"),
         description="Start the MUTT Lab dashboard. Data dir, cache dir and metric paths are those of the other "
                     "commands; --read-only serves a demo in which nothing can be edited.")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default: {DEFAULT_PORT})")
+    parser.add_argument("--port", type=whole(1, 65535), default=DEFAULT_PORT,
+                        help=f"port to listen on (default: {DEFAULT_PORT})")
     parser.add_argument("--address", default="localhost",
                         help="address to listen on (default: localhost; 0.0.0.0 to serve other machines)")
     parser.add_argument("--read-only", action="store_true", default=None,

@@ -7,6 +7,7 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args
+from muttlab.cli.common import bound, whole
 from muttlab.learned.vectors import (DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW,
                             train_corpus_vectors)
 
@@ -26,6 +27,7 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     train.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS, help=f"passes (default: {DEFAULT_EPOCHS})")
     add_output_options(train)
     train.set_defaults(handler=handle_train)
+    bound(train, dim=whole(1, 10_000), window=whole(1, 1000), min_count=whole(1, 10 ** 9), epochs=whole(1, 10_000))
     parser.set_defaults(handler=lambda args: parser.print_help() or 2)
 
 

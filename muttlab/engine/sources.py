@@ -6,6 +6,7 @@ raises :class:`~muttlab.errors.DataError` naming the file, the line and what was
 """
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -14,7 +15,7 @@ from pathlib import Path
 from muttlab.corruptions.extract import EXTRACTORS
 from muttlab.errors import DataError
 from muttlab.resources.bundled import sample_dir
-from muttlab.settings import Settings
+from muttlab.settings import Settings, active_limits
 from muttlab.engine.trials import Suite, Trial
 
 # The ten trial sets of the MUTT study, in the order of its tables.
@@ -46,16 +47,48 @@ def data_file(settings: Settings, relative: str) -> Path:
     return path
 
 
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a user's or a dataset's file, with a DataError for a missing, unreadable or folder
+    path and for a file over the upload size limit (``MUTTLAB_MAX_UPLOAD_MB``)."""
+    limits = active_limits()
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise DataError(path, "is a folder, not a file", fix="give the path of the file")
+        if path.exists() and not path.is_file():
+            # A pipe would block until someone writes to it, a device may never end.
+            raise DataError(path, "is not a regular file (a pipe or a device)", fix="give the path of a file")
+        with path.open("rb") as handle:
+            # One byte past the cap tells an oversized file (or an endless device) without reading it all.
+            raw = handle.read(limits.max_upload_bytes + 1)
+    except FileNotFoundError:
+        raise DataError(path, "no such file", fix="check the path") from None
+    except OSError as exc:
+        raise DataError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > limits.max_upload_bytes:
+        raise DataError(path, limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"))
+    return raw
+
+
 def read_lines(path: Path) -> list[str]:
-    """Lines of a UTF-8 text file without line ends (CRLF or LF); a non-UTF-8 byte is a DataError."""
-    raw = Path(path).read_bytes()
+    """Lines of a UTF-8 text file without line ends (CRLF or LF); a non-UTF-8 byte is a DataError.
+
+    Only LF ends a line (a CR before it is dropped): U+2028, U+2029, U+0085 and form feeds inside a
+    sentence are text, not line breaks as ``str.splitlines`` would take them.
+    """
+    raw = read_bytes(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataError(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line,
                         fix="re-save the file as UTF-8") from None
-    return text.splitlines()
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark written by some editors
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def read_table(path: Path, sep: str = ",", fix: str = "give the path of the file"):
@@ -64,22 +97,33 @@ def read_table(path: Path, sep: str = ",", fix: str = "give the path of the file
     import pandas as pd
 
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(path, "no such file", fix=fix)
+    raw = read_bytes(path)
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
+        return pd.read_csv(io.BytesIO(raw), sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
     except UnicodeDecodeError:
         raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise DataError(path, f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
 
 
-def read_json(path: Path):
-    text = "\n".join(read_lines(path))
+def parse_json(text: str | bytes, path, line: int | None = None, fix: str | None = None):
+    """``json.loads`` with every way it can fail on bad input (syntax, nesting too deep for the parser,
+    an integer too long to convert) turned into a DataError naming the file and line."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+        where = line if line is not None else exc.lineno
+        raise DataError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=where, fix=fix) from None
+    except RecursionError:
+        raise DataError(path, "malformed JSON: nested too deeply", line=line, fix=fix) from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise DataError(path, f"malformed JSON: {exc}", line=line, fix=fix) from None
+
+
+def read_json(path: Path):
+    return parse_json("\n".join(read_lines(path)), path)
 
 
 # --------------------------------------------------------------------------- MUTT experiment sets
@@ -181,6 +225,8 @@ def _sick_cached(path: Path) -> tuple[SickPair, ...]:
                                   f"{cols[4]!r}", line=number) from None
         pairs.append(SickPair(pair_id, cols[1], cols[2], cols[3], score, cols[5], cols[6], cols[7], cols[8],
                               cols[9], cols[10], cols[11]))
+    if not pairs:
+        raise DataError(path, "holds a header but no pairs", fix="point the data dir at the full SICK.txt")
     return tuple(pairs)
 
 
@@ -284,6 +330,8 @@ def _flickr_captions_cached(path: Path) -> dict[str, tuple[str, ...]]:
         if not tab or not hash_ or not k.isdigit():
             raise DataError(path, f"expected '<image>.jpg#<k>' TAB caption, got {line[:60]!r}", line=number)
         captions.setdefault(image, {})[int(k)] = caption.strip()
+    if not captions:
+        raise DataError(path, "holds no captions", fix="point the data dir at the full Flickr8k.token.txt")
     return {image: tuple(c for _, c in sorted(by_k.items())) for image, by_k in captions.items()}
 
 
@@ -306,6 +354,8 @@ def _judgments(path: Path, n_scores: int) -> list[CaptionJudgment]:
         except ValueError:
             raise DataError(path, f"scores must be numbers, got {cols[2:]!r}", line=number) from None
         out.append(CaptionJudgment(cols[0], cols[1], scores))
+    if not out:
+        raise DataError(path, "holds no judgments", fix="see data/README.md for the expected file")
     return out
 
 
@@ -326,14 +376,18 @@ SAMPLE_SCENES = sample_dir() / "scenes.jsonl"
 
 
 def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a JSONL file, one per non-blank line; a DataError names the first bad line, and
+    a file of more records than ``MUTTLAB_MAX_PAIRS`` is refused."""
     records = []
-    for number, line in enumerate(read_lines(path), start=1):
+    lines = read_lines(path)
+    count = sum(1 for line in lines if line.strip())
+    limits = active_limits()
+    if count > limits.max_pairs:
+        raise DataError(path, limits.exceeded("max_pairs", count, "the file"))
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"malformed JSON: {exc.msg}", line=number) from None
+        rec = parse_json(line, path, line=number)
         if not isinstance(rec, dict):
             raise DataError(path, "each line must be a JSON object", line=number)
         records.append(rec)

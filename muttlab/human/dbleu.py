@@ -39,7 +39,7 @@ from muttlab.human import stats
 from muttlab.human.judged import JudgedSet
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_captions, load_flickr_expert, read_lines
+from muttlab.engine.sources import DATA_LAYOUT, load_flickr_captions, load_flickr_expert, read_lines
 from muttlab.metrics.delta_bleu import MAX_N
 
 METRICS = ("BLEU", "sentence-BLEU", "DeltaBLEU")
@@ -72,10 +72,18 @@ def flickr_expert_set(settings: Settings) -> JudgedSet:
 
     def text(caption_id: str) -> str:
         image, _, k = caption_id.rpartition("#")
-        return captions[image][int(k)]
+        try:
+            return captions[image][int(k)]
+        except (KeyError, IndexError, ValueError):
+            raise DataError(DATA_LAYOUT["flickr_expert"], f"caption {caption_id!r} is not in "
+                            f"{DATA_LAYOUT['flickr_captions']}",
+                            fix="use Flickr8k files that belong together") from None
 
     hyps, refs, weights, base, human, ids = [], [], [], [], [], []
     for image, rated in by_image.items():
+        if image not in captions:
+            raise DataError(DATA_LAYOUT["flickr_expert"], f"image {image!r} has no captions in "
+                            f"{DATA_LAYOUT['flickr_captions']}", fix="use Flickr8k files that belong together")
         own = [ptb_tokenize(c) for c in captions[image]]
         others = [(j.caption_id, ptb_tokenize(text(j.caption_id)), (float(np.mean(j.scores)) - 2.5) / 1.5)
                   for j in rated if j.caption_image != image]

@@ -15,13 +15,12 @@ at least one positive weight (the paper assumes one), otherwise the file is reje
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from muttlab.errors import DataError
-from muttlab.engine.sources import read_lines
+from muttlab.engine.sources import parse_json, read_lines
 from muttlab.metrics.delta_bleu import WeightedRef
 
 FORMAT_HINT = ('each line must be {"hypothesis": str, "references": [[str, weight], ...]} (JSONL) or '
@@ -49,10 +48,7 @@ def _weight(path: Path, lineno: int, value) -> float:
 
 
 def _parse_jsonl(path: Path, lineno: int, line: str) -> tuple[str, list[WeightedRef]]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=lineno, fix=FORMAT_HINT) from None
+    record = parse_json(line, path, line=lineno, fix=FORMAT_HINT)
     if not isinstance(record, dict) or not isinstance(record.get("hypothesis"), str) \
             or not isinstance(record.get("references"), list):
         raise DataError(path, "expected an object with a string 'hypothesis' and a list 'references'",
@@ -82,7 +78,7 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         segment without references or without any positive weight — naming the line.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(path, "no such file", fix="give the path of a ΔBLEU JSONL or TSV file")
     parse = _parse_jsonl if path.suffix.lower() in (".jsonl", ".json") else _parse_tsv
     hyps, refs, lines = [], [], []

@@ -72,11 +72,16 @@ _LANGUAGE_NAMES = {code: name for name, codes in WMT_LANGUAGES.items() for code 
 
 def is_wmt_format(path: Path) -> bool:
     """Whether the file's header is WMT's wide ranking format (``system1Id`` …)."""
+    path = Path(path)
+    if not path.is_file():
+        return False  # the reader that follows names the problem
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            header = handle.readline().strip().split(",")
+        with open(path, "rb") as handle:
+            # A bounded read: a file without line ends must not be read whole to find its first line.
+            first = handle.read(65536).split(b"\n", 1)[0]
     except OSError:
         return False
+    header = first.decode("utf-8", "replace").strip().split(",")
     return all(column in header for column in WMT_REQUIRED)
 
 

@@ -203,7 +203,10 @@ def cached_trees(settings: Settings, sentences: list[str]) -> dict[str, DepTree]
         except (ValueError, KeyError, IndexError):
             pass  # a damaged cache is parsed again and overwritten
     trees = dict(zip(sentences, parse_trees(sentences)))
-    save_trees(path, trees)
+    try:
+        save_trees(path, trees)
+    except OSError:
+        pass  # the parse cache only saves time; a cache dir we cannot write costs a parse next time
     return trees
 
 

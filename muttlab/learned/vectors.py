@@ -69,11 +69,15 @@ def train_corpus_vectors(settings: Settings, dim: int = DEFAULT_DIM, window: int
     model = Word2Vec(sentences=sentences, vector_size=dim, window=window, min_count=min_count, sg=1,
                      epochs=epochs, workers=1, seed=settings.seed)
     path = corpus_vectors_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    model.wv.save(str(tmp))
-    for extra in path.parent.glob(tmp.name + "*"):
-        # gensim may write big arrays beside the main file (name + ".vectors.npy").
-        extra.replace(path.parent / extra.name.replace(tmp.name, path.name, 1))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        model.wv.save(str(tmp))
+        for extra in path.parent.glob(tmp.name + "*"):
+            # gensim may write big arrays beside the main file (name + ".vectors.npy").
+            extra.replace(path.parent / extra.name.replace(tmp.name, path.name, 1))
+    except OSError as exc:
+        raise MuttlabError(f"cannot save the vectors in {path.parent}: {exc.strerror or exc}; point "
+                           "--cache-dir / MUTTLAB_CACHE_DIR at a writable folder") from None
     return TrainedVectors(path=path, sentences=len(sentences), tokens=sum(len(s) for s in sentences),
                           vocabulary=len(model.wv), dim=dim, seconds=time.perf_counter() - start)

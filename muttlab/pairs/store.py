@@ -11,14 +11,22 @@ never block the writer), or any SQLAlchemy URL (PostgreSQL...) for a shared serv
   still at that version (one ``UPDATE ... WHERE version = :base``); otherwise :class:`ConflictError`
   says who changed it and carries the refused change, so nothing typed is lost.
 * Read-only mode (``Settings.read_only``, the hosted demo) refuses every write here, in the store:
-  each write method raises :class:`ReadOnlyError`, and the connection itself refuses any statement
-  that is not a read.
+  each write method raises :class:`ReadOnlyError`, and below it the database itself refuses writes:
+  SQLite is opened with ``mode=ro`` and ``PRAGMA query_only=ON`` on every connection, PostgreSQL with
+  ``default_transaction_read_only`` (every transaction is READ ONLY). Nothing depends on reading SQL text.
+* Imports check every line on its own (JSON, UTF-8, field types, lone surrogates, NUL characters, the
+  :class:`~muttlab.settings.Limits` on sentence length and reference count) and keep every good line; a
+  file over the size or pair limit is refused whole, before anything is written.
+* Exports escape U+2028, U+2029 and U+0085 inside JSON strings, so no line-splitting reader can break a
+  record in two.
 * Text is stored exactly as given; escaping it for display is the dashboard's job.
 """
 from __future__ import annotations
 
 import json
 import math
+import os
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,12 +35,13 @@ from typing import Any, Iterable, Iterator, Sequence
 from sqlalchemy import (Float, ForeignKey, Integer, String, Text, create_engine, event, func, inspect, or_,
                         select, update)
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from muttlab.corruptions import catalog
-from muttlab.errors import MuttlabError
-from muttlab.settings import Settings
+from muttlab.errors import DataError, MuttlabError
+from muttlab.settings import Limits, Settings, active_limits
+from muttlab.engine.sources import parse_json, read_bytes
 from muttlab.engine.trials import Trial
 
 PROPOSED, ACCEPTED, REJECTED, EDITED = "proposed", "accepted", "rejected", "edited"
@@ -42,6 +51,9 @@ EDITABLE = ("corruption", "original", "corrupted", "references")
 # What a revision records (the reviewable state of a pair).
 SNAPSHOT_FIELDS = EDITABLE + ("status",)
 DEFAULT_PAGE_SIZE = 50
+KEY_LENGTH = 200  # the width of the key and source columns
+# SQLite's largest INTEGER; a larger "pair number" names no pair rather than overflowing the driver.
+MAX_PAIR_ID = 2 ** 63 - 1
 
 
 class ConflictError(MuttlabError):
@@ -186,14 +198,18 @@ class ImportReport:
     added: int = 0
     existing: int = 0
     errors: list[LineError] = field(default_factory=list)
+    path: str = ""
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
     def summary(self) -> str:
-        text = f"{self.added} added, {self.existing} already stored, {len(self.errors)} rejected"
-        return text + "".join(f"\n  {e}" for e in self.errors)
+        """The totals, then one line per rejected line naming the file, the line and the problem."""
+        where = f"{self.path}: " if self.path else ""
+        text = f"{where}{self.added} added, {self.existing} already stored, {len(self.errors)} rejected"
+        prefix = f"{self.path}, " if self.path else ""
+        return text + "".join(f"\n  {prefix}{e}" for e in self.errors)
 
 
 @dataclass(frozen=True)
@@ -226,18 +242,37 @@ def _check_author(author: str) -> str:
     return author.strip()
 
 
+def _check_text(text: str, what: str, limits: Limits) -> None:
+    """A sentence that every backend can store and every metric can score."""
+    if "\x00" in text:
+        raise MuttlabError(f"{what} holds a NUL character; remove it")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MuttlabError(f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                           f"{exc.start}), which is not text; save the file as UTF-8") from None
+    if len(text) > limits.max_chars:
+        raise MuttlabError(limits.exceeded("max_chars", len(text), what))
+    words = len(text.split())
+    if words > limits.max_words:
+        raise MuttlabError(limits.exceeded("max_words", words, what))
+
+
 def validate_fields(values: dict[str, Any]) -> dict[str, Any]:
     """Checked, normalised copies of pair fields; a MuttlabError names the first bad one.
 
     ``corruption`` must be a known type, ``original``/``corrupted`` non-empty strings, ``references`` a
     list of strings with at least one non-empty, ``status`` one of STATUSES, ``human_score`` a finite number.
+    Sentences hold no NUL character or lone surrogate and stay within the active
+    :class:`~muttlab.settings.Limits` (words, characters, references per pair).
     Text is kept exactly as given (no stripping, no escaping).
     """
+    limits = active_limits()
     out = dict(values)
     if "corruption" in out:
         name = out["corruption"]
         if not isinstance(name, str):
-            raise MuttlabError(f"corruption must be a type name, got {name!r}")
+            raise MuttlabError(f"corruption must be a type name, got {name!r:.80}")
         try:
             catalog.get(name)
         except KeyError as exc:
@@ -247,6 +282,7 @@ def validate_fields(values: dict[str, Any]) -> dict[str, Any]:
             text = out[name]
             if not isinstance(text, str) or not text.strip():
                 raise MuttlabError(f"{name} sentence is empty; give the sentence text")
+            _check_text(text, f"{name} sentence", limits)
     if "references" in out:
         refs = out["references"]
         if isinstance(refs, (str, bytes)) or not isinstance(refs, Sequence) or not refs:
@@ -255,15 +291,59 @@ def validate_fields(values: dict[str, Any]) -> dict[str, Any]:
         # runs must see the same pool), but a pool needs at least one real sentence.
         if any(not isinstance(r, str) for r in refs) or not any(r.strip() for r in refs):
             raise MuttlabError("references must be sentences (strings), at least one of them non-empty")
+        if len(refs) > limits.max_refs:
+            raise MuttlabError(limits.exceeded("max_refs", len(refs), "the reference list"))
+        for i, ref in enumerate(refs):
+            _check_text(ref, f"reference {i + 1}", limits)
         out["references"] = list(refs)
     if "status" in out and out["status"] not in STATUSES:
-        raise MuttlabError(f"status must be one of {', '.join(STATUSES)}, got {out['status']!r}")
+        raise MuttlabError(f"status must be one of {', '.join(STATUSES)}, got {out['status']!r:.80}")
     if out.get("human_score") is not None:
         score = out["human_score"]
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-            raise MuttlabError(f"human_score must be a number, got {score!r}")
-        out["human_score"] = float(score)
+        try:
+            number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        except OverflowError:  # an integer with hundreds of digits
+            number = None
+        if number is None or not math.isfinite(number):
+            raise MuttlabError(f"human_score must be a finite number, got {str(score)[:40]!r}")
+        out["human_score"] = number
     return out
+
+
+def _check_key(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise MuttlabError(f"{what} must be a string, got {value!r:.80}")
+    if len(value) > KEY_LENGTH:
+        raise MuttlabError(f"{what} is {len(value)} characters long; at most {KEY_LENGTH} fit")
+    if "\x00" in value:
+        raise MuttlabError(f"{what} holds a NUL character; remove it")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MuttlabError(f"{what} holds a lone surrogate, which is not text") from None
+    return value
+
+
+def _pair_number(pair_id: Any) -> int | None:
+    """The store number ``pair_id`` names, or None when it can name no stored pair."""
+    try:
+        number = int(pair_id)
+    except (TypeError, ValueError):
+        return None
+    return number if 1 <= number <= MAX_PAIR_ID else None
+
+
+# Characters inside a JSON string that some line readers (str.splitlines, JavaScript) take for line ends.
+_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
+
+def jsonl_line(record: dict) -> str:
+    """One JSONL line: UTF-8 text kept readable, line-breaking characters escaped."""
+    text = json.dumps(record, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():
+        if char in text:
+            text = text.replace(char, escaped)
+    return text + "\n"
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -272,7 +352,46 @@ def _sqlite_path(url: str) -> Path | None:
     return None
 
 
-_READ_PREFIXES = ("select", "pragma", "with", "explain")
+def _read_only_uri(path: Path) -> str:
+    """SQLite's URI for opening ``path`` so that no statement can write through the connection."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    # A WAL database in a folder we cannot write cannot even be read (SQLite needs its -shm index). When
+    # neither the folder nor the file is writable for us, the deployment froze it on purpose (a hosted
+    # demo's shipped store): read it as an immutable file.
+    effective = os.access in os.supports_effective_ids
+    if path.exists() and not any(os.access(p, os.W_OK, effective_ids=effective) for p in (path.parent, path)):
+        uri += "&immutable=1"
+    return uri
+
+
+def _read_only_sqlite(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    # ATTACH would open (and create) another, writable file through this connection.
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    return conn
+
+
+def _engine_options(url: str, read_only: bool) -> dict[str, Any]:
+    if read_only and url.startswith(("postgresql", "postgres")):
+        # Every transaction of every connection is READ ONLY: PostgreSQL itself refuses writes.
+        return {"connect_args": {"options": "-c default_transaction_read_only=on"}}
+    return {}
+
+
+def _read_only_session(dbapi_connection, connection_record) -> None:
+    """Make a (PostgreSQL) connection's session read-only, on top of the server-side default."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    cursor.close()
+    dbapi_connection.commit()
+
+
+def _reason(exc: Exception) -> str:
+    """The driver's own words for a database error, without SQLAlchemy's statement dump."""
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc).strip().splitlines()
+    return f"{type(orig or exc).__name__}: {text[0] if text else ''}"
+
 
 
 # --------------------------------------------------------------------------- the store
@@ -289,36 +408,39 @@ class PairStore:
         self.url = url
         self.read_only = read_only
         path = _sqlite_path(url)
-        if path is not None and not read_only:
-            path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.engine: Engine = create_engine(url, future=True)
-        except (SQLAlchemyError, ImportError, ValueError) as exc:
-            raise MuttlabError(f"cannot open the pair store at {url!r}: {exc}; check MUTTLAB_DATABASE_URL") from None
+            if path is not None and not read_only:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            if path is not None and read_only:
+                # The file is opened read-only by SQLite itself: no statement can write through it.
+                uri = _read_only_uri(path)
+                self.engine: Engine = create_engine("sqlite://", future=True, creator=lambda: _read_only_sqlite(uri))
+            else:
+                self.engine = create_engine(url, future=True, **_engine_options(url, read_only))
+        except (SQLAlchemyError, ImportError, ValueError, OSError) as exc:
+            raise MuttlabError(f"cannot open the pair store at {url!r}: {exc}; check MUTTLAB_DATABASE_URL "
+                               "(or --cache-dir, where the default store lives)") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", self._sqlite_pragmas)
-        if read_only:
-            event.listen(self.engine, "before_cursor_execute", self._refuse_writes)
-        else:
+        elif read_only:
+            event.listen(self.engine, "connect", _read_only_session)
+        if not read_only:
             try:
                 _Base.metadata.create_all(self.engine)
-            except SQLAlchemyError as exc:
-                raise MuttlabError(f"cannot create the pair store tables at {url!r}: {exc}") from None
+            except (SQLAlchemyError, OSError) as exc:
+                raise MuttlabError(f"cannot create the pair store tables at {url!r}: {_reason(exc)}") from None
 
     # -- connection set-up
 
     def _sqlite_pragmas(self, dbapi_connection, connection_record) -> None:
         cursor = dbapi_connection.cursor()
-        if not self.read_only:
+        if self.read_only:
+            cursor.execute("PRAGMA query_only=ON")
+        else:
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA busy_timeout=10000")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
-
-    @staticmethod
-    def _refuse_writes(conn, cursor, statement, parameters, context, executemany) -> None:
-        if not statement.lstrip().lower().startswith(_READ_PREFIXES):
-            raise ReadOnlyError("run this statement")
 
     def _writable(self, what: str) -> None:
         if self.read_only:
@@ -331,8 +453,8 @@ class PairStore:
         try:
             return inspect(self.engine).has_table("pairs")
         except SQLAlchemyError as exc:
-            raise MuttlabError(f"cannot read the pair store at {self.url!r}: {exc.__class__.__name__}: "
-                               f"{exc.orig if hasattr(exc, 'orig') else exc}; check MUTTLAB_DATABASE_URL") from None
+            raise MuttlabError(f"cannot read the pair store at {self.url!r}: {_reason(exc)}; "
+                               "check MUTTLAB_DATABASE_URL") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -376,10 +498,11 @@ class PairStore:
 
     def get(self, pair_id: int) -> PairRecord:
         """The pair with this store number (PairNotFound when there is none)."""
-        if not self._tables_exist():
+        number = _pair_number(pair_id)
+        if number is None or not self._tables_exist():
             raise PairNotFound(pair_id)
         with Session(self.engine) as session:
-            row = session.get(_Pair, int(pair_id))
+            row = session.get(_Pair, number)
             if row is None:
                 raise PairNotFound(pair_id)
             return _record(row)
@@ -395,15 +518,15 @@ class PairStore:
 
     def resolve(self, ident: int | str) -> PairRecord:
         """A pair by store number or by key (what the CLI accepts)."""
-        if isinstance(ident, int) or (isinstance(ident, str) and ident.isdigit()):
-            return self.get(int(ident))
+        if isinstance(ident, int) or (isinstance(ident, str) and ident.isascii() and ident.isdigit()):
+            return self.get(ident)
         return self.get_by_key(ident)
 
     def history(self, pair_id: int) -> list[Revision]:
         """Every revision of a pair, oldest first (the first one is its creation)."""
-        self.get(pair_id)
+        pair_id = self.get(pair_id).id
         with Session(self.engine) as session:
-            rows = session.scalars(select(_Revision).where(_Revision.pair_id == int(pair_id))
+            rows = session.scalars(select(_Revision).where(_Revision.pair_id == pair_id)
                                    .order_by(_Revision.version, _Revision.id))
             return [Revision(r.pair_id, r.version, r.action, r.author, r.at,
                              json.loads(r.before) if r.before is not None else None, json.loads(r.after))
@@ -456,6 +579,7 @@ class PairStore:
         with Session(self.engine) as session, session.begin():
             known = set(session.scalars(select(_Pair.key)))
             for trial in trials:
+                _check_key(trial.id, "trial id")
                 if trial.id in known:
                     existing += 1
                     continue
@@ -485,12 +609,20 @@ class PairStore:
                 action: str) -> PairRecord:
         """Apply ``changes`` if the pair is still at ``base_version`` (current version when None)."""
         author = _check_author(author)
+        number = _pair_number(pair_id)
+        if number is None:
+            raise PairNotFound(pair_id)
+        if base_version is not None and _pair_number(base_version) is None:
+            raise MuttlabError(f"base version {base_version!r} is not a version; versions start at 1")
         try:
-            return self._try_change(int(pair_id), base_version, changes, author, action)
+            return self._try_change(number, base_version, changes, author, action)
         except _StaleVersion as stale:
             # An edit's status change is implied; what comes back is what the editor typed.
             attempted = {k: v for k, v in changes.items() if not (action == "edit" and k == "status")}
-            self._raise_conflict(int(pair_id), stale.base, attempted)
+            self._raise_conflict(number, stale.base, attempted)
+        except OperationalError as exc:
+            raise MuttlabError(f"the pair store could not save pair {number} ({_reason(exc)}); nothing was "
+                               "changed, try again") from None
 
     def _try_change(self, pair_id: int, base_version: int | None, changes: dict[str, Any], author: str,
                     action: str) -> PairRecord:
@@ -515,7 +647,12 @@ class PairStore:
             session.add(_Revision(pair_id=pair_id, version=base + 1, action=action, author=author, at=now,
                                   before=json.dumps(before, ensure_ascii=False),
                                   after=json.dumps(after, ensure_ascii=False)))
-        return self.get(pair_id)
+            # Read back inside the same transaction, which holds the row: the version returned is the one
+            # this change wrote, not whatever a later writer has made of the pair by the time we look.
+            saved = session.execute(select(_Pair).where(_Pair.id == pair_id)
+                                    .execution_options(populate_existing=True)).scalar_one()
+            record = _record(saved)
+        return record
 
     def _raise_conflict(self, pair_id: int, base: int, attempted: dict) -> None:
         current = self.get(pair_id)
@@ -580,45 +717,7 @@ class PairStore:
         """
         self._writable("import pairs")
         author = _check_author(author)
-        path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise MuttlabError(f"cannot read {path}: {exc.strerror}") from None
-        report = ImportReport()
-        records: list[tuple[int, str, dict, str]] = []
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            line = line.rstrip(b"\r")
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line.decode("utf-8"))
-            except UnicodeDecodeError:
-                report.errors.append(LineError(number, "not valid UTF-8; re-save the file as UTF-8"))
-                continue
-            except json.JSONDecodeError as exc:
-                report.errors.append(LineError(number, f"malformed JSON: {exc.msg} (column {exc.colno})"))
-                continue
-            if not isinstance(rec, dict):
-                report.errors.append(LineError(number, "each line must be a JSON object"))
-                continue
-            missing = [f for f in ("corruption", "original", "corrupted", "references") if f not in rec]
-            if missing:
-                report.errors.append(LineError(number, f"missing field(s): {', '.join(missing)}"))
-                continue
-            try:
-                values = validate_fields({"corruption": rec["corruption"], "original": rec["original"],
-                                          "corrupted": rec["corrupted"], "references": rec["references"],
-                                          "status": status or rec.get("status", PROPOSED),
-                                          "human_score": rec.get("human_score")})
-            except MuttlabError as exc:
-                report.errors.append(LineError(number, str(exc)))
-                continue
-            key = rec.get("id") or f"{values['corruption']}/import-{number}"
-            if not isinstance(key, str):
-                report.errors.append(LineError(number, f"id must be a string, got {key!r}"))
-                continue
-            records.append((number, key, values, str(rec.get("source", ""))))
+        records, report = parse_jsonl(path, status)
         with Session(self.engine) as session, session.begin():
             known = set(session.scalars(select(_Pair.key)))
             for number, key, values, source in records:
@@ -632,13 +731,70 @@ class PairStore:
 
     def export_jsonl(self, path: Path | str | None = None, **filters) -> str:
         """The pairs (filtered like :meth:`list`) as JSONL text, also written to ``path`` when given."""
-        text = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in self.iter_all(**filters))
+        text = "".join(jsonl_line(r.to_json()) for r in self.iter_all(**filters))
         if path is not None:
             try:
                 Path(path).write_text(text, encoding="utf-8")
             except OSError as exc:
                 raise MuttlabError(f"cannot write {path}: {exc.strerror}") from None
         return text
+
+
+def parse_jsonl(path: Path | str, status: str | None = None,
+                raw: bytes | None = None) -> tuple[list[tuple[int, str, dict, str]], ImportReport]:
+    """The valid pair records of a JSONL file as (line number, key, checked fields, source), and a report
+    holding every rejected line with its number and problem. Lines end with LF (CRLF is accepted); any
+    other Unicode line separator is part of the text. ``raw`` gives the file's bytes when already read.
+    A file over the pair limit is refused whole (MuttlabError)."""
+    limits = active_limits()
+    if raw is None:
+        raw = read_bytes(path)
+    lines = raw.split(b"\n")
+    count = sum(1 for line in lines if line.strip())
+    if count > limits.max_pairs:
+        raise MuttlabError(f"{path}: " + limits.exceeded("max_pairs", count, "the file"))
+    report = ImportReport(path=str(path))
+    records: list[tuple[int, str, dict, str]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            continue
+        try:
+            key, values, source = _parse_line(line, number, status)
+        except MuttlabError as exc:
+            report.errors.append(LineError(number, str(exc)))
+            continue
+        if key in seen:
+            report.errors.append(LineError(number, f"id {key!r} appears on an earlier line of this file"))
+            continue
+        seen.add(key)
+        records.append((number, key, values, source))
+    return records, report
+
+
+def _parse_line(line: bytes, number: int, status: str | None) -> tuple[str, dict, str]:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MuttlabError(f"not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1}); "
+                           "re-save the file as UTF-8") from None
+    try:
+        rec = parse_json(text, f"line {number}")
+    except DataError as exc:
+        raise MuttlabError(exc.problem) from None
+    if not isinstance(rec, dict):
+        raise MuttlabError("each line must be a JSON object")
+    missing = [f for f in ("corruption", "original", "corrupted", "references") if f not in rec]
+    if missing:
+        raise MuttlabError(f"missing field(s): {', '.join(missing)}")
+    values = validate_fields({"corruption": rec["corruption"], "original": rec["original"],
+                              "corrupted": rec["corrupted"], "references": rec["references"],
+                              "status": status or rec.get("status", PROPOSED),
+                              "human_score": rec.get("human_score")})
+    key = _check_key(rec.get("id") or f"{values['corruption']}/import-{number}", "id")
+    source = _check_key(rec.get("source") or "", "source")
+    return key, values, source
 
 
 def open_store(settings: Settings) -> PairStore:
@@ -648,4 +804,4 @@ def open_store(settings: Settings) -> PairStore:
 
 __all__ = ["PairStore", "open_store", "PairRecord", "Revision", "Page", "ImportReport", "LineError", "AddReport",
            "ConflictError", "ReadOnlyError", "PairNotFound", "STATUSES", "EDITABLE", "PROPOSED", "ACCEPTED",
-           "REJECTED", "EDITED", "validate_fields"]
+           "REJECTED", "EDITED", "validate_fields", "parse_jsonl", "jsonl_line"]

@@ -11,6 +11,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.state import SessionState
 
+from muttlab.engine import queue as work_queue
 from muttlab.access.roles import ANONYMOUS, Identity, Role, local_operator
 from muttlab.access.sessions import RateLimiter, Session
 from muttlab.access.users import UserStore
@@ -65,18 +66,20 @@ def test_a_clients_clear_cache_message_drops_nothing_shared(app_env):
     at = open_page("run")  # builds the shared registry, catalogue and suite, and installs the refusal
     assert not shown_errors(at)
     settings = load_settings()
-    registry, suite, lock = services.registry(settings), services.suite(settings), services.scoring_lock(settings)
+    registry, suite, queue = services.registry(settings), services.suite(settings), work_queue.shared_queue()
+    grid = services.shipped_grid()  # an st.cache_resource entry: the probe for Streamlit's own cache
     held = shared.size()
     # The message a browser sends, handled by the code path Streamlit's server runs for it.
     session = object.__new__(AppSession)
     session._session_state = SessionState()
     session._state = AppSessionState.SHUTDOWN_REQUESTED  # a bare session: nothing to shut down when collected
     session.handle_backmsg(BackMsg(clear_cache=True))
-    assert services.scoring_lock(settings) is lock  # not even Streamlit's own cache was cleared
+    assert services.shipped_grid() is grid  # not even Streamlit's own cache was cleared
     # Had the message gone through, it would have called these; the shared objects survive them too.
     st.cache_resource.clear()
     st.cache_data.clear()
     assert services.registry(settings) is registry and services.suite(settings) is suite
+    assert work_queue.shared_queue() is queue
     assert shared.size() == held
 
 

@@ -20,20 +20,16 @@ def sample_trials():
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings(cache_dir=tmp_path / "cache")
-
-
-@pytest.fixture
 def store(settings, sample_trials):
     with open_store(settings) as s:
         s.add(sample_trials, author="builder", status=PROPOSED)
         yield s
 
 
-def test_sqlite_store_is_in_wal_mode(store, settings):
-    store.list(limit=1)
-    path = settings.cache_dir / "pairs.sqlite"
+def test_sqlite_store_is_in_wal_mode(sqlite_settings, sample_trials):
+    with open_store(sqlite_settings) as store:
+        store.add(sample_trials[:1], author="builder")
+    path = sqlite_settings.cache_dir / "pairs.sqlite"
     assert path.is_file()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -93,6 +89,47 @@ def test_concurrent_threads_one_wins_per_version(settings, store):
     assert sorted(outcomes) == ["conflict"] * 3 + ["saved"]
     history = store.history(pair.id)
     assert len(history) == 2 and store.get(pair.id).corrupted == f"writer {history[-1].author[1:]}"
+
+
+def test_versions_reported_under_contention_are_the_ones_written(settings, store):
+    """Writers retry on conflict; each save must report the version it wrote, with its own text."""
+    pair = store.list(limit=1).items[0]
+    writers, edits = 6, 10
+    reported: list[tuple[int, str, str]] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(writers)
+
+    def writer(n: int) -> None:
+        local = open_store(settings)
+        try:
+            barrier.wait()
+            for k in range(edits):
+                text = f"writer {n} edit {k}"
+                while True:
+                    base = local.get(pair.id).version
+                    try:
+                        saved = local.edit(pair.id, base, {"corrupted": text}, author=f"w{n}")
+                        break
+                    except ConflictError:
+                        continue
+                with lock:
+                    reported.append((saved.version, saved.corrupted, text))
+        except BaseException as exc:  # surfaced below, not lost in the thread
+            errors.append(exc)
+        finally:
+            local.close()
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(v for v, _, _ in reported) == list(range(2, writers * edits + 2))  # none lost, none repeated
+    assert all(saved == typed for _, saved, typed in reported)
+    history = {r.version: r.after["corrupted"] for r in store.history(pair.id)}
+    assert all(history[v] == typed for v, _, typed in reported)
 
 
 def test_history_rebuilds_every_version(store):
@@ -184,12 +221,57 @@ def test_read_only_store_refuses_every_write(settings, store, tmp_path):
     for write in writes:
         with pytest.raises(ReadOnlyError):
             write()
-    # Below the API too: the connection refuses anything but reads.
-    from sqlalchemy import text
-    with pytest.raises(ReadOnlyError):
-        with reader.engine.begin() as conn:
-            conn.execute(text("UPDATE pairs SET corrupted = 'x'"))
     assert store.get(pair.id) == pair
+    reader.close()
+
+
+INSERT_REVISION = ("INSERT INTO revisions (pair_id, version, action, author, at, after) "
+                   "VALUES (1, 9, 'x', 'x', 'x', '{}')")
+SQLITE_WRITES = ["WITH doomed AS (SELECT id FROM pairs) DELETE FROM pairs WHERE id IN (SELECT id FROM doomed)",
+                 INSERT_REVISION,
+                 "UPDATE pairs SET corrupted = 'x'",
+                 "PRAGMA user_version = 7",
+                 "DROP TABLE revisions",
+                 "CREATE TEMP TABLE scratch (a)"]
+POSTGRES_WRITES = ["WITH doomed AS (DELETE FROM pairs RETURNING id) SELECT count(*) FROM doomed",
+                   INSERT_REVISION,
+                   "UPDATE pairs SET corrupted = 'x'",
+                   "DROP TABLE revisions",
+                   "CREATE TABLE scratch (a int)"]
+
+
+def test_read_only_database_refuses_writes_itself(settings, store, tmp_path):
+    """Below the API the database refuses writes: no statement text is inspected by us."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    pair = store.list(limit=1).items[0]
+    reader = PairStore(settings.store_url, read_only=True)
+    sqlite = reader.engine.dialect.name == "sqlite"
+    statements = SQLITE_WRITES if sqlite else POSTGRES_WRITES
+    for statement in statements:
+        with pytest.raises(DBAPIError, match="readonly|read-only|too many attached"):
+            with reader.engine.begin() as conn:
+                conn.execute(text(statement))
+    if sqlite:
+        # writable_schema is a connection flag; the write it would allow is still refused.
+        with pytest.raises(DBAPIError, match="readonly"):
+            with reader.engine.begin() as conn:
+                conn.execute(text("PRAGMA writable_schema = ON"))
+                conn.execute(text("UPDATE sqlite_master SET sql = 'x' WHERE name = 'pairs'"))
+        # ATTACH would open a second, writable file through the read-only connection.
+        other = tmp_path / "other.sqlite"
+        with pytest.raises(DBAPIError, match="too many attached"):
+            with reader.engine.begin() as conn:
+                conn.execute(text(f"ATTACH DATABASE '{other}' AS other"))
+        assert not other.exists()
+        # Turning query_only off again does not make the file writable: it was opened with mode=ro.
+        with pytest.raises(DBAPIError, match="readonly"):
+            with reader.engine.begin() as conn:
+                conn.execute(text("PRAGMA query_only = OFF"))
+                conn.execute(text("DELETE FROM pairs"))
+    assert store.get(pair.id) == pair and store.list().total == reader.list().total
+    assert [r.version for r in store.history(pair.id)] == [1]
     reader.close()
 
 
@@ -240,6 +322,27 @@ def test_export_then_import_round_trips(store, tmp_path, sample_trials):
         for a, b in zip(store.list(limit=None).items, copy.list(limit=None).items):
             assert (a.key, a.corruption, a.original, a.corrupted, a.references, a.status, a.source) == \
                    (b.key, b.corruption, b.original, b.corrupted, b.references, b.status, b.source)
+
+
+UNICODE = ["line\u2028separator and paragraph\u2029separator", "next\x85line", "emoji 🙂🐕‍🦺 and flags 🇩🇪",
+           "עברית מימין לשמאל", "العربية \u202eRTL override\u202c", "tab\tand \x0b vertical", "combining é",
+           "bidi \u2066isolate\u2069", "zero\u200bwidth"]
+
+
+def test_export_import_round_trips_any_unicode(store, tmp_path):
+    items = store.list(limit=len(UNICODE)).items
+    for pair, text in zip(items, UNICODE):
+        store.edit(pair.id, pair.version, {"corrupted": text, "references": [text, "A plain one."]}, author="ann")
+    out = tmp_path / "out.jsonl"
+    text = store.export_jsonl(out)
+    # One record per line for every reader, including those that split on U+2028 and friends.
+    assert len(text.splitlines()) == store.list().total
+    with PairStore(f"sqlite:///{tmp_path / 'copy.sqlite'}") as copy:
+        report = copy.import_jsonl(out, author="ann")
+        assert report.ok, report.summary()
+        for pair, typed in zip(items, UNICODE):
+            got = copy.get_by_key(pair.key)
+            assert got.corrupted == typed and got.references == (typed, "A plain one.")
 
 
 def test_bad_store_url_is_a_clear_error():
