@@ -74,7 +74,8 @@ def _bound_ranges(subparsers) -> None:
     (``dbleu --max-n 99999999`` would build n-gram tables for ever)."""
     from muttlab.cli.common import MAX_SEED, bound, whole
 
-    ranges = {"dbleu": {"max_n": whole(1, 10)}, "corrupt": {"seed": whole(0, MAX_SEED), "min_refs": whole(0, 1000)}}
+    ranges = {"dbleu": {"max_n": whole(1, 10)}, "corrupt": {"seed": whole(0, MAX_SEED), "min_refs": whole(0, 1000)},
+              "check-metric": {"items": whole(2, 10_000), "refs": whole(1, 50)}}
     for command, types in ranges.items():
         if command in subparsers.choices:
             bound(subparsers.choices[command], **types)

@@ -5,15 +5,14 @@ import argparse
 from pathlib import Path
 
 from muttlab.cli import summary
-from muttlab.cli.common import settings_from_args
+from muttlab.cli.common import emit, settings_from_args
 
 
 def handle(args: argparse.Namespace) -> int:
     from muttlab.dashboard.report import build_report
 
     document = build_report(settings_from_args(args), args.view)
-    Path(args.output).write_text(document, encoding="utf-8")
-    print(f"wrote {args.output} ({len(document) / 1e6:.1f} MB)")
+    emit(document, Path(args.output))
     return 0
 
 

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from muttlab.engine.sources import read_bytes
 from muttlab.engine.trials import Suite, Trial
 from muttlab.errors import DataError
 from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
@@ -289,9 +290,8 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
         data, label, suffix = bytes(path_or_bytes), name or "upload", ""
     else:
         path = Path(path_or_bytes)
-        if not path.is_file():
-            raise DataError(path, "no such file", fix="give the path of a suite file (.jsonl, .tsv, .json)")
-        data, label, suffix = path.read_bytes(), str(path), path.suffix
+        # The one reader of users' files: missing, unreadable, a folder, a pipe or over the size limit is a DataError.
+        data, label, suffix = read_bytes(path), str(path), path.suffix
         name = name or path.stem
         if suffix == ".parquet":  # an exported suite (muttlab.suites.export): the same records as its JSONL
             data, suffix = _parquet_as_jsonl(path), ".jsonl"
