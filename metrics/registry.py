@@ -88,7 +88,7 @@ def load_callable(path: str) -> Callable:
         module = importlib.import_module(module_name)
     except (Exception, SystemExit) as exc:  # an outside module may fail in any way while it is imported
         raise MetricPathError(f"cannot import {module_name!r} for metric path {path!r}: "
-                              f"{type(exc).__name__}: {exc}") from None
+                              f"{type(exc).__name__}: {exc}") from exc
     target = module
     try:
         for part in attr.split("."):

@@ -80,7 +80,8 @@ HELD_BACK = "published value held back on purpose (blind check of BADGER; data/p
 # that matches is given; the generic one of a study only when none does.
 KNOWN_REASONS: list[tuple[str | None, str | None, str | None, str]] = [
     ("mutt_accuracy", None, "passive", "paper used 238 passive trials, the release has 214"),
-    (None, "TERp", None, "TERp phrase table not public (Meteor's paraphrase table stands in)"),
+    (None, "TERp", None, "TERp's phrase table is not public: no phrase substitutions here (the original made "
+                         "them in 11% of segments)"),
     (None, "BADGER", None, "BADGER is reimplemented from Parker 2008; the original tool is not public"),
     ("mutt_accuracy", "W2V-AVG", None, "W2V vectors differ: GoogleNews 300-d vs GloVe 50-d"),
     ("sick_relatedness", None, None, "inputs differ: frozen GloVe 6B 50-d here, 300-d GloVe in Tai et al.; "

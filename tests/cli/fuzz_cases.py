@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import sys
 from pathlib import Path
 
 CHEAP_METRICS = ["BLEU-4", "chrF", "ROUGE-L", "BLEU-1,CIDEr-D", "TER", "sentBLEU"]
@@ -264,6 +265,10 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
     import time
 
     err_path = workdir / "stderr.txt"
+    if "torch" in sys.modules:
+        # A process whose torch has started its OpenMP threads cannot fork safely: a forked case that uses
+        # torch again (reval with --threads N) deadlocks in the child. Such a worker runs each case afresh.
+        return _run_in_subprocess(argv, workdir, timeout, err_path)
     pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 70
@@ -308,8 +313,10 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
             os.waitpid(pid, 0)
             return Outcome(argv, "hang", None, _read(err_path))
         time.sleep(0.01)
-    code = os.waitstatus_to_exitcode(status)
-    stderr = _read(err_path)
+    return _classify(argv, os.waitstatus_to_exitcode(status), _read(err_path))
+
+
+def _classify(argv: list[str], code: int, stderr: str) -> Outcome:
     if "Traceback (most recent call last)" in stderr or code == 99:
         kind = "traceback"
     elif code not in (0, 2):
@@ -319,6 +326,31 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
     else:
         kind = "ok"
     return Outcome(argv, kind, code, stderr)
+
+
+CHILD = ("import os, sys\n"
+         "os.execve = lambda *a, **k: sys.exit(0)  # `serve` got that far: its input was accepted\n"
+         "from muttlab.cli import main\n"
+         "sys.exit(main(sys.argv[1:]))\n")
+
+
+def _run_in_subprocess(argv: list[str], workdir: Path, timeout: float, err_path: Path) -> Outcome:
+    """:func:`run_case` in a fresh interpreter (stdin /dev/null, a session of its own: no terminal)."""
+    import subprocess
+
+    env = dict(os.environ)
+    for word in [w for w in argv if w.startswith(ENV_PREFIX)]:
+        name, _, value = word[len(ENV_PREFIX):].partition("=")
+        env[name] = value
+    args = [w for w in argv if not w.startswith(ENV_PREFIX)]
+    with open(err_path, "wb") as err:
+        try:
+            proc = subprocess.run([sys.executable, "-c", CHILD, *args], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=err, env=env, timeout=timeout,
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired:
+            return Outcome(argv, "hang", None, _read(err_path))
+    return _classify(argv, proc.returncode, _read(err_path))
 
 
 def _read(path: Path) -> str:

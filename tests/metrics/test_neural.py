@@ -1,0 +1,40 @@
+"""BERTScore-F1 and EmbeddingCosine against the libraries themselves (bert-score, sentence-transformers) on
+real Flickr8k captions; the libraries batch in float32, we embed each sentence alone and match in float64."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from muttlab.engine.sources import load_flickr_captions
+from muttlab.metrics.neural import BertScore, EmbeddingCosine
+from muttlab.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def captions(data_dir):
+    pools = list(load_flickr_captions(Settings(data_dir=data_dir)).values())[:40]
+    # Each image's first caption against the other four.
+    return [p[0] for p in pools], [list(p[1:]) for p in pools]
+
+
+def test_bertscore_equals_bert_score_library(captions):
+    candidates, references = captions
+    metric = BertScore()
+    ours = metric.score(candidates, references)
+    _, _, f1 = metric.loaded().score(candidates, references, verbose=False)  # best over each pool
+    np.testing.assert_allclose(ours, f1.double().numpy(), atol=1e-6)
+    # A sentence's score does not depend on the batch it came in.
+    assert metric.score(candidates[3:4], references[3:4])[0] == ours[3]
+
+
+def test_embedding_cosine_equals_sentence_transformers(captions):
+    candidates, references = captions
+    metric = EmbeddingCosine()
+    ours = metric.score(candidates, references)
+    model = metric.loaded()
+    want = []
+    for cand, refs in zip(candidates, references):
+        vectors = model.encode([cand, *refs], normalize_embeddings=True, convert_to_numpy=True)
+        want.append(float((vectors[1:] @ vectors[0]).max()))
+    np.testing.assert_allclose(ours, want, atol=1e-5)
+    assert metric.score(candidates[5:6], references[5:6])[0] == ours[5]
