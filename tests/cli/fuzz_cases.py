@@ -278,7 +278,6 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
             os.dup2(null, 0)
             os.dup2(null, 1)
             os.dup2(err, 2)
-            import sys
             import traceback
 
             sys.stdin = open(0, closefd=False)
