@@ -36,7 +36,7 @@ import pandas as pd
 from scipy import stats as _sp
 
 from muttlab.human import stats
-from muttlab.human.judged import JudgedSet
+from muttlab.human.judged import JudgedSet, caption_text
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
 from muttlab.engine.sources import DATA_LAYOUT, load_flickr_captions, load_flickr_expert, read_lines
@@ -71,13 +71,7 @@ def flickr_expert_set(settings: Settings) -> JudgedSet:
         by_image.setdefault(j.image, []).append(j)
 
     def text(caption_id: str) -> str:
-        image, _, k = caption_id.rpartition("#")
-        try:
-            return captions[image][int(k)]
-        except (KeyError, IndexError, ValueError):
-            raise DataError(DATA_LAYOUT["flickr_expert"], f"caption {caption_id!r} is not in "
-                            f"{DATA_LAYOUT['flickr_captions']}",
-                            fix="use Flickr8k files that belong together") from None
+        return caption_text(captions, caption_id, DATA_LAYOUT["flickr_expert"])
 
     hyps, refs, weights, base, human, ids = [], [], [], [], [], []
     for image, rated in by_image.items():

@@ -100,7 +100,9 @@ class JudgedSet:
         return replace(self, split=np.array([labels[0] if g in first else labels[1] for g in self.groups]))
 
 
-def _caption(captions: dict[str, tuple[str, ...]], caption_id: str, path: str) -> str:
+def caption_text(captions: dict[str, tuple[str, ...]], caption_id: str, path: str) -> str:
+    """The caption ``<image>.jpg#k`` of ``Flickr8k.token.txt``; a DataError naming ``path`` (the judgments file
+    that asked for it) when there is no such caption."""
     image, _, k = caption_id.rpartition("#")
     try:
         return captions[image][int(k)]
@@ -117,7 +119,7 @@ def flickr_expert(settings: Settings) -> JudgedSet:
     judgments = load_flickr_expert(settings)
     kept = [j for j in judgments if j.caption_image != j.image]
     return JudgedSet("flickr8k-expert",
-                     [_caption(captions, j.caption_id, "flickr8k/ExpertAnnotations.txt") for j in kept],
+                     [caption_text(captions, j.caption_id, "flickr8k/ExpertAnnotations.txt") for j in kept],
                      [list(captions[j.image]) for j in kept],
                      np.array([j.scores for j in kept], dtype=np.float64),
                      ids=[j.caption_id for j in kept], groups=[j.image for j in kept],
@@ -131,7 +133,7 @@ def flickr_crowdflower(settings: Settings) -> JudgedSet:
     judgments: list[CaptionJudgment] = load_flickr_crowdflower(settings)
     cands, refs = [], []
     for j in judgments:
-        cands.append(_caption(captions, j.caption_id, "flickr8k/CrowdFlowerAnnotations.txt"))
+        cands.append(caption_text(captions, j.caption_id, "flickr8k/CrowdFlowerAnnotations.txt"))
         own = list(captions[j.image])
         if j.caption_image == j.image:
             own.pop(int(j.caption_id.rpartition("#")[2]))
