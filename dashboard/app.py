@@ -36,8 +36,9 @@ def pages() -> dict[str, list[st.Page]]:
 
 
 def served() -> bool:
-    """True under ``streamlit run`` (``muttlab serve``), False under AppTest, where a warm-up per test
-    configuration would load every model again for nothing."""
+    """True under ``streamlit run`` by hand, where the first session starts the warm-up; False under AppTest,
+    where a warm-up per test configuration would load every model again for nothing, and under ``muttlab
+    serve``, which started it before the server accepted a connection (a second call would be a no-op)."""
     return len(sys.argv) > 1 and sys.argv[1] == "run" and "streamlit" in sys.argv[0]
 
 

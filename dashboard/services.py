@@ -17,7 +17,9 @@ are passed explicitly to every cached helper so that two configurations never sh
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -81,7 +83,7 @@ def session_id() -> str:
     """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    ctx = get_script_run_ctx()
+    ctx = get_script_run_ctx(suppress_warning=True)
     return ctx.session_id if ctx is not None else "script"
 
 
@@ -99,9 +101,16 @@ def metric_catalogue(settings: Settings) -> list[MetricInfo]:
     return _metric_catalogue(settings, installed_state(settings.model_dir))
 
 
+def _spinner(text: str):
+    """``st.spinner`` in a page; nothing in the warm-up thread, which has no page to draw on."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return st.spinner(text) if get_script_run_ctx(suppress_warning=True) is not None else contextlib.nullcontext()
+
+
 @singleton
 def _metric_catalogue(settings: Settings, installed: str) -> list[MetricInfo]:
-    with st.spinner("Checking which metrics are available…"):
+    with _spinner("Checking which metrics are available…"):
         return queued(lambda: api.metric_catalogue(settings, registry(settings)), cost=1)
 
 
@@ -125,7 +134,7 @@ def suite(settings: Settings) -> Suite:
     Raises:
       MuttlabError (DataError): the data dir or the sample is missing or malformed.
     """
-    with st.spinner("Loading trials…"):
+    with _spinner("Loading trials…"):
         return sources.load_default_suite(settings)
 
 
@@ -171,7 +180,7 @@ def _trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
     return {t.id: t for t in suite_named(settings, name).trials}
 
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def shipped_grid():
     """The precomputed grid that ships with the package (:mod:`muttlab.dashboard.shipped`), or None."""
     from muttlab.dashboard import shipped
@@ -261,7 +270,8 @@ def _merge(parts: list[runner.Results]) -> runner.Results:
     first = parts[0]
     return runner.Results(table=pd.concat([p.table for p in parts], ignore_index=True),
                           signatures={k: v for p in parts for k, v in p.signatures.items()},
-                          suite=first.suite, is_sample=first.is_sample, tolerance=first.tolerance)
+                          suite=first.suite, is_sample=first.is_sample, tolerance=first.tolerance,
+                          warnings=list(dict.fromkeys(w for p in parts for w in p.warnings)))
 
 
 def run_grid(settings: Settings, selection: Selection,
@@ -454,23 +464,35 @@ class WarmState:
     done: float | None = None
 
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def warm_start(settings: Settings) -> WarmState:
-    """Load the metric objects, the METEOR JVM, spaCy and word vectors in a background thread, once per
-    server process and configuration, so that the first visitor does not wait for them.
+    """Load what pages need in a background thread, once per server process and configuration, so that no
+    visitor waits for it: ``muttlab serve`` calls this before the server accepts connections.
 
-    Cheap metrics (n-gram, METEOR) go first, so the Playground answers while slower ones still load;
-    each metric is scored once on a short sentence, which is what starts its process or loads its model.
+    First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
+    (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
+    drill-down, and the rest. Each metric is scored once on a short sentence through the scoring queue,
+    which is what starts its process or loads its model; a visitor's request in the meantime is served
+    between two of these.
     """
     import time
 
     state = WarmState(started=time.monotonic(), ready=[], failed={})
 
+    def step(name: str, load: Callable[[], object]) -> None:
+        try:
+            load()
+            state.ready.append(name)
+        except Exception as exc:  # a warm-up problem must never take the server down; pages report it
+            state.failed[name] = str(exc)
+
     def work() -> None:
         try:
+            step("shipped grid", shipped_grid)
+            names = []
+            step("metric catalogue", lambda: names.extend(
+                i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS))
             reg = registry(settings)
-            # The cached catalogue, the quick metrics and spaCy are what a first page needs; then the rest.
-            names = [i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS]
             quick = [n for n in names if is_quick(n)]
 
             def load(batch: list[str]) -> None:
@@ -483,13 +505,17 @@ def warm_start(settings: Settings) -> WarmState:
             load(quick)
             types = generator_types()
             if types:
-                api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed)
-                state.ready.append("spaCy")
+                step("spaCy", lambda: api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed))
+            step("trials", lambda: trials_by_id(settings))
             load([n for n in names if n not in quick])
-        except Exception as exc:  # a warm-up problem must never take the server down; pages report it
+        except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
         finally:
             state.done = time.monotonic()
+            # For the operator's log (and the benchmark, which waits for it before timing a warm server).
+            print(f"muttlab: warm-up done in {state.done - state.started:.1f} s: {len(state.ready)} loaded"
+                  + (f", not loaded: {', '.join(sorted(state.failed))}" if state.failed else ""),
+                  file=sys.stderr, flush=True)
 
     threading.Thread(target=work, name="muttlab-warm-start", daemon=True).start()
     return state

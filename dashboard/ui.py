@@ -118,11 +118,17 @@ def chart(fig: go.Figure, name: str, key: str, on_select: str = "ignore", **kwar
     """
     state = st.plotly_chart(fig, key=key, on_select=on_select, config=charts.download_config(_slug(name)),
                             **kwargs)
+    chart_download(lambda: fig, name, key)
+    return state if on_select != "ignore" else None
+
+
+def chart_download(make_figure: Callable[[], go.Figure], name: str, key: str) -> None:
+    """"Download chart (HTML)": the figure ``make_figure()`` as a standalone page with plotly.js embedded,
+    built only when clicked."""
     st.download_button("Download chart (HTML)",
-                       lambda: charts.offline_html(fig).encode("utf-8"),
+                       lambda: charts.offline_html(make_figure()).encode("utf-8"),
                        file_name=f"{_slug(name)}.html", mime="text/html", key=f"{key}-html",
                        icon=":material/bar_chart:", on_click="ignore")
-    return state if on_select != "ignore" else None
 
 
 def with_progress(text: str, compute, failure: str = "The study failed", unit: str = ""):
@@ -219,7 +225,10 @@ def current_link() -> str:
 def copy_link(page: str | None = None) -> None:
     """The link to this view, in a code box with Streamlit's copy button; with ``page`` (a page the report
     module covers) also the view as one offline HTML file."""
-    with st.expander("Link to this view", icon=":material/link:"):
+    link = st.expander("Link to this view", icon=":material/link:", key=f"link-{page or 'view'}", on_change="rerun")
+    if not link.open:  # filled only when opened: its code box loads a large script into the browser
+        return
+    with link:
         st.caption("Opening this address restores the page with its selections.")
         st.code(current_link(), language=None)
         if page:
@@ -230,7 +239,7 @@ def copy_link(page: str | None = None) -> None:
                                lambda: build_report(services.settings(), view).encode("utf-8"),
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
-            st.caption(f"Same file from the command line: `muttlab report --view '{view}' --output report.html`")
+            caption_text(f"Same file from the command line: muttlab report --view '{view}' --output report.html")
 
 
 def footer() -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from muttlab.dashboard import charts, services, shipped, ui
+from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.errors import MuttlabError
 
 SELECTION_KEY = "run_selection"
@@ -39,16 +40,40 @@ def page() -> None:
                          "Each trial pairs an original sentence with a controlled corruption; a metric passes "
                          "when it scores the original higher (or, for meaning-preserving corruptions, about the "
                          f"same: |Δ| / s_orig ≤ {tolerance:g}).")
+    live = ui.query_value("run") == "1"
+    controls, below = st.container(), st.empty()
+    if not live:
+        # The precomputed grid is drawn before the form above it is filled: it needs neither the trials nor
+        # the metric catalogue, which a server that has just started may still be loading.
+        with below.container():
+            _shipped_view(settings)
+    with controls:
+        submitted, live, suite_name, selection = _controls(settings, live)
+    if submitted:
+        below.empty()
+    if not live:
+        ui.copy_link("run")
+        return
+    if selection is None:
+        return
+    _live_view(settings, selection, suite_name)
+
+
+def _controls(settings, live: bool):
+    """The catalogue and the form. Returns (submitted, live, suite name, Selection or None)."""
     suite = ui.load_suite(settings)
     if suite is None:
-        return
+        return False, False, "default", None
     catalogue = services.catalogue_frame(settings)
     available = list(catalogue.loc[catalogue["available"], "metric"])
-    with st.expander(f"Metrics: {len(available)} of {len(catalogue)} available", expanded=not available):
-        ui.table(catalogue, "metrics", key="catalogue")
+    listing = st.expander(f"Metrics: {len(available)} of {len(catalogue)} available", expanded=not available,
+                          key="run-catalogue", on_change="rerun")
+    if listing.open:  # drawn only when opened: a table's script would delay the grid's first paint
+        with listing:
+            ui.table(catalogue, "metrics", key="catalogue")
     if not available:
         st.error("No metric can be loaded in this installation; the table above says why for each one.")
-        return
+        return False, False, "default", None
 
     corruptions = suite.corruptions()
     labels = services.corruption_labels(corruptions)
@@ -57,7 +82,6 @@ def page() -> None:
     suite_name = ui.query_value("suite", "default")
     suite_name = suite_name if suite_name in services.SUITES else "default"
     default_metrics = [m for m in services.DEFAULT_METRICS if m in available] or available[:3]
-    live = ui.query_value("run") == "1"
     defaults = (ui.query_list("metrics", available, default_metrics),
                 ui.query_list("corruptions", corruptions, corruptions),
                 ui.query_list("refs", ref_options, ref_options, int))
@@ -75,15 +99,17 @@ def page() -> None:
         suite_name, live = suite_choice, True
         ui.write_query({"metrics": metrics, "corruptions": [c for c in corruptions if c in chosen],
                         "refs": sorted(refs), "suite": suite_name if suite_name != "default" else None, "run": 1})
-    if not live:
-        _shipped_view(settings, available)
-        ui.copy_link("run")
-        return
     selection = services.Selection(tuple(metrics), tuple(c for c in corruptions if c in chosen), tuple(sorted(refs)))
+    return submitted, live, suite_name, selection
+
+
+def _live_view(settings, selection: services.Selection, suite_name: str) -> None:
+    """The run of the form's selection (memoised for the whole server) and its grid."""
     st.session_state[SELECTION_KEY] = selection
     if selection.empty:
         st.warning("Choose at least one metric, one corruption type and one reference count.")
         return
+    labels = services.corruption_labels(selection.corruptions)
 
     results = ui.with_progress("Starting…", lambda progress: services.run_grid(settings, selection, progress=progress,
                                                                               suite_name=suite_name),
@@ -101,13 +127,10 @@ def page() -> None:
 
     st.subheader("Accuracy")
     st.caption("Percentage of trials each metric gets right, per corruption type and number of references. "
-               "Hover a cell for its counts and 95% interval; click it to read its trials.")
-    fig = charts.accuracy_heatmap(accuracy, labels, metric_order=selection.metrics,
-                                  corruption_order=selection.corruptions)
-    state = ui.chart(fig, "mutt-accuracy", key="grid", on_select="rerun", selection_mode="points")
-    cell = charts.selected_cell(state)
-    if cell is not None:
-        open_cell(*cell, suite_name=suite_name)
+               "Hover a cell for its counts, 95% interval and tie rate; click it to read its trials.")
+    _grid(accuracy, labels, selection.metrics, selection.corruptions, "mutt-accuracy", "grid", suite_name)
+    for warning in results.warnings:
+        st.warning(ui.md_text(warning), icon=":material/warning:")
     if suite_name == "store":
         st.caption(f"Scored on `{results.suite}`: the pair store as of its latest revision, edits included.")
     ui.copy_link("run")
@@ -122,24 +145,42 @@ def page() -> None:
         if w.button("Open trials", icon=":material/manage_search:", key="cell-open"):
             open_cell(metric, corruption, k, suite_name)
 
-    tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
-    with tab_paper:
-        ui.table(_paper_layout(accuracy, labels), "mutt-accuracy-grid", key="paper")
-    with tab_tidy:
-        tidy = accuracy.assign(label=accuracy["corruption"].map(labels))
-        ui.table(tidy, "mutt-accuracy", key="tidy")
-        ui.csv_download("Download every trial's scores (CSV)", results.table, "mutt-scores", "scores-csv")
-    with tab_sig:
-        sigs = pd.DataFrame({"metric": list(results.signatures), "signature": list(results.signatures.values())})
-        ui.table(sigs, "mutt-signatures", key="signatures")
+    tables = st.expander("Tables: paper layout, accuracy with intervals, signatures", key="run-tables",
+                         on_change="rerun", icon=":material/table:")
+    if tables.open:  # drawn only when asked for: three tables would slow the grid's first paint
+        with tables:
+            tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
+            with tab_paper:
+                ui.table(_paper_layout(accuracy, labels), "mutt-accuracy-grid", key="paper")
+            with tab_tidy:
+                tidy = accuracy.assign(label=accuracy["corruption"].map(labels))
+                ui.table(tidy, "mutt-accuracy", key="tidy")
+                ui.csv_download("Download every trial's scores (CSV)", results.table, "mutt-scores", "scores-csv")
+            with tab_sig:
+                sigs = pd.DataFrame({"metric": list(results.signatures),
+                                     "signature": list(results.signatures.values())})
+                ui.table(sigs, "mutt-signatures", key="signatures")
 
 
-def _shipped_view(settings, available: list[str]) -> None:
+def _grid(cells: pd.DataFrame, labels: dict[str, str], metrics, corruptions, name: str, key: str,
+          suite_name: str = "default") -> None:
+    """The grid as one HTML table of links (:mod:`muttlab.dashboard.grid_table`), its CSV and the plotly
+    heatmap as downloads; both downloads are written only when clicked."""
+    st.html(accuracy_grid_html(cells, labels, metrics, corruptions, suite=suite_name))
+    left, right = st.columns(2)
+    with left:
+        ui.csv_download("Download CSV", cells, name, f"{key}-csv")
+    with right:
+        ui.chart_download(lambda: charts.accuracy_heatmap(cells, labels, metric_order=metrics,
+                                                          corruption_order=corruptions), name, key)
+
+
+def _shipped_view(settings) -> None:
     """The grid that ships with the package, filtered by the address bar; nothing is scored."""
     try:
         grid = services.shipped_grid()
     except MuttlabError as exc:
-        st.error(f"The precomputed grid cannot be read: {exc}")
+        st.error(f"The precomputed grid cannot be read: {ui.md_text(exc)}")
         grid = None
     if grid is None:
         st.info("Choose metrics, corruption types and reference counts, then press **Run**. Scores come from "
@@ -154,27 +195,32 @@ def _shipped_view(settings, available: list[str]) -> None:
     st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {grid.created} with "
                f"muttlab {grid.muttlab_version}; the same numbers a Run gives. Press **Run** to recompute any "
                "part live, or click a cell to read its trials (they need the data dir).")
+    notice = st.container()
+    _grid(cells, labels, metrics, corruptions, "mutt-accuracy-precomputed", "shipped-grid")
+    # After the grid is on its way to the browser: the catalogue may still be loading on a fresh server.
     current = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
     stale = grid.stale(current)
     if stale:
-        st.warning("These metrics changed since the grid was computed; their precomputed cells are outdated, "
-                   "Run them for current numbers: " + ", ".join(sorted(stale)), icon=":material/history:")
-    fig = charts.accuracy_heatmap(cells, labels, metric_order=metrics, corruption_order=corruptions)
-    state = ui.chart(fig, "mutt-accuracy-precomputed", key="shipped-grid", on_select="rerun", selection_mode="points")
-    cell = charts.selected_cell(state)
-    if cell is not None:
-        open_cell(*cell)
-    tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
-    with tab_paper:
-        ui.table(_paper_layout(cells, labels), "mutt-accuracy-grid", key="shipped-paper")
-    with tab_tidy:
-        ui.table(cells.assign(label=cells["corruption"].map(labels)), "mutt-accuracy", key="shipped-tidy")
-    with tab_sig:
-        sigs = pd.DataFrame({"metric": list(grid.signatures), "signature": list(grid.signatures.values()),
-                             "current": [m not in stale for m in grid.signatures]})
-        ui.table(sigs, "mutt-signatures", key="shipped-signatures")
-        if grid.skipped:
-            st.caption("Not in the precomputed grid: " + "; ".join(f"{m} ({r})" for m, r in grid.skipped.items()))
+        notice.warning("These metrics changed since the grid was computed; their precomputed cells are outdated, "
+                       "Run them for current numbers: " + ui.md_text(", ".join(sorted(stale))),
+                       icon=":material/history:")
+    tables = st.expander("Tables: paper layout, accuracy with intervals, signatures", key="shipped-tables",
+                         on_change="rerun", icon=":material/table:")
+    if not tables.open:  # drawn only when asked for: three tables would slow the grid's first paint
+        return
+    with tables:
+        tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
+        with tab_paper:
+            ui.table(_paper_layout(cells, labels), "mutt-accuracy-grid", key="shipped-paper")
+        with tab_tidy:
+            ui.table(cells.assign(label=cells["corruption"].map(labels)), "mutt-accuracy", key="shipped-tidy")
+        with tab_sig:
+            sigs = pd.DataFrame({"metric": list(grid.signatures), "signature": list(grid.signatures.values()),
+                                 "current": [m not in stale for m in grid.signatures]})
+            ui.table(sigs, "mutt-signatures", key="shipped-signatures")
+            if grid.skipped:
+                ui.caption_text("Not in the precomputed grid: "
+                                + "; ".join(f"{m} ({r})" for m, r in grid.skipped.items()))
 
 
 page()

@@ -1,16 +1,22 @@
-"""``muttlab serve``: start the dashboard (``streamlit run`` on the installed ``muttlab/dashboard/app.py``).
+"""``muttlab serve``: start the dashboard (the installed ``muttlab/dashboard/app.py``) in this process.
 
 The settings travel to the app through the ``MUTTLAB_*`` environment variables that
 :func:`muttlab.settings.load_settings` reads, so the app and the CLI share one configuration. The theme
-and server settings ship with the package (``dashboard/config.toml``) and are passed as Streamlit
-command-line flags, so they hold from any working directory; Streamlit still reads
-``.streamlit/secrets.toml`` from the directory the server is started in.
+and server settings ship with the package (``dashboard/config.toml``) and are given to Streamlit as flag
+options, so they hold from any working directory; Streamlit still reads ``.streamlit/secrets.toml`` from
+the directory the server is started in.
+
+Streamlit is started through its bootstrap API rather than ``streamlit run`` in a child process, so that the
+background warm-up (metric objects, the METEOR JVM, spaCy, word vectors) begins before the server accepts its
+first connection, in the process whose sessions use what it loads.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
+import threading
 import tomllib
 from pathlib import Path
 from typing import Mapping
@@ -22,6 +28,7 @@ from muttlab.resources.bundled import dashboard_dir
 from muttlab.settings import Settings
 
 DEFAULT_PORT = 8501
+EXIT_GRACE_S = 5.0
 
 # Every variable load_settings() reads; the ones a setting leaves unset are removed from the child's
 # environment so that an outer value cannot leak past an explicit option.
@@ -69,37 +76,74 @@ def environment(settings: Settings, base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def config_flags(path: Path) -> list[str]:
-    """``--section.option value`` for every setting of a Streamlit ``config.toml``."""
+def config_options(path: Path) -> dict[str, object]:
+    """``{"section.option": value}`` for every setting of a Streamlit ``config.toml``."""
     try:
         config = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise MuttlabError(f"{path}: cannot read the dashboard's settings ({exc}); reinstall muttlab") from None
-    flags = []
-    for section, options in config.items():
-        for option, value in options.items():
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            flags += [f"--{section}.{option}", text]
-    return flags
+    return {f"{section}.{option}": value for section, options in config.items() for option, value in options.items()}
+
+
+def flag_options(port: int, address: str = "localhost") -> dict[str, object]:
+    """Streamlit's options for the dashboard: the shipped config, then what no config file may change.
+
+    Flag options outrank every ``config.toml`` Streamlit finds (``~/.streamlit``, the working directory), also
+    when it reloads one that changed, so the agent API stays off and usage statistics stay unsent.
+    """
+    return {**config_options(dashboard_dir() / "config.toml"),
+            "server.port": port, "server.address": address, "server.headless": True,
+            "browser.gatherUsageStats": False, "server.enableAgentApi": False}
 
 
 def command(port: int, address: str = "localhost") -> list[str]:
-    """The ``streamlit run`` command line for the dashboard."""
-    app = dashboard_dir()
-    return [sys.executable, "-m", "streamlit", "run", str(app / "app.py"), *config_flags(app / "config.toml"),
-            "--server.port", str(port), "--server.address", address,
-            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    """The equivalent ``streamlit run`` command line (for running the app by hand; ``serve`` runs it in-process)."""
+    flags = []
+    for name, value in flag_options(port, address).items():
+        flags += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
+    return [sys.executable, "-m", "streamlit", "run", str(dashboard_dir() / "app.py"), *flags]
 
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.read_only:
         settings = settings.with_overrides(read_only=True)
+    options = flag_options(args.port, args.address)
     env = environment(settings, os.environ)
-    argv = command(args.port, args.address)
+    os.environ.clear()
+    os.environ.update(env)
     print(f"muttlab: serving the dashboard on http://{args.address}:{args.port}"
           f"{' (read-only)' if settings.read_only else ''}; "
           f"data: {settings.data_dir or 'the bundled sample'}", file=sys.stderr, flush=True)
-    # Replace this process, so that stopping `muttlab serve` stops the server itself.
-    os.execve(sys.executable, argv, env)
-    return 0  # not reached
+    serve(options)
+    return 0
+
+
+def serve(options: dict[str, object]) -> None:
+    """Start the warm-up, then the Streamlit server (blocks until the server stops)."""
+    from streamlit import config as streamlit_config
+    from streamlit.web import bootstrap
+
+    # The dashboard's st.cache_data functions are declared before Streamlit's runtime exists; Streamlit warns
+    # about each ("No runtime found") although their caches are made with the runtime's storage on first use.
+    quiet = logging.getLogger("streamlit.runtime.caching.cache_data_api")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        from muttlab.dashboard import services
+    finally:
+        quiet.setLevel(level)
+
+    app = str(dashboard_dir() / "app.py")
+    # What `streamlit run` does before starting its server: the script path decides where config and
+    # secrets are looked up, then the options are loaded with the flags on top.
+    streamlit_config._main_script_path = os.path.abspath(app)
+    bootstrap.load_config_options(flag_options=options)
+    # The same settings object every page builds from the environment, so the pages find what it loaded.
+    services.warm_start(services.settings())
+    bootstrap.run(app, False, [], options)
+    # The server has stopped. A scoring job under way (a METEOR JVM loading its paraphrase table for the
+    # warm-up) would hold the exit handlers for minutes; they get a few seconds, then the process leaves.
+    leave = threading.Timer(EXIT_GRACE_S, os._exit, args=(0,))
+    leave.daemon = True
+    leave.start()

@@ -1,0 +1,107 @@
+"""The accuracy grid as one HTML table: what the Run page draws first. No Streamlit here (testable alone).
+
+A plotly heatmap of the full grid (17 metrics x 10 corruption types x 3 reference counts) costs a browser
+the 4.7 MB plotly bundle and one SVG cell, label and hover marker per cell; on a loaded machine that was
+most of the time to the first grid. A table of coloured links is drawn as soon as it arrives and shows the
+same: each cell's accuracy as text and colour (the heatmap's red-yellow-green scale, fixed to 0-100 %),
+passed/n, the 95% Wilson interval and the tie rate on hover (the cell's ``title``), and a link that opens
+its drill-down — an ordinary address, so it can also be copied or opened in a new tab. The plotly figure
+is still offered as a download (:func:`muttlab.dashboard.charts.accuracy_heatmap`).
+
+Every name in the table (metric names can come from a user's metric plug-in) is HTML-escaped.
+"""
+from __future__ import annotations
+
+import html
+from typing import Mapping, Sequence
+from urllib.parse import urlencode
+
+import pandas as pd
+from plotly.colors import sample_colorscale
+
+from muttlab.dashboard.charts import ACCURACY_SCALE, _percent
+
+CSS = """<style>
+.mutt-grid { font-size: 0.8rem; }
+.mutt-grid h4 { font-size: 0.95rem; margin: 0.6rem 0 0.2rem 0; padding: 0; }
+.mutt-grid table { border-collapse: separate; border-spacing: 2px; table-layout: fixed; width: 100%; margin: 0; }
+.mutt-grid th { font-weight: 600; padding: 2px 4px; vertical-align: bottom; line-height: 1.15; border: none;
+  background: none; }
+.mutt-grid th.mutt-metric { text-align: right; width: 9.5rem; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; }
+.mutt-grid td { padding: 0; text-align: center; border: none; }
+.mutt-grid td a { display: block; padding: 3px 0; text-decoration: none; font-variant-numeric: tabular-nums; }
+.mutt-grid td a:hover { outline: 2px solid #111827; }
+.mutt-grid td.mutt-empty { background: #f3f4f6; }
+.mutt-grid .mutt-scale { display: flex; align-items: center; gap: 0.4rem; margin-top: 0.4rem; opacity: 0.8; }
+.mutt-grid .mutt-bar { width: 12rem; height: 0.6rem; border-radius: 2px; }
+</style>"""
+SCALE_STOPS = 11
+
+
+def cell_colour(accuracy: float) -> tuple[str, str]:
+    """Background (the heatmap's colour scale at ``accuracy`` %) and a text colour readable on it."""
+    rgb = sample_colorscale(ACCURACY_SCALE, [min(100.0, max(0.0, float(accuracy))) / 100.0])[0]
+    r, g, b = (float(v) for v in rgb[rgb.index("(") + 1:-1].split(","))
+    luminance = (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
+    return rgb, "#111827" if luminance > 0.55 else "#ffffff"
+
+
+def drilldown_link(metric: str, corruption: str, refs: int, suite: str = "default") -> str:
+    """The Drill-down page's address for one cell, relative to the app's root (as the page reads it)."""
+    params = {"metric": metric, "corruption": corruption, "refs": int(refs)}
+    if suite != "default":
+        params["suite"] = suite
+    return "drilldown?" + urlencode(params)
+
+
+def cell_title(row, metric: str, label: str, refs: int) -> str:
+    """What hovering a cell shows: accuracy with passed/n, the 95% interval, the tie rate."""
+    lines = [f"{metric} · {label} · {refs} refs",
+             f"accuracy {row.accuracy:.1f}% ({int(row.passed)}/{int(row.n)})",
+             f"95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"]
+    tie_rate = getattr(row, "tie_rate", float("nan"))
+    if tie_rate == tie_rate:
+        lines.append(f"ties {_percent(tie_rate):.1f}%")
+    lines.append("click to open the trials")
+    return "\n".join(lines)
+
+
+def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,
+                       metric_order: Sequence[str] | None = None, corruption_order: Sequence[str] | None = None,
+                       suite: str = "default") -> str:
+    """One ``<div class="mutt-grid">``: a table per reference count, rows metrics, columns corruption types.
+
+    Args:
+      accuracy: ``Results.accuracy()`` or the shipped cells: metric, corruption, refs, n, passed, accuracy,
+        ci_low, ci_high (%), optionally tie_rate.
+      labels: display names of the corruption types.
+      suite: the suite the cells were scored on; the drill-down links name it when it is not the default.
+    """
+    labels = dict(labels or {})
+    metrics = list(metric_order or dict.fromkeys(accuracy["metric"]))
+    corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
+    by_cell = {(r.metric, r.corruption, int(r.refs)): r for r in accuracy.itertuples(index=False)}
+    esc = html.escape
+    parts = [CSS, '<div class="mutt-grid">']
+    for k in sorted({int(k) for k in accuracy["refs"]}):
+        parts.append(f"<h4>{k} references</h4><table><thead><tr><th class=\"mutt-metric\"></th>")
+        parts += [f"<th>{esc(labels.get(c, c))}</th>" for c in corruptions]
+        parts.append("</tr></thead><tbody>")
+        for m in metrics:
+            parts.append(f'<tr><th class="mutt-metric" title="{esc(m)}">{esc(m)}</th>')
+            for c in corruptions:
+                row = by_cell.get((m, c, k))
+                if row is None or row.accuracy != row.accuracy:
+                    parts.append('<td class="mutt-empty"></td>')
+                    continue
+                background, colour = cell_colour(row.accuracy)
+                parts.append(f'<td style="background:{background}"><a style="color:{colour}" '
+                             f'href="{esc(drilldown_link(m, c, k, suite))}" target="_self" '
+                             f'title="{esc(cell_title(row, m, labels.get(c, c), k))}">{row.accuracy:.0f}</a></td>')
+            parts.append("</tr>")
+        parts.append("</tbody></table>")
+    stops = ", ".join(cell_colour(100.0 * i / (SCALE_STOPS - 1))[0] for i in range(SCALE_STOPS))
+    parts.append(f'<div class="mutt-scale">accuracy 0%<div class="mutt-bar" '
+                 f'style="background: linear-gradient(to right, {stops})"></div>100%</div></div>')
+    return "".join(parts)
