@@ -13,14 +13,23 @@ Each UI time is printed with its ratio to the baseline of step 2.
 
     .venv/bin/python benchmarks/bench_dashboard.py --data-dir ../shared/data --cache-dir .muttlab-cache/bench
 
-With ``--views`` it measures what a visitor waits for instead (no full live run): time to the first grid
-(the precomputed one) on a fresh and on a warm server, a drill-down link, the Playground's first answer
-right after the server is healthy (the background warm-up racing the visitor), and a page switch.
+With ``--views`` it measures what a visitor waits for instead (no full live run), on two freshly started
+servers: (A) the Playground opened the moment ``/_stcore/health`` says ok (the warm-up that ``muttlab
+serve`` starts racing the visitor): its first answer (n-gram metrics and METEOR) and its full answer;
+(B) the first grid (the precomputed one) of the first visit, then — once the warm-up is done — the first grid
+in new tabs of the warm server, a drill-down link and a page switch. ``--muttlab`` starts another
+installation's ``muttlab serve`` (e.g. the main checkout's) for a before/after comparison in the same run;
+``--rounds`` repeats the whole measurement alternating the installations.
+
+    .venv/bin/python benchmarks/bench_dashboard.py --views --data-dir ../shared/data \
+        --cache-dir $(mktemp -d) --muttlab ../main/.venv/bin/muttlab --muttlab .venv/bin/muttlab
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import statistics
 import signal
 import socket
 import subprocess
@@ -46,10 +55,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(settings: Settings, port: int, log: Path) -> subprocess.Popen:
+def start_server(settings: Settings, port: int, log: Path, muttlab: Path = MUTTLAB) -> subprocess.Popen:
     env = environment(settings, os.environ)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(MUTTLAB), "serve", "--port", str(port)], env=env, stdout=out,
+        proc = subprocess.Popen([str(muttlab), "serve", "--port", str(port)], env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -61,6 +70,15 @@ def start_server(settings: Settings, port: int, log: Path) -> subprocess.Popen:
         except OSError:
             time.sleep(0.3)
     raise SystemExit("the server did not start in 300 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def visit(browser, url: str, shot: Path | None) -> tuple[float, float]:
@@ -96,43 +114,123 @@ def timed(page, url: str, selector: str | None = None, text: str | None = None) 
     return time.perf_counter() - start
 
 
-def views(settings: Settings) -> None:
-    """Visitor-facing timings on a fresh server (see the module docstring)."""
+# The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
+GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
+WARM_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def first_answer(browser, url: str) -> tuple[float, float]:
+    """Seconds from opening the Playground to its first scores (the quick metrics' early table, or the full
+    table when every chosen metric is quick) and to the full table."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page.set_default_timeout(600_000)
+    start = time.perf_counter()
+    page.goto(f"{url}/playground")
+    full = page.get_by_role("heading", name="Scores")
+    page.get_by_text(re.compile(r"^First scores \(")).or_(full).first.wait_for()
+    first = time.perf_counter() - start
+    full.wait_for()
+    total = time.perf_counter() - start
+    if page.locator('[data-testid="stException"]').count():
+        raise SystemExit("the Playground shows a Python exception")
+    page.close()
+    return first, total
+
+
+def wait_warm(log: Path, settle: float) -> str:
+    """Wait until the server's log says the warm-up is done; a version that does not report its warm-up (one
+    that starts it with the first session) gets ``settle`` seconds. Returns what was waited for."""
+    start = time.monotonic()
+    while time.monotonic() - start < 900:
+        text = log.read_text(errors="replace")
+        found = WARM_DONE.search(text)
+        if found:
+            return f"warm-up done in {found.group(1)} s"
+        if "warm-up started" not in text and time.monotonic() - start > settle:
+            return f"waited {settle:.0f} s: this version does not report its warm-up"
+        time.sleep(1)
+    return "warm-up not done after 900 s"
+
+
+def views(settings: Settings, muttlab: Path, settle: float, new_tabs: int) -> dict[str, float]:
+    """Visitor-facing timings on two fresh servers of ``muttlab`` (see the module docstring)."""
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-views-{port}.log"
-    start = time.perf_counter()
-    proc = start_server(settings, port, log)
-    print(f"server start (muttlab serve until healthy):   {time.perf_counter() - start:7.2f} s")
-    url = f"http://localhost:{port}"
-    grid = ".js-plotly-plot .heatmaplayer"
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    out: dict[str, float] = {}
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            # A: the Playground the moment the server is healthy.
+            port = free_port()
+            proc = start_server(settings, port, tmp / f"bench-dashboard-views-{port}.log", muttlab)
             try:
+                out["playground first answer"], out["playground full answer"] = first_answer(
+                    browser, f"http://localhost:{port}")
+                print(f"  A. Playground opened at health: first answer {out['playground first answer']:6.2f} s, "
+                      f"all metrics {out['playground full answer']:6.2f} s  ({load()})")
+            finally:
+                stop_server(proc)
+            # B: grids, drill-down, page switch.
+            port = free_port()
+            log = tmp / f"bench-dashboard-views-{port}.log"
+            start = time.perf_counter()
+            proc = start_server(settings, port, log, muttlab)
+            url = f"http://localhost:{port}"
+            try:
+                out["server start"] = time.perf_counter() - start
                 page = browser.new_page(viewport={"width": 1500, "height": 1400})
                 page.set_default_timeout(600_000)
-                first = timed(page, url, grid)
-                print(f"first grid (precomputed), first visit:        {first:7.2f} s")
-                second = timed(browser.new_page(), url, grid)
-                print(f"first grid (precomputed), new session (warm): {second:7.2f} s")
-                # The first session started the background warm-up; the Playground races it.
-                play = timed(browser.new_page(), f"{url}/playground", text="Scores")
-                print(f"Playground first answer (warm-up under way):  {play:7.2f} s")
-                play2 = timed(browser.new_page(), f"{url}/playground", text="Scores")
-                print(f"Playground, next session:                     {play2:7.2f} s")
+                out["first grid, fresh server"] = timed(page, url, GRID)
+                print(f"  B. server start {out['server start']:6.2f} s; first grid, first visit of the fresh server "
+                      f"{out['first grid, fresh server']:6.2f} s  ({load()})")
+                waited = wait_warm(log, settle)
+                grids = []
+                for _ in range(new_tabs):
+                    tab = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    tab.set_default_timeout(600_000)
+                    grids.append(timed(tab, url, GRID))
+                    tab.close()
+                out["first grid, new tab, warm server"] = statistics.median(grids)
+                print(f"     ({waited}) first grid in a new tab of the warm server: median "
+                      f"{out['first grid, new tab, warm server']:6.2f} s of {', '.join(f'{g:.2f}' for g in grids)}"
+                      f"  ({load()})")
                 link = f"{url}/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5"
-                print(f"drill-down link, METEOR-1.5 x neg_subj x 5:   {timed(page, link, '.mutt-diff'):7.2f} s")
+                out["drill-down link"] = timed(page, link, ".mutt-diff")
                 start = time.perf_counter()
                 page.get_by_role("link", name="Run").first.click()
-                page.locator(grid).first.wait_for()
-                print(f"page switch Drill-down -> Run (grid drawn):   {time.perf_counter() - start:7.2f} s")
+                page.locator(GRID).first.wait_for()
+                out["page switch"] = time.perf_counter() - start
+                out["playground, warm server"] = first_answer(browser, url)[1]
+                print(f"     drill-down link METEOR-1.5 x neg_subj x 5 {out['drill-down link']:6.2f} s; page switch "
+                      f"Drill-down -> Run (grid drawn) {out['page switch']:6.2f} s; Playground on the warm server "
+                      f"{out['playground, warm server']:6.2f} s  ({load()})")
             finally:
-                browser.close()
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+                stop_server(proc)
+        finally:
+            browser.close()
+    return out
+
+
+def compare(settings: Settings, installations: list[Path], rounds: int, settle: float, tabs: int) -> None:
+    """--views for each installation, alternating, then the medians side by side with their ratio to the first."""
+    results: dict[Path, list[dict[str, float]]] = {m: [] for m in installations}
+    for round_ in range(1, rounds + 1):
+        for muttlab in installations:
+            print(f"round {round_}: {muttlab}")
+            results[muttlab].append(views(settings, muttlab.resolve(), settle, tabs))
+    keys = list(results[installations[0]][0])
+    medians = {m: {k: statistics.median(r[k] for r in runs) for k in keys} for m, runs in results.items()}
+    base = installations[0]
+    print(f"\nmedians over {rounds} round(s), seconds" + (f"; ratio = this / {base}" if len(installations) > 1 else ""))
+    for key in keys:
+        cells = [f"{medians[m][key]:7.2f}" + (f" ({medians[m][key] / medians[base][key]:4.2f}x)" if m != base else "")
+                 for m in installations]
+        print(f"  {key:36s} " + "   ".join(cells))
     landing_script(settings)
 
 
@@ -160,10 +258,17 @@ def main() -> None:
     parser.add_argument("--screenshot", type=Path, default=Path("test-artifacts/bench-dashboard-grid.png"))
     parser.add_argument("--views", action="store_true", help="visitor timings only (first grid, drill-down, "
                                                              "Playground, page switch)")
+    parser.add_argument("--muttlab", type=Path, action="append", default=None,
+                        help="with --views: the muttlab executable whose `serve` is timed; repeat it to compare "
+                             "installations in one run (default: this one's)")
+    parser.add_argument("--rounds", type=int, default=1, help="with --views: measurements per installation")
+    parser.add_argument("--tabs", type=int, default=3, help="with --views: new tabs timed on the warm server")
+    parser.add_argument("--settle", type=float, default=90.0,
+                        help="with --views: seconds to wait for the warm-up of a version that does not report it")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
     if args.views:
-        views(settings)
+        compare(settings, args.muttlab or [MUTTLAB], args.rounds, args.settle, args.tabs)
         return
     suite = load_mutt_experiments(settings)
     registry = runner.registry_for(settings)

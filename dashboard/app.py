@@ -16,6 +16,8 @@ PAGES = {
         ("views/drilldown.py", "Drill-down", ":material/manage_search:"),
         ("views/published.py", "Published vs measured", ":material/fact_check:"),
         ("views/playground.py", "Playground", ":material/edit_note:"),
+        ("views/severity.py", "Severity curves", ":material/trending_down:"),
+        ("views/challenge.py", "Challenge sets", ":material/rule:"),
     ],
     "Human judgments": [
         ("views/human.py", "Human judgments", ":material/groups:"),

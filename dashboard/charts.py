@@ -281,3 +281,24 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figur
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-30)
     return _layout(fig, max(320, 30 * len(metrics) + 200), title)
+
+
+def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: str = "") -> go.Figure:
+    """Pass rate and mean score drop against a corruption's strength, one line per metric
+    (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=["pass rate (%)", "mean score drop (original − corruption, better-signed)"])
+    palette = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d"]
+    for i, (metric, part) in enumerate(curve.groupby("metric", sort=False)):
+        part = part.sort_values("strength")
+        flagged = part["monotone"].iloc[0] != "yes"
+        style = dict(color=palette[i % len(palette)], dash="dash" if flagged else "solid")
+        name = f"{metric} (not monotone)" if flagged else str(metric)
+        for col, column in ((1, "pass_rate"), (2, "mean_drop")):
+            fig.add_trace(go.Scatter(x=part["strength"], y=part[column], mode="lines+markers", name=name,
+                                     legendgroup=str(metric), showlegend=col == 1, line=style,
+                                     hovertemplate=f"{metric}<br>strength %{{x}}<br>{column.replace('_', ' ')} "
+                                                   "%{y:.3f}<extra></extra>"), row=1, col=col)
+    fig.update_xaxes(title_text=f"strength{f' ({strength_unit})' if strength_unit else ''}", dtick=1)
+    fig.update_yaxes(range=[0, 100], row=1, col=1)
+    return _layout(fig, 420, f"{corruption_label}: how the metrics react as the corruption gets stronger")

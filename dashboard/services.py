@@ -523,6 +523,91 @@ def warm_start(settings: Settings) -> WarmState:
 
 # --------------------------------------------------------------------------- research views
 
+def study_warnings(settings: Settings, study) -> list[str]:
+    """The runner's warnings for a SICK study (:func:`muttlab.engine.runner.sick_overlap_warning`): a metric
+    learned from SICK that scored pairs it saw measures memory there, not generalisation."""
+    from types import SimpleNamespace
+
+    reg = registry(settings)
+    if study.reading == "paper":  # SICK pairs themselves, each with its SemEval split
+        items = [SimpleNamespace(sick_splits=(split,)) for split in study.pairs["split"] if split]
+    else:
+        by_id = trials_by_id(settings)
+        items = [by_id[t] for t in study.pairs["trial"] if t in by_id]
+    found = (runner.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
+    return [w for w in found if w]
+
+
+def read_challenge(settings: Settings, data: bytes, name: str, format: str | None) -> tuple[object, tuple]:
+    """A challenge-set file's content as a :class:`muttlab.suites.SuiteFile` (``muttlab.api.read_suite``),
+    kept for the whole server by content, format and name; with that key, for :func:`challenge`.
+
+    Raises:
+      MuttlabError (DataError): over the upload size limit, not UTF-8, no known format, no readable row.
+    """
+    import hashlib
+
+    from muttlab.engine.sources import active_limits
+    from muttlab.errors import DataError
+
+    limits = active_limits()
+    if len(data) > limits.max_upload_bytes:
+        raise DataError(name, limits.exceeded("max_upload_mb", len(data) / 2 ** 20, "the file"))
+    key = ("challenge-file", hashlib.sha256(data).hexdigest(), name, format)
+    return memoised(key, lambda: api.read_suite(data, format=format, name=name), settings), key
+
+
+def challenge_file_in_data_dir(settings: Settings, relative: str) -> tuple[bytes, str]:
+    """The bytes and name of a challenge-set file inside the data dir (a visitor may not read elsewhere).
+
+    Raises:
+      MuttlabError (DataError): no data dir, a path outside it, missing, unreadable or over the size limit.
+    """
+    from pathlib import Path
+
+    from muttlab.engine.sources import read_bytes
+    from muttlab.errors import DataError
+
+    if settings.data_dir is None:
+        raise DataError(relative, "there is no data dir to read from", fix="upload the file instead")
+    root = Path(settings.data_dir).resolve()
+    path = (root / relative).resolve()
+    if not path.is_relative_to(root):
+        raise DataError(relative, "is outside the data dir", fix="give a path relative to the data dir")
+    return read_bytes(path), path.stem
+
+
+def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...]):
+    """``muttlab.api.run_challenge`` of a read challenge set, once per file and metrics for the whole server.
+
+    Returns:
+      :class:`muttlab.suites.contrastive.ChallengeResults` (``.summary()``, ``.aces()``).
+    Raises:
+      MuttlabError: unknown or unavailable metric, an empty set.
+    """
+    def compute():
+        return queued(lambda: api.run_challenge(settings, suite_file, list(metrics), registry=registry(settings)),
+                      cost=2 * len(metrics) * len(suite_file.suite.trials))
+
+    return memoised(("challenge", settings, installed_state(settings.model_dir), file_key, metrics),
+                    compute, settings)
+
+
+def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], strengths: tuple[int, ...],
+             refs: int) -> pd.DataFrame:
+    """``muttlab.api.severity`` on the bundled sample scenes, once per request for the whole server.
+
+    Raises:
+      MuttlabError: a type without strength, no sentence taking every strength, unknown metric.
+    """
+    def compute() -> pd.DataFrame:
+        return queued(lambda: api.severity(settings, corruption, list(metrics), list(strengths), refs=refs,
+                                           registry=registry(settings)), cost=len(metrics) * len(strengths) * 50)
+
+    return memoised(("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths,
+                     refs), compute, settings)
+
+
 def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int,
                       suite_name: str = "default"):
     """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.human.stats.mcnemar`).

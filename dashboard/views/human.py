@@ -10,6 +10,7 @@ import streamlit as st
 from muttlab.dashboard import charts, services, ui
 from muttlab.human import stats
 
+READING_LABELS = {"trials": "MUTT trials", "paper": "paper (Table 3)"}
 METHOD_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_b": "Kendall τ-b",
                  "kendall_c": "Kendall τ-c"}
 
@@ -41,23 +42,32 @@ def page() -> None:
     metric = c2.selectbox("Metric beside the gold scores", available,
                           index=available.index(study_metrics[0]) if study_metrics else 0, key="human-metric")
     method = c3.selectbox("Correlation", stats_methods, format_func=METHOD_LABELS.get, key="human-method")
-    c4, c5 = st.columns([6, 2])
+    c4, c5, c6 = st.columns([5, 2, 2])
     matrix_metrics = c4.multiselect("Metrics in the correlation matrix", available, default=study_metrics,
                                     key="human-matrix")
-    reference = c5.selectbox("Score the corruption against", list(sick.REFERENCE_SOURCES),
+    reading = c5.selectbox("Reading", list(sick.READINGS), format_func=READING_LABELS.get, key="human-reading",
+                           help="trials: the MUTT experiment trials of the type, scores as the metrics give them. "
+                                "paper: every SICK pair of the type, sentence B scored against sentence A, error "
+                                "rates negated (the paper's Table 3).")
+    reference = c6.selectbox("Score the corruption against", list(sick.REFERENCE_SOURCES),
                              format_func={"pool": "the original's references",
-                                          "sentence": "sentence A only"}.get, key="human-reference")
+                                          "sentence": "sentence A only"}.get, key="human-reference",
+                             disabled=reading == "paper",
+                             help="The paper reading always scores sentence B against sentence A.")
+    reference = "sentence" if reading == "paper" else reference
     wanted = tuple(dict.fromkeys([metric] + list(matrix_metrics)))
 
     study = ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
-        ("sick", settings, corruption, wanted, method, reference),
+        ("sick", settings, corruption, wanted, method, reference, reading),
         lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
-                                registry=services.registry(settings), progress=progress),
+                                registry=services.registry(settings), progress=progress, reading=reading),
         settings))
     if study is None:
         return
     for note in study.notes():
-        st.caption(note)
+        ui.caption_text(note)
+    for warning in services.study_warnings(settings, study):
+        st.warning(ui.md_text(warning), icon=":material/warning:")
     if metric not in study.metrics:
         st.warning(ui.md_text(f"{metric} could not be scored: {study.skipped.get(metric, 'unavailable')}"))
         return

@@ -141,6 +141,7 @@ def serve(options: dict[str, object]) -> None:
     bootstrap.load_config_options(flag_options=options)
     # The same settings object every page builds from the environment, so the pages find what it loaded.
     services.warm_start(services.settings())
+    print("muttlab: warm-up started (metrics, JVMs and models load in the background)", file=sys.stderr, flush=True)
     bootstrap.run(app, False, [], options)
     # The server has stopped. A scoring job under way (a METEOR JVM loading its paraphrase table for the
     # warm-up) would hold the exit handlers for minutes; they get a few seconds, then the process leaves.

@@ -1,7 +1,10 @@
 """Fixtures for the dashboard: AppTest on the real data with a private cache and pair store."""
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -53,3 +56,17 @@ def shown_errors(at: AppTest) -> list[str]:
 
 def html_bodies(at: AppTest) -> list[str]:
     return [element.proto.body for element in at.get("html")]
+
+
+def grid_html(at: AppTest) -> str:
+    """The body of the page's accuracy grid (one st.html element)."""
+    grids = [body for body in html_bodies(at) if 'class="mutt-grid"' in body]
+    assert len(grids) == 1, f"{len(grids)} grids on the page"
+    return grids[0]
+
+
+def grid_cells(at: AppTest) -> list[tuple[str, str, int]]:
+    """(metric, corruption, refs) of every cell link of the page's grid, in page order."""
+    links = re.findall(r'href="drilldown\?([^"]+)"', grid_html(at))
+    cells = [parse_qs(html.unescape(link)) for link in links]
+    return [(c["metric"][0], c["corruption"][0], int(c["refs"][0])) for c in cells]

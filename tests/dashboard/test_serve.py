@@ -1,12 +1,14 @@
 """`muttlab serve`: settings reach the app through the environment load_settings() reads."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from muttlab.cli import build_parser
-from muttlab.cli.serve import command, environment
+from muttlab.cli import serve as serve_module
+from muttlab.cli.serve import command, environment, flag_options
 from muttlab.resources.bundled import dashboard_dir
 from muttlab.settings import Settings, load_settings
 
@@ -46,6 +48,50 @@ def test_command_carries_the_shipped_theme_and_server_settings():
     assert pairs["--server.enableXsrfProtection"] == "true"
     assert pairs["--server.maxUploadSize"] == "20"
     assert pairs["--client.toolbarMode"] == "minimal"
+
+
+def test_the_agent_api_stays_off_whatever_a_config_file_says(tmp_path, monkeypatch):
+    # Flag options outrank every config.toml Streamlit reads (here one in the working directory).
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "config.toml").write_text("[server]\nenableAgentApi = true\n")
+    monkeypatch.chdir(tmp_path)
+    from streamlit import config
+    from streamlit.web import bootstrap
+
+    options = flag_options(8765)
+    assert options["server.enableAgentApi"] is False
+    try:
+        bootstrap.load_config_options(flag_options=options)
+        assert config.get_option("server.enableAgentApi") is False
+        assert config.get_option("server.maxUploadSize") == 20
+    finally:
+        bootstrap.load_config_options(flag_options={})
+
+
+def test_serve_starts_the_warm_up_before_the_server(tmp_path, monkeypatch):
+    """`muttlab serve` runs Streamlit in its own process; the warm-up has begun when the server starts."""
+    from streamlit.web import bootstrap
+
+    from muttlab.dashboard import services
+
+    # serve sets the process environment for the app: here a copy, restored after the test.
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in serve_module.SETTINGS_VARIABLES})
+    started = []
+    monkeypatch.setattr(services, "warm_start", lambda settings: started.append(settings))
+    seen = {}
+
+    def fake_run(script, is_hello, args, options):
+        seen.update(script=script, options=options, warmed=list(started), settings=load_settings())
+
+    monkeypatch.setattr(bootstrap, "run", fake_run)
+    monkeypatch.setattr(serve_module.threading, "Timer", lambda *a, **k: type("T", (), {"start": lambda s: None})())
+    args = build_parser().parse_args(["serve", "--port", "8766", "--cache-dir", str(tmp_path), "--read-only"])
+    assert args.handler(args) == 0
+    assert seen["script"] == str(dashboard_dir() / "app.py")
+    assert seen["options"]["server.port"] == 8766 and seen["options"]["server.enableAgentApi"] is False
+    # The warm-up was given exactly the settings every page builds from the environment.
+    assert seen["warmed"] == [seen["settings"]]
+    assert seen["settings"].read_only and seen["settings"].cache_dir == tmp_path.resolve()
 
 
 def test_serve_options_parse():

@@ -1,0 +1,127 @@
+"""Challenge sets: a published contrastive challenge set (WMT challenge-set TSV, ACES TSV, DEMETR JSON,
+contrastive JSONL), uploaded or read from the data dir, scored by the chosen metrics and reported as those
+papers do — per phenomenon, accuracy with ties as failures and the Kendall-τ-like statistic, and ACES'
+weighted summary for an ACES file. Reading and reporting are :mod:`muttlab.suites` through
+``muttlab.api.read_suite`` / ``run_challenge``, the same as ``muttlab run --suite FILE``.
+
+Malformed rows are listed with their line numbers; the good rows are scored. A file in the data dir keeps
+the view in the address bar (``/challenge?file=challenge/aces.tsv&metrics=chrF,BLEU-4``); an upload cannot.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from muttlab.dashboard import services, ui
+from muttlab.errors import MuttlabError
+
+DEFAULT_METRICS = ("chrF", "sentBLEU", "BLEU-4", "METEOR-1.5")
+AUTO = "auto"
+FORMAT_LABELS = {AUTO: "tell from the file", "wmt-tsv": "WMT challenge-set TSV", "aces-tsv": "ACES TSV",
+                 "demetr-json": "DEMETR JSON", "contrastive-jsonl": "contrastive JSONL"}
+PROBLEMS_SHOWN = 200
+
+
+def _file(settings):
+    """(bytes, name) of the chosen file, or None; the data-dir path goes to the address bar."""
+    from_data_dir = settings.data_dir is not None
+    sources = ["upload"] + (["data dir"] if from_data_dir else [])
+    linked = ui.query_value("file")
+    source = st.radio("File", sources, index=1 if linked and from_data_dir else 0, horizontal=True,
+                      format_func={"upload": "upload a file", "data dir": "a file in the data dir"}.get,
+                      key="ch-source")
+    if source == "upload":
+        upload = st.file_uploader("Challenge-set file (.tsv, .json, .jsonl)", type=["tsv", "txt", "json", "jsonl"],
+                                  key="ch-upload")
+        return None if upload is None else (upload.getvalue(), upload.name.rsplit(".", 1)[0])
+    relative = st.text_input("Path inside the data dir", value=linked or "", key="ch-path",
+                             placeholder="challenge/aces.tsv")
+    if not relative.strip():
+        return None
+    try:
+        return services.challenge_file_in_data_dir(settings, relative.strip())
+    except MuttlabError as exc:
+        st.error(ui.md_text(exc))
+        return None
+
+
+def page() -> None:
+    settings = ui.header("Challenge sets", "Contrastive challenge sets pair a good and an incorrect translation of "
+                                           "one source: a metric ranks a pair correctly when it scores the good one "
+                                           "strictly better (a tie is a failure).")
+    from muttlab.suites import CONTRASTIVE_FORMATS
+
+    available = services.available_metrics(settings)
+    if not available:
+        st.error("No metric can be loaded in this installation (see the Run page).")
+        return
+    chosen = _file(settings)
+    formats = [AUTO] + [f for f in FORMAT_LABELS if f in CONTRASTIVE_FORMATS]
+    left, right = st.columns([6, 2])
+    metrics = left.multiselect("Metrics", available, key="ch-metrics", default=ui.query_list(
+        "metrics", available, [m for m in DEFAULT_METRICS if m in available] or available[:2]))
+    wanted_format = ui.query_value("format", AUTO)
+    fmt = right.selectbox("Format", formats, index=formats.index(wanted_format) if wanted_format in formats else 0,
+                          format_func=FORMAT_LABELS.get, key="ch-format")
+    linked = st.session_state.get("ch-source") == "data dir"
+    ui.write_query({"file": st.session_state.get("ch-path") if linked else None, "metrics": metrics,
+                    "format": None if fmt == AUTO else fmt})
+    if chosen is None:
+        st.info("Upload a challenge set or name one in the data dir: WMT challenge-set TSV, ACES TSV, DEMETR JSON "
+                "or contrastive JSONL.", icon=":material/upload_file:")
+        return
+    data, name = chosen
+    try:
+        with st.spinner("Reading the file…"):
+            suite_file, key = services.read_challenge(settings, data, name, None if fmt == AUTO else fmt)
+    except MuttlabError as exc:
+        st.error(f"The file cannot be read: {ui.md_text(exc)}")
+        return
+    if not suite_file.contrastive:
+        st.warning(ui.md_text(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: "
+                              f"run it on the Run page's pair store or with `muttlab run --suite FILE`."))
+        return
+    trials = suite_file.suite.trials
+    ui.caption_text(f"{name}: {len(trials):,} pairs read as {FORMAT_LABELS.get(suite_file.format, suite_file.format)}"
+                    f", {len(set(t.corruption for t in trials)):,} phenomena")
+    if suite_file.problems:
+        st.warning(f"{len(suite_file.problems):,} malformed row(s) left out; the other rows are scored.",
+                   icon=":material/report:")
+        import pandas as pd
+        shown = suite_file.problems[:PROBLEMS_SHOWN]
+        st.dataframe(pd.DataFrame({"line": [p.line for p in shown], "problem": [p.problem for p in shown]}),
+                     hide_index=True, key="ch-problems")
+        if len(suite_file.problems) > PROBLEMS_SHOWN:
+            st.caption(f"The first {PROBLEMS_SHOWN} of {len(suite_file.problems):,} are listed.")
+    if not metrics:
+        st.warning("Choose at least one metric.")
+        return
+    try:
+        with st.spinner(f"Scoring {len(trials):,} pairs with {len(metrics)} metric(s)…"):
+            results = services.challenge(settings, suite_file, key, tuple(metrics))
+    except MuttlabError as exc:
+        st.error(f"The challenge set could not be scored: {ui.md_text(exc)}")
+        return
+    summary = results.summary()
+    st.subheader("Per phenomenon")
+    st.caption("accuracy: concordant / scored pairs, ties counted as failures; τ = (concordant − discordant) / "
+               "(concordant + discordant), ties among the discordant (the WMT challenge-set task and ACES).")
+    ui.table(summary, f"{name}-phenomena", key="ch-summary",
+             column_config={"accuracy": st.column_config.NumberColumn(format="%.1f"),
+                            "tau": st.column_config.NumberColumn(format="%.3f")})
+    for metric, count in summary.groupby("metric")["unsupported"].sum().items():
+        if count:
+            ui.caption_text(f"{metric}: {count} pair(s) in a target language it does not handle are marked "
+                            "unsupported and count in no statistic.")
+    from muttlab.suites.contrastive import is_aces
+    if is_aces(results):
+        st.subheader("ACES summary")
+        st.caption("Each category's τ is the mean over its phenomena; the ACES score is Σ weight × τ over the "
+                   "categories present (major accuracy errors 5, minor 1, punctuation 0.1).")
+        ui.table(results.aces(), f"{name}-aces", key="ch-aces")
+    with st.expander("Signatures"):
+        st.dataframe({"metric": list(results.signatures), "signature": list(results.signatures.values())},
+                     hide_index=True, key="ch-signatures")
+    ui.copy_link()
+
+
+page()

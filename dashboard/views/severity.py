@@ -1,0 +1,78 @@
+"""Severity curves: a corruption applied at growing strength to the same sentences, and each metric's pass
+rate and mean score drop per strength (:func:`muttlab.api.severity`, the same report as ``muttlab severity``).
+
+A good metric penalises a stronger corruption at least as much as a weaker one; a curve that falls is
+flagged. The view lives in the address bar
+(``/severity?metrics=BLEU-4,METEOR-1.5&corruption=drop_content&strengths=1,2,3&refs=5``).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from muttlab.dashboard import charts, services, ui
+
+DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
+STRENGTH_CHOICES = (1, 2, 3, 4, 5)
+REF_CHOICES = (1, 3, 5, 10)
+
+
+def page() -> None:
+    settings = ui.header("Severity curves", "A corruption applied at growing strength to the same sentences (the "
+                                            "bundled sample's scenes): does each metric penalise a stronger "
+                                            "corruption at least as much as a weaker one?")
+    from muttlab.corruptions.generate import STRENGTHS
+
+    available = services.available_metrics(settings)
+    if not available:
+        st.error("No metric can be loaded in this installation (see the Run page).")
+        return
+    types = list(STRENGTHS)
+    labels = services.corruption_labels(types)
+    wanted = ui.query_value("corruption")
+    with st.form("severity-form", border=True):
+        left, middle, right, far = st.columns([5, 3, 3, 1])
+        metrics = left.multiselect("Metrics", available, key="sev-metrics", default=ui.query_list(
+            "metrics", available, [m for m in DEFAULT_METRICS if m in available] or available[:2]))
+        corruption = middle.selectbox("Corruption type", types, index=types.index(wanted) if wanted in types else 0,
+                                      format_func=lambda c: f"{labels.get(c, c)} ({STRENGTHS[c]})", key="sev-type")
+        strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
+                                      default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
+        refs_default = ui.query_int("refs", 5)
+        refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs",
+                             index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
+        submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
+    if submitted:
+        ui.write_query({"metrics": metrics, "corruption": corruption, "strengths": sorted(strengths), "refs": refs})
+    elif wanted is None:  # a first visit: nothing is scored until asked (or a link asks)
+        st.info("Choose metrics, a corruption type and its strengths, then press **Draw the curves**.",
+                icon=":material/touch_app:")
+        ui.copy_link()
+        return
+    if not metrics or len(strengths) < 2:
+        st.warning("Choose at least one metric and at least two strengths.")
+        return
+    strengths = tuple(sorted(strengths))
+    curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
+        settings, corruption, tuple(metrics), strengths, refs), failure="The severity curves could not be computed")
+    if curve is None:
+        return
+    unit = STRENGTHS[corruption]
+    n = int(curve["n"].iloc[0]) if len(curve) else 0
+    ui.caption_text(f"{n} sentences take {labels.get(corruption, corruption)} at every strength "
+                    f"{', '.join(map(str, strengths))} ({unit}); each point is the same sentences at one strength.")
+    flagged = curve.loc[curve["monotone"] != "yes"].drop_duplicates("metric")
+    for row in flagged.itertuples(index=False):
+        st.warning(ui.md_text(f"{row.metric} is not monotone ({row.monotone}): a stronger corruption is penalised "
+                              "less than a weaker one."), icon=":material/trending_flat:")
+    if flagged.empty:
+        st.success("Every curve is monotone: no metric penalises a stronger corruption less.",
+                   icon=":material/check_circle:")
+    ui.chart(charts.severity_curves(curve, labels.get(corruption, corruption), unit),
+             f"severity-{corruption}", key="sev-chart")
+    ui.table(curve, f"severity-{corruption}", key="sev-table",
+             column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
+                            "mean_drop": st.column_config.NumberColumn(format="%.4f")})
+    ui.copy_link()
+
+
+page()
