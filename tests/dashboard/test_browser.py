@@ -100,7 +100,7 @@ def test_small_grid_and_drilldown_in_chromium(server):
             expect(page.get_by_role("heading", name="Run the metric unit tests")).to_be_visible()
             expect(page.get_by_text("Sample data.")).to_be_visible()
             page.get_by_role("button", name="Run").click()
-            page.locator(".js-plotly-plot").first.wait_for()
+            page.locator(".mutt-grid td a").first.wait_for()
             expect(page.get_by_text("mean accuracy")).to_be_visible()
             assert page.locator(EXCEPTION).count() == 0
             page.screenshot(path=str(ARTIFACTS / "dashboard-run.png"), full_page=True)

@@ -63,9 +63,16 @@ def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, brow
     page = _page(browser)
     page.goto(url)
     expect(page.get_by_role("heading", name="Accuracy (precomputed)")).to_be_visible()
-    page.locator(".js-plotly-plot").first.wait_for()
+    page.locator(".mutt-grid td a").first.wait_for()
     expect(page.get_by_text("CC BY-NC-SA 3.0").first).to_be_attached()  # the footer's licences
     assert page.locator(EXCEPTION).count() == 0
+    # A cell of the grid is a link to its drill-down.
+    cell = page.locator('.mutt-grid a[href="drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5"]')
+    expect(cell).to_have_attribute("title", re.compile(r"accuracy [0-9.]+% \(\d+/\d+\)\n95% CI .*\nties"))
+    cell.click()
+    expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
+    assert "metric=ROUGE-L" in page.url
     link = f"{url}/drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5&show=all"
     page.goto(link)
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()

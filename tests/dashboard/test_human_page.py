@@ -40,3 +40,24 @@ def test_sample_mode_explains_the_data_dir_is_needed(app_env, monkeypatch):
     at = open_page("human")
     assert not at.exception
     assert any("MUTTLAB_DATA_DIR" in i.value for i in at.info)
+
+
+def test_the_paper_reading_scores_every_sick_pair_of_the_type(app_env, app_settings):
+    at = open_page("human", state=dict(STATE, **{"human-reading": "paper"}))
+    assert not shown_errors(at)
+    expected = sick_study(app_settings, "neg_subj", ["BLEU-4", "ROUGE-L"], method="pearson", reading="paper")
+    # sick.py: the extractor finds 543 negated-subject pairs in SICK.txt, the count of the study's list.
+    assert {m.label: m.value for m in at.metric}["pairs"] == str(len(expected.pairs)) == "543"
+    matrix = next(d.value for d in at.dataframe if "gold" in d.value.columns)
+    assert matrix["BLEU-4"].tolist() == pytest.approx(expected.correlations["BLEU-4"].tolist())
+    # The reference choice does not apply to that reading: it is shown disabled.
+    assert at.selectbox(key="human-reference").disabled
+
+
+def test_a_metric_trained_on_sick_is_flagged(app_env):
+    at = open_page("human", state={"human-metric": "BLEU-4", "human-matrix": ["BLEU-4", "ReVal-LSTM"],
+                                   "human-corruption": "det_sub"})
+    assert not shown_errors(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("ReVal-LSTM was trained on SICK") for w in warnings), warnings
+    assert not any("BLEU" in w for w in warnings)

@@ -1,0 +1,100 @@
+"""In real Chromium against `muttlab serve` on the bundled sample: the warm-up starts with the server, and the
+Severity curves and Challenge sets pages work from a link and from an upload, showing users' text as text."""
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.dashboard.conftest import SETTINGS_VARIABLES
+from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, serving
+
+pytestmark = pytest.mark.browser
+ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
+INJECTED = '<img src="x" onerror="document.title=1">'
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    tmp = tmp_path_factory.mktemp("views")
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env.update(MUTTLAB_CACHE_DIR=str(tmp / "cache"), MUTTLAB_WORKERS="1")
+    log = tmp / "serve.log"
+    with serving(env, log) as url:
+        yield url, log, tmp
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import expect, sync_playwright
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        expect.set_options(timeout=300_000)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _page(browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.set_default_timeout(300_000)
+    return page
+
+
+def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
+    from playwright.sync_api import expect
+    url, log, _ = served
+    text = log.read_text()
+    # Begun before the server listened, in the serving process...
+    assert text.index("warm-up started") < text.index("You can now view")
+    # ...and finished with no browser session ever opened.
+    deadline = time.monotonic() + 600
+    while "warm-up done" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(1)
+    done = re.search(r"warm-up done in [0-9.]+ s: (\d+) loaded", log.read_text())
+    assert done and int(done.group(1)) >= 5, log.read_text()[-2000:]
+    page = _page(browser)
+    page.goto(f"{url}/playground")
+    expect(page.get_by_role("heading", name="Scores")).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
+
+
+def test_a_severity_link_draws_its_curves(served, browser):
+    from playwright.sync_api import expect
+    url, _, _ = served
+    page = _page(browser)
+    page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
+    expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
+    page.locator(".js-plotly-plot .scatterlayer").first.wait_for()
+    expect(page.get_by_text("sentences take")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"is not monotone|Every curve is monotone")).first).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-severity.png"), full_page=True)
+
+
+def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(served, browser):
+    from playwright.sync_api import expect
+    url, _, tmp = served
+    lines = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    cells = lines[2].split("\t")
+    upload = tmp / "mine.tsv"
+    upload.write_text("\n".join(lines + ["77\tonly three\tcolumns", "\t".join(cells[:5] + [INJECTED] + cells[6:])])
+                      + "\n", encoding="utf-8")
+    page = _page(browser)
+    page.goto(f"{url}/challenge?metrics=BLEU-4,chrF")
+    expect(page.get_by_role("heading", name="Challenge sets")).to_be_visible()
+    page.locator('input[type="file"]').set_input_files(str(upload))
+    expect(page.get_by_role("heading", name="Per phenomenon")).to_be_visible()
+    expect(page.get_by_text("1 malformed row(s) left out")).to_be_visible()
+    expect(page.get_by_role("heading", name="ACES summary")).to_be_visible()
+    assert page.locator('img[src="x"]').count() == 0 and page.title() != "1"
+    assert page.locator(EXCEPTION).count() == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-challenge.png"), full_page=True)

@@ -1,0 +1,79 @@
+"""The Challenge sets page: a challenge-set file from the data dir, reported by muttlab.suites per phenomenon
+(ties as failures, Kendall-τ-like), ACES' weighted summary, malformed rows listed by line, good rows kept."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from muttlab import api
+from tests.conftest import REPO
+from tests.dashboard.conftest import APP, TIMEOUT, shown_errors
+
+ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
+METRICS = ["BLEU-4", "chrF"]
+# A phenomenon name that is Markdown and HTML: it must be shown as the same characters.
+MARKUP = "omission-<b>bold</b>-**x**"
+
+
+@pytest.fixture
+def challenge_dir(app_env, monkeypatch, tmp_path):
+    """A data dir holding the project's ACES test file plus two malformed rows and one named with markup."""
+    root = tmp_path / "data"
+    (root / "challenge").mkdir(parents=True)
+    text = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    good = text[2].split("\t")
+    marked = "\t".join(good[:5] + [MARKUP] + good[6:])
+    lines = text + ["99\tonly\tthree columns", marked, "100\t\tA good one.\t\tA reference.\tomission\tde-en"]
+    (root / "challenge" / "aces.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copy(ACES, tmp_path / "outside.tsv")
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
+    return root, len(text) + 1, len(text) + 3  # the line numbers of the two malformed rows
+
+
+def _linked(query: dict) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    return at.switch_page("views/challenge.py").run()
+
+
+def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challenge_dir, app_settings):
+    root, bad_line, empty_line = challenge_dir
+    at = _linked({"file": "challenge/aces.tsv", "metrics": ",".join(METRICS)})
+    assert not shown_errors(at)
+    read = api.read_suite(root / "challenge" / "aces.tsv")
+    expected = api.run_challenge(app_settings, read, METRICS)
+    tables = [d.value for d in at.dataframe]
+    problems = next(t for t in tables if "problem" in t.columns)
+    assert list(problems["line"]) == [p.line for p in read.problems]
+    assert bad_line in set(problems["line"]) and empty_line in set(problems["line"])
+    summary = next(t for t in tables if "tau" in t.columns)
+    merged = summary.merge(expected.summary(), on=["metric", "phenomenon"], suffixes=("", "_engine"))
+    assert len(merged) == len(expected.summary()) == len(summary)
+    for column in ("n", "concordant", "discordant", "ties", "accuracy", "tau"):
+        assert merged[column].tolist() == pytest.approx(merged[f"{column}_engine"].tolist(), nan_ok=True)
+    # Ties are failures: a tie is among the discordant pairs.
+    assert (summary["discordant"] >= summary["ties"]).all()
+    aces = next(t for t in tables if "aces_score" in t.columns)
+    assert aces["aces_score"].tolist() == pytest.approx(expected.aces()["aces_score"].tolist())
+    # User text stays text: the marked-up phenomenon is a table cell, never Markdown or HTML.
+    assert MARKUP in set(summary["phenomenon"])
+    assert not any("<b>" in m.value for m in at.markdown)
+
+
+def test_the_view_is_a_link(challenge_dir):
+    at = _linked({"file": "challenge/aces.tsv", "metrics": "chrF"})
+    assert at.query_params["file"] == "challenge/aces.tsv" and at.query_params["metrics"] == "chrF"
+    assert at.text_input(key="ch-path").value == "challenge/aces.tsv"
+    assert at.multiselect(key="ch-metrics").value == ["chrF"]
+
+
+def test_a_path_outside_the_data_dir_is_refused(challenge_dir):
+    at = _linked({"file": "../outside.tsv"})  # a real file beside the data dir
+    assert not at.exception
+    assert any("outside the data dir" in e.value for e in at.error)
+    at = _linked({"file": "challenge/missing.tsv"})
+    assert not at.exception and any("no such file" in e.value for e in at.error)
