@@ -49,6 +49,41 @@ def open_page(page: str, secrets: dict | None = None, state: dict | None = None)
     return at
 
 
+def open_link(page: str, query: dict) -> AppTest:
+    """A fresh session opening the address ``/<page>?<query>`` (``run`` is the default page)."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    if page == "run":
+        return at.run()
+    at.run()
+    return at.switch_page(f"views/{page}.py").run()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian chromium through Playwright, one per test module (browser tests)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        expect.set_options(timeout=300_000)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def new_page(browser, height: int = 2000):
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    page.set_default_timeout(300_000)
+    return page
+
+
 def shown_errors(at: AppTest) -> list[str]:
     """Exceptions and error boxes on the page (a healthy page has none)."""
     return [e.value for e in at.exception] + [e.value for e in at.error]

@@ -14,8 +14,8 @@ import pytest
 from muttlab.engine.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
-from tests.dashboard.conftest import SETTINGS_VARIABLES
-from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, serving
+from tests.dashboard.conftest import SETTINGS_VARIABLES, new_page
+from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, EXCEPTION, serving
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
@@ -38,29 +38,10 @@ def served(tmp_path_factory):
         yield url, settings
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import expect, sync_playwright
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        expect.set_options(timeout=180_000)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-def _page(browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 2000})
-    page.set_default_timeout(180_000)
-    return page
-
-
 def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, browser):
     from playwright.sync_api import expect
     url, _ = served
-    page = _page(browser)
+    page = new_page(browser)
     page.goto(url)
     expect(page.get_by_role("heading", name="Accuracy (precomputed)")).to_be_visible()
     page.locator(".mutt-grid td a").first.wait_for()
@@ -92,7 +73,7 @@ def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, brow
 def test_annotator_keeps_text_typed_during_a_conflict(served, browser):
     from playwright.sync_api import expect
     url, settings = served
-    page = _page(browser)
+    page = new_page(browser)
     page.goto(f"{url}/annotate?pair=1")
     page.get_by_label("Your name").fill("Ada")
     page.get_by_label("Annotator credential").fill(TOKEN)
@@ -124,7 +105,7 @@ def test_an_edited_pair_is_scored_in_the_drilldown(served, browser):
         pair = store.get(2)
         # The corruption made identical to the original: any metric must give both the same score.
         store.edit(2, pair.version, {"corrupted": pair.original}, author="Ada")
-    page = _page(browser)
+    page = new_page(browser)
     page.goto(f"{url}/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5&suite=store&show=all&trial={pair.key}")
     expect(page.get_by_text(f"Trial {pair.key}")).to_be_visible()
     # The pinned card comes first; its numbers read "original X / corruption Y / margin Z".

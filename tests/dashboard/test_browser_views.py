@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.dashboard.conftest import SETTINGS_VARIABLES
-from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, EXCEPTION, serving
+from tests.dashboard.conftest import SETTINGS_VARIABLES, new_page
+from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, EXCEPTION, serving
 
 pytestmark = pytest.mark.browser
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
@@ -30,25 +30,6 @@ def served(tmp_path_factory):
         yield url, log, tmp
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import expect, sync_playwright
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        expect.set_options(timeout=300_000)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-def _page(browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1800})
-    page.set_default_timeout(300_000)
-    return page
-
-
 def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
     from playwright.sync_api import expect
     url, log, _ = served
@@ -61,7 +42,7 @@ def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
         time.sleep(1)
     done = re.search(r"warm-up done in [0-9.]+ s: (\d+) loaded", log.read_text())
     assert done and int(done.group(1)) >= 5, log.read_text()[-2000:]
-    page = _page(browser)
+    page = new_page(browser, 1800)
     page.goto(f"{url}/playground")
     expect(page.get_by_role("heading", name="Scores")).to_be_visible()
     assert page.locator(EXCEPTION).count() == 0
@@ -70,7 +51,7 @@ def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
 def test_a_severity_link_draws_its_curves(served, browser):
     from playwright.sync_api import expect
     url, _, _ = served
-    page = _page(browser)
+    page = new_page(browser, 1800)
     page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
     expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
     page.locator(".js-plotly-plot .scatterlayer").first.wait_for()
@@ -88,7 +69,7 @@ def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(served, b
     upload = tmp / "mine.tsv"
     upload.write_text("\n".join(lines + ["77\tonly three\tcolumns", "\t".join(cells[:5] + [INJECTED] + cells[6:])])
                       + "\n", encoding="utf-8")
-    page = _page(browser)
+    page = new_page(browser, 1800)
     page.goto(f"{url}/challenge?metrics=BLEU-4,chrF")
     expect(page.get_by_role("heading", name="Challenge sets")).to_be_visible()
     page.locator('input[type="file"]').set_input_files(str(upload))

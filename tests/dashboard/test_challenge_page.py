@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from muttlab import api
 from tests.conftest import REPO
-from tests.dashboard.conftest import APP, TIMEOUT, shown_errors
+from tests.dashboard.conftest import open_link, shown_errors
 
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
 METRICS = ["BLEU-4", "chrF"]
@@ -32,17 +31,9 @@ def challenge_dir(app_env, monkeypatch, tmp_path):
     return root, len(text) + 1, len(text) + 3  # the line numbers of the two malformed rows
 
 
-def _linked(query: dict) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page("views/challenge.py").run()
-
-
 def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challenge_dir, app_settings):
     root, bad_line, empty_line = challenge_dir
-    at = _linked({"file": "challenge/aces.tsv", "metrics": ",".join(METRICS)})
+    at = open_link("challenge", {"file": "challenge/aces.tsv", "metrics": ",".join(METRICS)})
     assert not shown_errors(at)
     read = api.read_suite(root / "challenge" / "aces.tsv")
     expected = api.run_challenge(app_settings, read, METRICS)
@@ -65,15 +56,15 @@ def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challe
 
 
 def test_the_view_is_a_link(challenge_dir):
-    at = _linked({"file": "challenge/aces.tsv", "metrics": "chrF"})
+    at = open_link("challenge", {"file": "challenge/aces.tsv", "metrics": "chrF"})
     assert at.query_params["file"] == "challenge/aces.tsv" and at.query_params["metrics"] == "chrF"
     assert at.text_input(key="ch-path").value == "challenge/aces.tsv"
     assert at.multiselect(key="ch-metrics").value == ["chrF"]
 
 
 def test_a_path_outside_the_data_dir_is_refused(challenge_dir):
-    at = _linked({"file": "../outside.tsv"})  # a real file beside the data dir
+    at = open_link("challenge", {"file": "../outside.tsv"})  # a real file beside the data dir
     assert not at.exception
     assert any("outside the data dir" in e.value for e in at.error)
-    at = _linked({"file": "challenge/missing.tsv"})
+    at = open_link("challenge", {"file": "challenge/missing.tsv"})
     assert not at.exception and any("no such file" in e.value for e in at.error)

@@ -2,20 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from muttlab import api
-from tests.dashboard.conftest import APP, TIMEOUT, open_page, shown_errors
+from tests.dashboard.conftest import open_link, open_page, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]
-
-
-def _linked(query: dict) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page("views/severity.py").run()
 
 
 def test_a_first_visit_scores_nothing(app_env):
@@ -26,7 +17,7 @@ def test_a_first_visit_scores_nothing(app_env):
 
 
 def test_a_link_draws_the_engines_curves_and_flags_the_falling_ones(app_env, app_settings):
-    at = _linked({"metrics": ",".join(METRICS), "corruption": "drop_content", "strengths": "1,2,3", "refs": "5"})
+    at = open_link("severity", {"metrics": ",".join(METRICS), "corruption": "drop_content", "strengths": "1,2,3", "refs": "5"})
     assert not shown_errors(at)
     expected = api.severity(app_settings, "drop_content", METRICS, [1, 2, 3], refs=5)
     shown = at.dataframe[0].value
@@ -54,6 +45,6 @@ def test_the_form_writes_the_view_to_the_address(app_env):
 
 
 def test_one_strength_is_not_a_curve(app_env):
-    at = _linked({"metrics": "BLEU-4", "corruption": "typo", "strengths": "2"})
+    at = open_link("severity", {"metrics": "BLEU-4", "corruption": "typo", "strengths": "2"})
     assert not shown_errors(at)
     assert any("at least two strengths" in w.value for w in at.warning)
