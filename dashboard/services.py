@@ -22,7 +22,7 @@ import importlib
 import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import pandas as pd
@@ -462,12 +462,15 @@ class WarmState:
     ready: list[str] = None
     failed: dict[str, str] = None
     done: float | None = None
+    # Set once what a first page needs is loaded (the grid, the catalogue, the quick metrics, spaCy).
+    quick: threading.Event = field(default_factory=threading.Event)
 
 
 @singleton
 def warm_start(settings: Settings) -> WarmState:
     """Load what pages need in a background thread, once per server process and configuration, so that no
-    visitor waits for it: ``muttlab serve`` calls this before the server accepts connections.
+    visitor waits for it: ``muttlab serve`` calls this before the server accepts connections and starts the
+    server when ``quick`` is set (the slower metrics go on loading while it serves).
 
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
@@ -506,11 +509,13 @@ def warm_start(settings: Settings) -> WarmState:
             types = generator_types()
             if types:
                 step("spaCy", lambda: api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed))
+            state.quick.set()
             step("trials", lambda: trials_by_id(settings))
             load([n for n in names if n not in quick])
         except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
         finally:
+            state.quick.set()
             state.done = time.monotonic()
             # For the operator's log (and the benchmark, which waits for it before timing a warm server).
             print(f"muttlab: warm-up done in {state.done - state.started:.1f} s: {len(state.ready)} loaded"

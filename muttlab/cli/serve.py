@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Mapping
@@ -29,6 +30,7 @@ from muttlab.settings import Settings
 
 DEFAULT_PORT = 8501
 EXIT_GRACE_S = 5.0
+QUICK_WAIT_S = 300.0
 
 # Every variable load_settings() reads; the ones a setting leaves unset are removed from the child's
 # environment so that an outer value cannot leak past an explicit option.
@@ -140,11 +142,21 @@ def serve(options: dict[str, object]) -> None:
     streamlit_config._main_script_path = os.path.abspath(app)
     bootstrap.load_config_options(flag_options=options)
     # The same settings object every page builds from the environment, so the pages find what it loaded.
-    services.warm_start(services.settings())
+    warm = services.warm_start(services.settings())
     print("muttlab: warm-up started (metrics, JVMs and models load in the background)", file=sys.stderr, flush=True)
+    # The server opens (and /_stcore/health says ok) once the first page's needs are loaded: the grid, the
+    # metric catalogue, the n-gram metrics, the METEOR JVM and spaCy. A server that cannot load them (no Java)
+    # opens anyway after QUICK_WAIT_S; the slower metrics fill in while it serves.
+    if warm.quick.wait(QUICK_WAIT_S):
+        print(f"muttlab: quick metrics ready after {time.monotonic() - warm.started:.1f} s; opening the server",
+              file=sys.stderr, flush=True)
     bootstrap.run(app, False, [], options)
-    # The server has stopped. A scoring job under way (a METEOR JVM loading its paraphrase table for the
-    # warm-up) would hold the exit handlers for minutes; they get a few seconds, then the process leaves.
+    leave_soon()
+
+
+def leave_soon() -> None:
+    """After the server has stopped: a scoring job under way (a METEOR JVM loading its paraphrase table for the
+    warm-up) would hold the exit handlers for minutes; they get EXIT_GRACE_S seconds, then the process leaves."""
     leave = threading.Timer(EXIT_GRACE_S, os._exit, args=(0,))
     leave.daemon = True
     leave.start()

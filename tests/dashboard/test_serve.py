@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -77,20 +78,31 @@ def test_serve_starts_the_warm_up_before_the_server(tmp_path, monkeypatch):
     # serve sets the process environment for the app: here a copy, restored after the test.
     monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in serve_module.SETTINGS_VARIABLES})
     started = []
-    monkeypatch.setattr(services, "warm_start", lambda settings: started.append(settings))
+    state = services.WarmState(started=0.0, ready=[], failed={})
+
+    def fake_warm_start(settings):
+        started.append(settings)
+        # The first page's needs finish loading a little later, in the warm-up's own thread.
+        threading.Timer(0.3, state.quick.set).start()
+        return state
+
+    monkeypatch.setattr(services, "warm_start", fake_warm_start)
     seen = {}
 
     def fake_run(script, is_hello, args, options):
-        seen.update(script=script, options=options, warmed=list(started), settings=load_settings())
+        seen.update(script=script, options=options, warmed=list(started), settings=load_settings(),
+                    quick_ready=state.quick.is_set())
 
     monkeypatch.setattr(bootstrap, "run", fake_run)
-    monkeypatch.setattr(serve_module.threading, "Timer", lambda *a, **k: type("T", (), {"start": lambda s: None})())
+    monkeypatch.setattr(serve_module, "leave_soon", lambda: None)  # it would end the test run
     args = build_parser().parse_args(["serve", "--port", "8766", "--cache-dir", str(tmp_path), "--read-only"])
     assert args.handler(args) == 0
     assert seen["script"] == str(dashboard_dir() / "app.py")
     assert seen["options"]["server.port"] == 8766 and seen["options"]["server.enableAgentApi"] is False
     # The warm-up was given exactly the settings every page builds from the environment.
     assert seen["warmed"] == [seen["settings"]]
+    # The server opened only once the quick part of the warm-up was done.
+    assert seen["quick_ready"]
     assert seen["settings"].read_only and seen["settings"].cache_dir == tmp_path.resolve()
 
 
