@@ -246,7 +246,7 @@ def landing_script(settings: Settings) -> None:
         at = AppTest.from_file(str(app), default_timeout=600)
         start = time.perf_counter()
         at.run()
-        if at.exception or not at.get("plotly_chart"):
+        if at.exception or not any('class="mutt-grid"' in e.proto.body for e in at.get("html")):
             raise SystemExit("the Run page drew no grid")
         print(f"Run page script with the precomputed grid, session {session}: {time.perf_counter() - start:6.2f} s"
               " (includes AppTest's own start-up)")

@@ -8,7 +8,8 @@ the directory the server is started in.
 
 Streamlit is started through its bootstrap API rather than ``streamlit run`` in a child process, so that the
 background warm-up (metric objects, the METEOR JVM, spaCy, word vectors) begins before the server accepts its
-first connection, in the process whose sessions use what it loads.
+first connection, in the process whose sessions use what it loads; the server opens once the quick part of it
+(what a first page needs) is done.
 """
 from __future__ import annotations
 
