@@ -47,6 +47,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
 MUTTLAB = Path(sys.executable).with_name("muttlab")
+# The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
+GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
 
 
 def free_port() -> int:
@@ -91,7 +93,7 @@ def visit(browser, url: str, shot: Path | None) -> tuple[float, float]:
     button.wait_for()
     opened = time.perf_counter() - start
     button.click()
-    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()
+    page.locator(GRID).first.wait_for()
     page.get_by_text("mean accuracy").wait_for()
     total = time.perf_counter() - start
     if page.locator('[data-testid="stException"]').count():
@@ -114,8 +116,6 @@ def timed(page, url: str, selector: str | None = None, text: str | None = None) 
     return time.perf_counter() - start
 
 
-# The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
-GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
 WARM_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
 
 
