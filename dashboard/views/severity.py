@@ -58,7 +58,8 @@ def page() -> None:
         return
     unit = STRENGTHS[corruption]
     n = int(curve["n"].iloc[0]) if len(curve) else 0
-    ui.caption_text(f"{n} sentences take {labels.get(corruption, corruption)} at every strength "
+    takes = "sentence takes" if n == 1 else "sentences take"
+    ui.caption_text(f"{n} {takes} {labels.get(corruption, corruption)} at every strength "
                     f"{', '.join(map(str, strengths))} ({unit}); each point is the same sentences at one strength.")
     flagged = curve.loc[curve["monotone"] != "yes"].drop_duplicates("metric")
     for row in flagged.itertuples(index=False):
