@@ -47,6 +47,7 @@ def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, brow
     page.locator(".mutt-grid td a").first.wait_for()
     expect(page.get_by_text("CC BY-NC-SA 3.0").first).to_be_attached()  # the footer's licences
     assert page.locator(EXCEPTION).count() == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-landing-grid.png"), full_page=True)
     # A cell of the grid is a link to its drill-down.
     cell = page.locator('.mutt-grid a[href="drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5"]')
     expect(cell).to_have_attribute("title", re.compile(r"accuracy [0-9.]+% \(\d+/\d+\)\n95% CI .*\nties"))

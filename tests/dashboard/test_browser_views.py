@@ -74,7 +74,8 @@ def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(served, b
     expect(page.get_by_role("heading", name="Challenge sets")).to_be_visible()
     page.locator('input[type="file"]').set_input_files(str(upload))
     expect(page.get_by_role("heading", name="Per phenomenon")).to_be_visible()
-    expect(page.get_by_text("1 malformed row(s) left out")).to_be_visible()
+    # The test file's own malformed row (line 6) and the one added here (line 9).
+    expect(page.get_by_text("2 malformed row(s) left out")).to_be_visible()
     expect(page.get_by_role("heading", name="ACES summary")).to_be_visible()
     assert page.locator('img[src="x"]').count() == 0 and page.title() != "1"
     assert page.locator(EXCEPTION).count() == 0
