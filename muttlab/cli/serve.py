@@ -148,11 +148,13 @@ def serve(options: dict[str, object]) -> None:
     # The server opens (and /_stcore/health says ok) once the first page's needs are loaded: the grid, the
     # metric catalogue, the n-gram metrics, the METEOR JVM and spaCy. A server that cannot load them (no Java)
     # opens anyway after QUICK_WAIT_S; the slower metrics fill in while it serves.
-    if warm.quick.wait(QUICK_WAIT_S):
-        print(f"muttlab: quick metrics ready after {time.monotonic() - warm.started:.1f} s; opening the server",
-              file=sys.stderr, flush=True)
-    bootstrap.run(app, False, [], options)
-    leave_soon()
+    try:
+        if warm.quick.wait(QUICK_WAIT_S):
+            print(f"muttlab: quick metrics ready after {time.monotonic() - warm.started:.1f} s; opening the server",
+                  file=sys.stderr, flush=True)
+        bootstrap.run(app, False, [], options)
+    finally:  # stopped, or interrupted while the warm-up was loading
+        leave_soon()
 
 
 def leave_soon() -> None:
