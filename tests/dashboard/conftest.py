@@ -65,9 +65,8 @@ def browser():
     """Headless Debian chromium through Playwright, one per test module (browser tests)."""
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
-    if not Path(CHROMIUM).is_file():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, require_chromium
+    require_chromium()
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

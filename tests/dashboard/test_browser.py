@@ -51,16 +51,25 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, seconds: float = 
     pytest.fail(f"the dashboard did not come up in {seconds:.0f} s:\n{log.read_text()}")
 
 
+def require_chromium() -> None:
+    if not Path(CHROMIUM).is_file():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+
+
+def sample_env(cache: Path, **extra: str) -> dict[str, str]:
+    """The environment of a `muttlab serve` on the sample: no outer MUTTLAB_* setting, a private cache, one worker."""
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env.update(MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1", **extra)
+    return env
+
+
 @pytest.fixture
 def server(tmp_path):
     """`muttlab serve` on the sample (no data dir) with a private cache; yields its URL."""
-    if not Path(CHROMIUM).is_file():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    require_chromium()
     if not MUTTLAB.is_file() and shutil.which("muttlab") is None:
         pytest.fail("the muttlab console script is not installed (pip install -e .)")
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), MUTTLAB_WORKERS="1")
-    with serving(env, tmp_path / "serve.log") as url:
+    with serving(sample_env(tmp_path / "cache"), tmp_path / "serve.log") as url:
         yield url
 
 

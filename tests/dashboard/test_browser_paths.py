@@ -6,7 +6,6 @@ edited pair's new scores appear in the drill-down of the store suite.
 """
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -14,8 +13,8 @@ import pytest
 from muttlab.engine.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
-from tests.dashboard.conftest import SETTINGS_VARIABLES, new_page
-from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, EXCEPTION, serving
+from tests.dashboard.conftest import new_page
+from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
@@ -24,12 +23,9 @@ TOKEN = "browser-secret"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """`muttlab serve` on the sample with a private cache whose pair store holds the sample's trials."""
-    from pathlib import Path
-    if not Path(CHROMIUM).is_file():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    require_chromium()
     tmp = tmp_path_factory.mktemp("served")
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    env.update(MUTTLAB_CACHE_DIR=str(tmp / "cache"), MUTTLAB_WORKERS="1", MUTTLAB_ANNOTATOR_TOKEN=TOKEN)
+    env = sample_env(tmp / "cache", MUTTLAB_ANNOTATOR_TOKEN=TOKEN)
     settings = load_settings(env)
     trials = load_sample().trials
     with open_store(settings) as store:

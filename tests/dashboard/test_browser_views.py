@@ -2,16 +2,14 @@
 Severity curves and Challenge sets pages work from a link and from an upload, showing users' text as text."""
 from __future__ import annotations
 
-import os
 import re
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
-from tests.dashboard.conftest import SETTINGS_VARIABLES, new_page
-from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, EXCEPTION, serving
+from tests.dashboard.conftest import new_page
+from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
@@ -20,13 +18,10 @@ INJECTED = '<img src="x" onerror="document.title=1">'
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    if not Path(CHROMIUM).is_file():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    require_chromium()
     tmp = tmp_path_factory.mktemp("views")
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    env.update(MUTTLAB_CACHE_DIR=str(tmp / "cache"), MUTTLAB_WORKERS="1")
     log = tmp / "serve.log"
-    with serving(env, log) as url:
+    with serving(sample_env(tmp / "cache"), log) as url:
         yield url, log, tmp
 
 
