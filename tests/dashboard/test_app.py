@@ -10,7 +10,7 @@ from tests.dashboard.conftest import APP, open_page
 def test_every_declared_page_exists_and_run_is_the_default():
     declared = [entry for entries in app.PAGES.values() for entry in entries]
     assert [title for _, title, _ in declared] == ["Run", "Drill-down", "Published vs measured", "Playground",
-                                                   "Human judgments",
+                                                   "Severity curves", "Challenge sets", "Human judgments",
                                                    "Correlation studies", "Learned metrics", "Annotate"]
     for path, _, _ in declared:
         assert (Path(APP).parent / path).is_file()

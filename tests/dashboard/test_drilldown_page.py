@@ -67,9 +67,9 @@ def test_margins_stay_readable_when_the_original_scores_zero():
 
 
 def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
-    from tests.dashboard.test_url_state import _open
+    from tests.dashboard.conftest import open_link
 
-    at = _open("drilldown", {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L"})
+    at = open_link("drilldown", {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L"})
     assert not shown_errors(at)
     table = runner.run(load_mutt_experiments(app_settings).select(["det_sub"]), ["BLEU-4", "ROUGE-L"], [5],
                        app_settings).table.pivot(index="trial", columns="metric", values="passed")
