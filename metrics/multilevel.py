@@ -169,6 +169,17 @@ class MultiLevelMeteor(_MultiLevel):
             raise MetricUnavailable(f"ML-METEOR needs muttlab.metrics.meteor: {exc}") from None
         Meteor(**METEOR_DEFAULTS).check_available()
 
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        # A pair's level and its Meteor score depend on that pair alone, so each distinct pair is classified
+        # and scored once (a MUTT trial's 5/10/20-reference pools are nested and its original recurs); the
+        # Meteor alignments themselves are shared with METEOR-1.5 and every level in the one process.
+        cands, refs, owner = flatten(candidates, references)
+        distinct: dict[tuple[str, str], int] = {}
+        where = np.array([distinct.setdefault(pair, len(distinct)) for pair in zip(cands, refs)], dtype=np.int64)
+        pairs = list(distinct)
+        scores = super()._score([c for c, _ in pairs], [[r] for _, r in pairs])
+        return best_per_candidate(scores[where], owner, len(candidates))
+
     def _score_level(self, params: dict, cands: list[str], refs: list[str]) -> np.ndarray:
         return self.meteor(params).score(cands, [[r] for r in refs])
 

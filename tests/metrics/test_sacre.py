@@ -41,3 +41,32 @@ def test_case_and_normalisation_settings_reach_the_pairs(mutt_suite):
         oracle = TER(**kwargs)
         expected = np.array([oracle.sentence_score(c, r).score for c, r in zip(cands, refs)])
         assert np.array_equal(Ter(**kwargs).score(cands, refs), expected)
+
+
+def test_compiled_edits_equal_sacrebleus_on_real_and_long_pairs(mutt_suite):
+    """Every 7th distinct (candidate, reference) pair of the grid, and long shuffled concatenations of its
+    sentences (wide beams, many shift candidates, the 1,000-candidate limit)."""
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    from muttlab.metrics.ter_kernel import edits
+
+    pairs = list(dict.fromkeys((c, r) for t in mutt_suite.trials for c in (t.original, t.corrupted)
+                               for r in t.refs(20)))[::7]
+    tokenize = TER()._preprocess_segment
+    pairs = [(tokenize(c).split(), tokenize(r).split()) for c, r in pairs]
+    rng = np.random.default_rng(0)
+    sentences = [h for h, _ in pairs]
+    for k in range(200):
+        words = [w for i in rng.integers(0, len(sentences), int(rng.integers(2, 12))) for w in sentences[i]]
+        rng.shuffle(words)
+        ref = [w for i in rng.integers(0, len(sentences), int(rng.integers(1, 12))) for w in sentences[i]]
+        pairs.append((words[: int(rng.integers(1, len(words) + 1))] if k % 3 else words, ref))
+    pairs += [([], ["a", "dog"]), (["a", "dog"], [])]
+    vocab: dict[str, int] = {}
+
+    def ids(words):
+        return np.array([vocab.setdefault(w, len(vocab)) for w in words], dtype=np.int64)
+
+    assert len(pairs) > 7000 and max(len(h) for h, _ in pairs) > 80
+    ours = [int(edits(ids(h), ids(r))) for h, r in pairs]
+    assert ours == [translation_edit_rate(h, r)[0] for h, r in pairs]
