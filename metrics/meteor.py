@@ -41,7 +41,6 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import ClassVar, Sequence
 
