@@ -350,6 +350,21 @@ def _remember(memo: dict, items: dict) -> None:
     memo.update(items)
 
 
+def align_pairs(hyps: Sequence[str], refs: Sequence[str]) -> dict[tuple[str, str], str]:
+    """Meteor's statistics of each distinct (hypothesis, reference) pair of cleaned, PTB-tokenised text,
+    aligned by the process unless already remembered."""
+    pairs = list(dict.fromkeys(zip(hyps, refs)))
+    with _MEMO_LOCK:
+        stats = {p: _STATS[p] for p in pairs if p in _STATS}
+    unaligned = [p for p in pairs if p not in stats]
+    if unaligned:
+        aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned])))
+        stats.update(aligned)
+        with _MEMO_LOCK:
+            _remember(_STATS, aligned)
+    return stats
+
+
 def pair_scores(hyps: Sequence[str], refs: Sequence[str], params: str = "default") -> list[float]:
     """METEOR of each (hypothesis, reference) pair of cleaned, PTB-tokenised text under ``params``
     (``default`` or ``"alpha beta gamma delta"``): each distinct pair is aligned once per process, whatever
@@ -358,21 +373,14 @@ def pair_scores(hyps: Sequence[str], refs: Sequence[str], params: str = "default
     with _MEMO_LOCK:
         memo = _SCORES.setdefault(params, {})
         have = {p: memo[p] for p in pairs if p in memo}
-        todo = list(dict.fromkeys(p for p in pairs if p not in have))
-        stats = {p: _STATS[p] for p in todo if p in _STATS}
-    unaligned = [p for p in todo if p not in stats]
-    if unaligned:
-        aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned])))
-        stats.update(aligned)
-        with _MEMO_LOCK:
-            _remember(_STATS, aligned)
+    todo = list(dict.fromkeys(p for p in pairs if p not in have))
     if todo:
+        stats = align_pairs([h for h, _ in todo], [r for _, r in todo])
         scored = dict(zip(todo, _PROCESS.evaluate([stats[p] for p in todo], params)))
         have.update(scored)
         with _MEMO_LOCK:
             _remember(_SCORES.setdefault(params, {}), scored)
     return [have[p] for p in pairs]
-
 
 class Meteor(Metric):
     """METEOR 1.5 per sentence, through the official jar, on PTB-tokenised text (coco-caption's pipeline).
@@ -432,10 +440,22 @@ class Meteor(Metric):
         _PROCESS.timeout = self.timeout
         return _PROCESS
 
-    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+    @staticmethod
+    def _text(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]]]:
+        """The text the jar sees: PTB-tokenised as coco-caption does it, then cleaned for the protocol."""
         from muttlab.metrics.tokenize import ptb_tokenize
-        hyps = [_clean(ptb_tokenize(c)) for c in candidates]
-        refs = [[_clean(ptb_tokenize(r)) for r in rs] for rs in references]
+        return ([_clean(ptb_tokenize(c)) for c in candidates],
+                [[_clean(ptb_tokenize(r)) for r in rs] for rs in references])
+
+    def align(self, candidates: Sequence[str], references: Sequence[str]) -> None:
+        """Align each (candidate, reference) pair now, for any setting to score later without the JVM's
+        alignment cost (ML-METEOR starts this while spaCy parses)."""
+        hyps, refs = self._text(candidates, [[r] for r in references])
+        _ = self.process
+        align_pairs(hyps, [r for (r,) in refs])
+
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        hyps, refs = self._text(candidates, references)
         # The jar scores a segment against several references by keeping the best-scoring one, so the score
         # is the max of single-reference scores (the tests check it against pycocoevalcap's multi-reference
         # call), computed from pairs the process aligned once.
