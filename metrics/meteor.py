@@ -1,30 +1,46 @@
 """METEOR 1.5 (Denkowski & Lavie, WMT 2014) through the official jar shipped in ``pycocoevalcap``.
 
-The jar runs as ONE long-lived Java process per parameter setting and Python process, started on the first
-score and shared by every :class:`Meteor` instance with the same parameters (the JVM start and the loading of
-the paraphrase table take 10-30 s and about 1-2 GB, so starting one per call, as a naive wrapper would, is the
-cost to avoid). The command line is pycocoevalcap's (``-stdio -l en -norm``, ``-Xmx2G``); the protocol is the
-jar's ``-stdio`` mode: one ``SCORE ||| ref1 ||| ... ||| hyp`` line per segment returns its sufficient
-statistics, then ``EVAL ||| stats1 ||| stats2 ...`` returns one score per segment and the aggregate. Requests
-are pipelined (all SCORE lines of a chunk are written before the answers are read; a reader thread drains the
-jar's output so the pipes never fill), each (candidate, reference) pair is aligned once per process and
-remembered (a multi-reference score is the best single-reference score), and one lock per process makes concurrent callers (dashboard users)
-take turns. Every read has a timeout; when the process dies or stops answering it is killed, restarted and the
-batch retried once. Processes are shut down by :meth:`Meteor.close`, :func:`shutdown_all` or at exit.
+The jar's classes run in ONE long-lived Java process per Python process, started on the first score and
+shared by every :class:`Meteor` instance whatever its parameters (the JVM start and the loading of the
+paraphrase table take 10-30 s and about 1-2 GB, so starting one per call, as a naive wrapper would, is the
+cost to avoid). The process is a small driver (:data:`DRIVER_SOURCE`, compiled by Java's source launcher,
+Java 11+) over the jar's own ``MeteorScorer`` with pycocoevalcap's settings (``-l en -norm``, ``-Xmx2G``). It
+does what the jar's ``-stdio`` mode does, in two steps that can be batched and shared:
+
+* ``ALIGN``: a (candidate, reference) pair's sufficient statistics, ``MeteorScorer.getMeteorStats`` printed
+  with ``MeteorStats.toString`` (the stdio ``SCORE`` answer), for a whole batch, spread over one scorer per
+  core (``new MeteorScorer(base)`` shares the paraphrase table, synonyms and function words; each copy has
+  its own stemmer);
+* ``EVAL``: scores from those statistics for one parameter setting, as stdio's ``EVAL`` computes them
+  (statistics read back field by field, then ``computeMetrics``).
+
+Alignment does not depend on α, β, γ, δ (they enter only ``computeMetrics``, which is why Meteor's own
+trainer scores statistics once and re-weights them), so every parameter setting - METEOR, its tuned
+variants and ML-METEOR's three levels - shares one JVM and one alignment per pair: a custom setting is the
+default scorer with its α, β, γ, δ replaced (the English module weights kept, as ``-w`` keeps them for the
+jar). The tests check both against the jar's stdio mode and pycocoevalcap's wrapper on MUTT trials.
+
+A multi-reference score is the best single-reference score (the jar keeps the best-scoring reference), so
+each (candidate, reference) pair is aligned once per process and remembered: the 5-, 10- and 20-reference
+pools of a trial are nested and share their alignments, and the original sentence of a trial recurs. A
+reader thread drains the driver's output so the pipes never fill; one lock makes concurrent callers
+(dashboard users) take turns. Every read has a timeout; when the process dies or stops answering it is
+killed, restarted and the batch retried once. The process is shut down by :meth:`Meteor.close`,
+:func:`shutdown_all` or at exit.
 
 Input text is PTB-tokenised as coco-caption does before it calls METEOR (:func:`muttlab.metrics.tokenize.ptb_tokenize`),
-so the scores are those of the MUTT study's coco-caption pipeline; the tests compare them with pycocoevalcap's
-own ``Meteor`` wrapper on MUTT trials.
+so the scores are those of the MUTT study's coco-caption pipeline.
 """
 from __future__ import annotations
 
 import atexit
 import collections
+import os
 import queue
 import shutil
 import subprocess
+import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import ClassVar, Sequence
 
@@ -35,11 +51,117 @@ from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 JAVA_HINT = "install a Java runtime, e.g. `apt-get install default-jre-headless`, and make sure `java` is on PATH"
 # Meteor 1.5's English defaults (task "rank"; Denkowski & Lavie 2014, Table 1): alpha, beta, gamma, delta.
 ENGLISH_DEFAULTS = {"alpha": 0.85, "beta": 0.2, "gamma": 0.6, "delta": 0.75}
-# The module weights (exact stem synonym paraphrase) of that task. The jar switches to a "custom" task when
-# given -p and then uses other weights (1.0 1.0 0.6 0.8), so they are passed explicitly with -w.
+# The module weights (exact stem synonym paraphrase) of that task, which every parameter setting keeps.
 ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
-CHUNK = 1000
+# Pairs per request: small enough that an answer comes well within the timeout on a loaded machine.
+CHUNK = 2000
 _EOF = object()
+
+DRIVER_SOURCE = r"""
+import edu.cmu.meteor.scorer.MeteorConfiguration;
+import edu.cmu.meteor.scorer.MeteorScorer;
+import edu.cmu.meteor.scorer.MeteorStats;
+
+import java.io.*;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Batched METEOR 1.5: "ALIGN n" + n lines "ref ||| hyp" -> n statistics lines; "EVAL n default" or
+ * "EVAL n alpha beta gamma delta" + n statistics lines -> n scores. Arguments: threads, then Meteor's. */
+public class MeteorBatch {
+    public static void main(String[] args) throws Exception {
+        int threads = Integer.parseInt(args[0]);
+        String[] meteorArgs = java.util.Arrays.copyOfRange(args, 1, args.length);
+        MeteorScorer base = new MeteorScorer(new MeteorConfiguration(Meteor.createPropertiesFromArgs(meteorArgs, 0)));
+        MeteorScorer[] scorers = new MeteorScorer[threads];
+        for (int t = 0; t < threads; t++) scorers[t] = t == 0 ? base : new MeteorScorer(base);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
+                                          false, "UTF-8");
+        String header;
+        while ((header = in.readLine()) != null) {
+            String[] h = header.trim().split(" ");
+            int n = Integer.parseInt(h[1]);
+            String[] lines = new String[n];
+            for (int i = 0; i < n; i++) lines[i] = in.readLine();
+            String[] answers = new String[n];
+            if (h[0].equals("ALIGN")) {
+                AtomicInteger next = new AtomicInteger();
+                Thread[] pool = new Thread[threads];
+                for (int t = 0; t < threads; t++) {
+                    MeteorScorer scorer = scorers[t];
+                    pool[t] = new Thread(() -> {
+                        for (int i; (i = next.getAndIncrement()) < n; ) {
+                            // As the stdio SCORE request is read: fields split on |||, trimmed, the last the hypothesis.
+                            String[] parts = lines[i].split("\\|\\|\\|");
+                            ArrayList<String> refs = new ArrayList<String>();
+                            for (int j = 0; j < parts.length - 1; j++) refs.add(parts[j].trim());
+                            answers[i] = scorer.getMeteorStats(parts[parts.length - 1].trim(), refs).toString();
+                        }
+                    });
+                    pool[t].start();
+                }
+                for (Thread t : pool) t.join();
+            } else if (h[0].equals("EVAL")) {
+                MeteorScorer scorer = base;
+                if (!h[2].equals("default")) {
+                    scorer = new MeteorScorer(base);
+                    String[] names = {"alpha", "beta", "gamma", "delta"};
+                    for (int k = 0; k < 4; k++) {
+                        Field f = MeteorScorer.class.getDeclaredField(names[k]);
+                        f.setAccessible(true);
+                        f.setDouble(scorer, Double.parseDouble(h[2 + k]));
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    MeteorStats stats = parse(lines[i]);
+                    scorer.computeMetrics(stats);
+                    answers[i] = Double.toString(stats.score);
+                }
+            } else {
+                throw new IllegalArgumentException("unknown request: " + header);
+            }
+            for (String a : answers) out.println(a);
+            out.flush();
+        }
+    }
+
+    /** MeteorStats(String) field by field, with Double.parseDouble instead of its (slow) Scanner. */
+    static MeteorStats parse(String line) {
+        String[] v = line.trim().split("\\s+");
+        MeteorStats s = new MeteorStats();
+        int i = 0;
+        s.testLength = Double.parseDouble(v[i++]);
+        s.referenceLength = Double.parseDouble(v[i++]);
+        s.testFunctionWords = Double.parseDouble(v[i++]);
+        s.referenceFunctionWords = Double.parseDouble(v[i++]);
+        s.testTotalMatches = 0;
+        s.referenceTotalMatches = 0;
+        s.testStageMatchesContent = new ArrayList<Double>();
+        s.referenceStageMatchesContent = new ArrayList<Double>();
+        s.testStageMatchesFunction = new ArrayList<Double>();
+        s.referenceStageMatchesFunction = new ArrayList<Double>();
+        for (int k = 0; k < 4; k++) {
+            double tc = Double.parseDouble(v[i++]), rc = Double.parseDouble(v[i++]);
+            s.testTotalMatches += tc;
+            s.referenceTotalMatches += rc;
+            s.testStageMatchesContent.add(tc);
+            s.referenceStageMatchesContent.add(rc);
+            double tf = Double.parseDouble(v[i++]), rf = Double.parseDouble(v[i++]);
+            s.testTotalMatches += tf;
+            s.referenceTotalMatches += rf;
+            s.testStageMatchesFunction.add(tf);
+            s.referenceStageMatchesFunction.add(rf);
+        }
+        s.chunks = Double.parseDouble(v[i++]);
+        s.testWordMatches = Double.parseDouble(v[i++]);
+        s.referenceWordMatches = Double.parseDouble(v[i++]);
+        return s;
+    }
+}
+"""
 
 
 def jar_path() -> Path:
@@ -66,32 +188,36 @@ def paraphrase_table() -> Path | None:
 
 
 def _clean(text: str) -> str:
-    # '|||' separates fields and a newline ends a request in the jar's stdio protocol; the hypothesis is
+    # '|||' separates fields and a newline ends a request in the jar's protocol; the hypothesis is
     # cleaned exactly as pycocoevalcap's wrapper does it.
     return " ".join(text.replace("|||", "").split())
 
 
-class MeteorProcess:
-    """One running ``meteor-1.5.jar -stdio`` process; thread-safe, restarted when it dies."""
+def default_threads() -> int:
+    """Scorer threads in the JVM: one per core (alignments are independent)."""
+    return max(1, min(8, os.cpu_count() or 1))
 
-    def __init__(self, extra_args: tuple[str, ...] = (), timeout: float = 60.0, startup_timeout: float = 300.0):
-        self.extra_args = tuple(extra_args)
+
+class MeteorProcess:
+    """The running driver JVM; thread-safe, restarted when it dies."""
+
+    def __init__(self, timeout: float = 60.0, startup_timeout: float = 300.0, threads: int | None = None):
         self.timeout = timeout
         self.startup_timeout = startup_timeout
+        self.threads = threads or default_threads()
         self.lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._source_dir: tempfile.TemporaryDirectory | None = None
         self._lines: queue.Queue = queue.Queue()
         self._stderr: collections.deque = collections.deque(maxlen=20)
         self._fresh = False
-        self.last_used = 0.0
 
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    @property
-    def command(self) -> list[str]:
-        return ["java", "-jar", "-Xmx2G", str(jar_path()), "-", "-", "-stdio", "-l", "en", "-norm", *self.extra_args]
+    def command(self, source: Path) -> list[str]:
+        return ["java", "-Xmx2G", "-cp", str(jar_path()), str(source), str(self.threads), "-l", "en", "-norm"]
 
     def _start(self) -> None:
         if shutil.which("java") is None:
@@ -99,9 +225,12 @@ class MeteorProcess:
         jar = jar_path()
         self._lines = queue.Queue()
         self._stderr.clear()
+        self._source_dir = tempfile.TemporaryDirectory(prefix="muttlab-meteor-")
+        source = Path(self._source_dir.name) / "MeteorBatch.java"
+        source.write_text(DRIVER_SOURCE, encoding="utf-8")
         # cwd: the jar finds data/paraphrase-en.gz relative to itself, as pycocoevalcap runs it.
-        self._proc = subprocess.Popen(self.command, cwd=jar.parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, bufsize=0)
+        self._proc = subprocess.Popen(self.command(source), cwd=jar.parent, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
         threading.Thread(target=self._drain, args=(self._proc.stdout, self._lines), daemon=True).start()
         threading.Thread(target=self._drain_err, args=(self._proc.stderr,), daemon=True).start()
         self._fresh = True
@@ -130,48 +259,55 @@ class MeteorProcess:
             out.append(line)
         return out
 
-    def _write(self, lines: list[str]) -> None:
-        self._proc.stdin.write(("\n".join(lines) + "\n").encode("utf-8"))
+    def _request(self, header: str, lines: list[str]) -> list[str]:
+        self._proc.stdin.write((f"{header}\n" + "".join(f"{line}\n" for line in lines)).encode("utf-8"))
         self._proc.stdin.flush()
+        return self._read(len(lines))
 
-    def _score_chunk(self, hyps: list[str], refs: list[list[str]]) -> list[float]:
-        self._write([" ||| ".join(["SCORE", *(_clean(r) for r in rs), _clean(h)]) for h, rs in zip(hyps, refs)])
-        stats = self._read(len(hyps))
-        self._write(["EVAL ||| " + " ||| ".join(stats)])
-        answers = self._read(len(hyps) + 1)
-        return [float(a) for a in answers[:-1]]
-
-    def score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
-        """Per-segment METEOR scores; restarts the process and retries once if it dies or hangs."""
+    def _call(self, header: str, lines: Sequence[str]) -> list[str]:
+        """Answers to ``header`` requests over ``lines`` in chunks; restarts the process and retries once."""
         with self.lock:
-            self.last_used = time.monotonic()
             for attempt in (1, 2):
                 try:
-                    if self._proc is None or self._proc.poll() is not None:
-                        _make_room(self)
+                    if not self.running:
+                        self._stop()
                         self._start()
-                    scores: list[float] = []
-                    for i in range(0, len(hyps), CHUNK):
-                        scores += self._score_chunk(list(hyps[i:i + CHUNK]), [list(r) for r in refs[i:i + CHUNK]])
-                    return scores
-                except (BrokenPipeError, TimeoutError, OSError, ValueError) as exc:
+                    out: list[str] = []
+                    for i in range(0, len(lines), CHUNK):
+                        chunk = list(lines[i:i + CHUNK])
+                        out += self._request(header.format(n=len(chunk)), chunk)
+                    return out
+                except (BrokenPipeError, TimeoutError, OSError) as exc:
                     detail = f"{exc}; Java said: {' | '.join(self._stderr) or '(nothing)'}"
                     self._stop()
                     if attempt == 2:
-                        raise MetricError(f"METEOR-1.5 failed twice ({detail}); check Java and memory "
-                                          "(the jar runs with -Xmx2G)") from exc
+                        raise MetricError(f"METEOR-1.5 failed twice ({detail}); check Java (11 or newer) and "
+                                          "memory (the jar runs with -Xmx2G)") from exc
         raise AssertionError("unreachable")
+
+    def align(self, hyps: Sequence[str], refs: Sequence[str]) -> list[str]:
+        """Meteor's sufficient statistics of each (hypothesis, reference) pair (cleaned text)."""
+        return self._call("ALIGN {n}", [f"{r} ||| {h}" for h, r in zip(hyps, refs)])
+
+    def evaluate(self, stats: Sequence[str], params: str) -> list[float]:
+        """Scores of statistics from :meth:`align` under ``params``: ``default`` or ``"alpha beta gamma delta"``."""
+        try:
+            return [float(a) for a in self._call(f"EVAL {{n}} {params}", stats)]
+        except ValueError as exc:
+            raise MetricError(f"METEOR-1.5 answered something that is not a score ({exc})") from None
 
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
-        proc.kill()
-        proc.wait(timeout=10)
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            proc.kill()
+            proc.wait(timeout=10)
+        if self._source_dir is not None:
+            self._source_dir.cleanup()
+            self._source_dir = None
 
     def close(self) -> None:
         with self.lock:
@@ -182,63 +318,78 @@ class MeteorProcess:
         return None if self._proc is None else self._proc.pid
 
 
-_PROCESSES: dict[tuple[str, ...], MeteorProcess] = {}
-_PROCESSES_LOCK = threading.Lock()
-_PAIR_MEMOS: dict[tuple[str, ...], dict[tuple[str, str], float]] = {}
-_MEMO_LIMIT = 2_000_000
+_PROCESS = MeteorProcess()
+_MEMO_LOCK = threading.Lock()
+# Statistics by (hypothesis, reference), shared by every parameter setting; scores by setting, then pair.
+_STATS: dict[tuple[str, str], str] = {}
+_SCORES: dict[str, dict[tuple[str, str], float]] = {}
+_MEMO_LIMIT = 1_000_000
 
 
-# JVMs running at once in this process. Each holds the paraphrase table (1-2 GB); METEOR and ML-METEOR's
-# per-level parameter sets (and every dashboard session) draw from this one pool: starting a process for a
-# new parameter set stops the least recently used idle one. Scores already computed stay in the pair memo.
-MAX_RUNNING = 2
+def process() -> MeteorProcess:
+    """The one METEOR process of this Python process (created, not started)."""
+    return _PROCESS
 
 
-def _make_room(starting: MeteorProcess) -> None:
-    """Stop least recently used idle processes until ``starting`` fits under :data:`MAX_RUNNING`."""
-    with _PROCESSES_LOCK:
-        running = sorted((p for p in _PROCESSES.values() if p is not starting and p.running),
-                         key=lambda p: p.last_used)
-    while running and len(running) >= MAX_RUNNING:
-        victim = running.pop(0)
-        if victim.lock.acquire(blocking=False):  # a busy process is left alone
-            try:
-                victim._stop()
-            finally:
-                victim.lock.release()
-
-
-def _pair_memo(extra_args: tuple[str, ...]) -> dict[tuple[str, str], float]:
-    """Single-reference scores already computed with these parameters, by (hypothesis, reference)."""
-    with _PROCESSES_LOCK:
-        return _PAIR_MEMOS.setdefault(extra_args, {})
-
-
-def process_for(extra_args: tuple[str, ...]) -> MeteorProcess:
-    """The shared process for these command-line parameters (created, not started, on first use)."""
-    with _PROCESSES_LOCK:
-        if extra_args not in _PROCESSES:
-            _PROCESSES[extra_args] = MeteorProcess(extra_args)
-        return _PROCESSES[extra_args]
+def clear_memo() -> None:
+    """Forget remembered statistics and scores (the next score asks the process again)."""
+    with _MEMO_LOCK:
+        _STATS.clear()
+        _SCORES.clear()
 
 
 @atexit.register
 def shutdown_all() -> None:
-    """Stop every METEOR process of this Python process."""
-    with _PROCESSES_LOCK:
-        processes = list(_PROCESSES.values())
-    for proc in processes:
-        proc.close()
+    """Stop the METEOR process of this Python process."""
+    _PROCESS.close()
 
+
+def _remember(memo: dict, items: dict) -> None:
+    if len(memo) + len(items) > _MEMO_LIMIT:
+        memo.clear()
+    memo.update(items)
+
+
+def align_pairs(hyps: Sequence[str], refs: Sequence[str]) -> dict[tuple[str, str], str]:
+    """Meteor's statistics of each distinct (hypothesis, reference) pair of cleaned, PTB-tokenised text,
+    aligned by the process unless already remembered."""
+    pairs = list(dict.fromkeys(zip(hyps, refs)))
+    with _MEMO_LOCK:
+        stats = {p: _STATS[p] for p in pairs if p in _STATS}
+    unaligned = [p for p in pairs if p not in stats]
+    if unaligned:
+        aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned])))
+        stats.update(aligned)
+        with _MEMO_LOCK:
+            _remember(_STATS, aligned)
+    return stats
+
+
+def pair_scores(hyps: Sequence[str], refs: Sequence[str], params: str = "default") -> list[float]:
+    """METEOR of each (hypothesis, reference) pair of cleaned, PTB-tokenised text under ``params``
+    (``default`` or ``"alpha beta gamma delta"``): each distinct pair is aligned once per process, whatever
+    the setting, and each (setting, pair) evaluated once."""
+    pairs = list(zip(hyps, refs))
+    with _MEMO_LOCK:
+        memo = _SCORES.setdefault(params, {})
+        have = {p: memo[p] for p in pairs if p in memo}
+    todo = list(dict.fromkeys(p for p in pairs if p not in have))
+    if todo:
+        stats = align_pairs([h for h, _ in todo], [r for _, r in todo])
+        scored = dict(zip(todo, _PROCESS.evaluate([stats[p] for p in todo], params)))
+        have.update(scored)
+        with _MEMO_LOCK:
+            _remember(_SCORES.setdefault(params, {}), scored)
+    return [have[p] for p in pairs]
 
 class Meteor(Metric):
     """METEOR 1.5 per sentence, through the official jar, on PTB-tokenised text (coco-caption's pipeline).
 
     Args:
       alpha, beta, gamma, delta: Meteor's parameters (Denkowski & Lavie 2014, §2); None keeps the jar's
-        English defaults. When any is given, all four are passed with ``-p`` (the missing ones at their
-        defaults, and the English module weights with ``-w``), and that setting gets its own shared process
-        (each one a JVM holding the paraphrase table: about 1-2 GB).
+        English defaults. Any other setting scores the same alignments with its own α, β, γ, δ and the
+        English module weights (what the jar computes when given ``-p`` and ``-w`` with those weights); all
+        settings share the one process.
       timeout: seconds to wait for each answer of a running process (the first answer after a start may
         take up to 300 s: the JVM loads the paraphrase table).
     """
@@ -249,7 +400,7 @@ class Meteor(Metric):
     version = "1"
     higher_is_better = True
     requires = ("java",)
-    parallel: ClassVar[bool] = False
+    parallel: ClassVar[bool] = False  # one JVM per Python process, already using every core
     description = "METEOR 1.5 (Denkowski & Lavie 2014): the official jar, -l en -norm, PTB-tokenised input"
 
     def __init__(self, alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
@@ -269,15 +420,15 @@ class Meteor(Metric):
         if all(v is None for v in given.values()):
             return None
         values = {k: float(ENGLISH_DEFAULTS[k] if v is None else v) for k, v in given.items()}
-        # The defaults spelled out are the default process (same numbers, no second JVM).
+        # The defaults spelled out are the default setting (same numbers).
         return None if values == ENGLISH_DEFAULTS else values
 
-    def _args(self) -> tuple[str, ...]:
+    def setting(self) -> str:
+        """The parameters as the process takes them: ``default`` or α β γ δ as the signature shows them."""
         values = self._custom()
         if values is None:
-            return ()
-        return ("-p", " ".join(f"{values[k]:g}" for k in ("alpha", "beta", "gamma", "delta")),
-                "-w", ENGLISH_WEIGHTS)
+            return "default"
+        return " ".join(f"{values[k]:g}" for k in ("alpha", "beta", "gamma", "delta"))
 
     def check_available(self) -> None:
         if shutil.which("java") is None:
@@ -286,29 +437,36 @@ class Meteor(Metric):
 
     @property
     def process(self) -> MeteorProcess:
-        proc = process_for(self._args())
-        proc.timeout = self.timeout
-        return proc
+        _PROCESS.timeout = self.timeout
+        return _PROCESS
+
+    @staticmethod
+    def _text(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]]]:
+        """The text the jar sees: PTB-tokenised as coco-caption does it, then cleaned for the protocol."""
+        from muttlab.metrics.tokenize import ptb_tokenize
+        return ([_clean(ptb_tokenize(c)) for c in candidates],
+                [[_clean(ptb_tokenize(r)) for r in rs] for rs in references])
+
+    def align(self, candidates: Sequence[str], references: Sequence[str]) -> None:
+        """Align each (candidate, reference) pair now, for any setting to score later without the JVM's
+        alignment cost (ML-METEOR starts this while spaCy parses)."""
+        hyps, refs = self._text(candidates, [[r] for r in references])
+        _ = self.process
+        align_pairs(hyps, [r for (r,) in refs])
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        from muttlab.metrics.tokenize import ptb_tokenize
-        hyps = [_clean(ptb_tokenize(c)) for c in candidates]
-        refs = [[_clean(ptb_tokenize(r)) for r in rs] for rs in references]
+        hyps, refs = self._text(candidates, references)
         # The jar scores a segment against several references by keeping the best-scoring one, so the score
         # is the max of single-reference scores (the tests check it against pycocoevalcap's multi-reference
-        # call). Each (candidate, reference) pair is therefore aligned once and remembered: the 5-, 10- and
-        # 20-reference grids of a trial share their alignments, and reruns cost nothing.
-        memo = _pair_memo(self._args())
-        todo = list(dict.fromkeys((h, r) for h, rs in zip(hyps, refs) for r in rs if (h, r) not in memo))
-        if todo:
-            scores = self.process.score([h for h, _ in todo], [[r] for _, r in todo])
-            if len(memo) + len(todo) > _MEMO_LIMIT:
-                memo.clear()
-            memo.update(zip(todo, scores))
-        return np.array([max(memo[h, r] for r in rs) for h, rs in zip(hyps, refs)], dtype=np.float64)
+        # call), computed from pairs the process aligned once.
+        _ = self.process
+        flat = pair_scores([h for h, rs in zip(hyps, refs) for _ in rs], [r for rs in refs for r in rs],
+                           self.setting())
+        out, start = np.empty(len(hyps), dtype=np.float64), 0
+        for i, rs in enumerate(refs):
+            out[i] = max(flat[start:start + len(rs)])
+            start += len(rs)
+        return out
 
     def close(self) -> None:
-        with _PROCESSES_LOCK:
-            proc = _PROCESSES.get(self._args())
-        if proc is not None:
-            proc.close()
+        _PROCESS.close()

@@ -11,6 +11,7 @@ the per-level parameters come from ``muttlab multilevel tune`` (``multilevel-met
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Mapping, Sequence
@@ -146,6 +147,7 @@ class MultiLevelMeteor(_MultiLevel):
     def __init__(self, model_dir: Path | None = None, model: Mapping | None = None):
         super().__init__(model_dir, model)
         self._meteors: dict[tuple, Metric] = {}
+        self._aligner: threading.Thread | None = None
 
 
     def _check_level(self, params: Mapping) -> dict:
@@ -169,7 +171,34 @@ class MultiLevelMeteor(_MultiLevel):
             raise MetricUnavailable(f"ML-METEOR needs muttlab.metrics.meteor: {exc}") from None
         Meteor(**METEOR_DEFAULTS).check_available()
 
+    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        # A pair's level and its Meteor score depend on that pair alone, so each distinct pair is classified
+        # and scored once (a MUTT trial's 5/10/20-reference pools are nested and its original recurs); the
+        # Meteor alignments themselves are shared with METEOR-1.5 and every level in the one process.
+        cands, refs, owner = flatten(candidates, references)
+        distinct: dict[tuple[str, str], int] = {}
+        where = np.array([distinct.setdefault(pair, len(distinct)) for pair in zip(cands, refs)], dtype=np.int64)
+        pairs = list(distinct)
+        # The alignments do not depend on the level: the JVM computes them while spaCy parses for the
+        # classifier here; a failure there shows again, as a MetricError, when the levels are scored.
+        self._aligner = threading.Thread(target=self._align_quietly,
+                                         args=([c for c, _ in pairs], [r for _, r in pairs]), daemon=True)
+        self._aligner.start()
+        try:
+            scores = super()._score([c for c, _ in pairs], [[r] for _, r in pairs])
+        finally:
+            self._aligner.join()
+        return best_per_candidate(scores[where], owner, len(candidates))
+
+    def _align_quietly(self, cands: list[str], refs: list[str]) -> None:
+        try:
+            self.meteor(METEOR_DEFAULTS).align(cands, refs)
+        except Exception:  # noqa: BLE001 - reported by the scoring that follows
+            pass
+
     def _score_level(self, params: dict, cands: list[str], refs: list[str]) -> np.ndarray:
+        if self._aligner is not None:
+            self._aligner.join()  # its alignments are this level's: wait rather than align twice
         return self.meteor(params).score(cands, [[r] for r in refs])
 
     def close(self) -> None:

@@ -121,17 +121,17 @@ def dreem_grid(step: float = DREEM_WEIGHT_STEP, lp_exponents: Sequence[float] = 
 
 def meteor_pair_scores(pairs: PairArrays, grid: Sequence[dict], settings: Settings,
                        progress: Callable[[str], None] | None = None) -> np.ndarray:
-    """(len(grid), n_pairs) Meteor scores, one jar per parameter set, through the score cache."""
+    """(len(grid), n_pairs) Meteor scores, one row per parameter set, through the score cache. Every set
+    re-weights the same alignments in the one METEOR process, which is stopped once at the end."""
     from muttlab.metrics.meteor import Meteor
     rows = []
-    for params in grid:
-        if progress:
-            progress(f"METEOR {params}")
-        metric = Meteor(**params)
-        try:
-            rows.append(score_batches(metric, [(pairs.cands, [[r] for r in pairs.refs])], settings)[0])
-        finally:
-            metric.close()
+    try:
+        for params in grid:
+            if progress:
+                progress(f"METEOR {params}")
+            rows.append(score_batches(Meteor(**params), [(pairs.cands, [[r] for r in pairs.refs])], settings)[0])
+    finally:
+        Meteor().close()
     return np.vstack(rows)
 
 

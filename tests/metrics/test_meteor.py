@@ -1,8 +1,10 @@
-"""METEOR 1.5: the shared jar process gives pycocoevalcap's per-sentence scores on MUTT trials, survives
-the death of its process, serves concurrent callers, and says how to install Java when it is missing."""
+"""METEOR 1.5: the shared process gives pycocoevalcap's per-sentence scores on MUTT trials at every pool size
+(each pool scored whole by the jar), a tuned setting gives what the jar's stdio mode gives with ``-p``/``-w``,
+the process survives its death, serves concurrent callers, and says how to install Java when it is missing."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import threading
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 import muttlab.metrics.meteor as meteor_module
 from muttlab.metrics.base import MetricUnavailable
-from muttlab.metrics.meteor import ENGLISH_WEIGHTS, Meteor
+from muttlab.metrics.meteor import ENGLISH_WEIGHTS, Meteor, jar_path
 from muttlab.metrics.tokenize import ptb_tokenize
 
 pytestmark = [pytest.mark.java, pytest.mark.skipif(shutil.which("java") is None, reason="needs Java")]
@@ -25,12 +27,14 @@ def meteor():
 
 @pytest.fixture(scope="module")
 def batch(mutt_suite):
-    """Every 5th trial of every MUTT set, both sides, 5 references (about 900 segments)."""
+    """Every 5th trial of every MUTT set, both sides, at 5, 10 and 20 references in turn (about 900
+    segments; a trial's pools are nested, so the larger ones reuse the alignments of the smaller)."""
     cands, refs = [], []
     for name in mutt_suite.corruptions():
-        for t in mutt_suite.of(name)[::5]:
-            cands += [t.original, t.corrupted]
-            refs += [list(t.refs(5))] * 2
+        for i, t in enumerate(mutt_suite.of(name)[::5]):
+            for k in (5, 10, 20)[: 1 + i % 3]:
+                cands += [t.original, t.corrupted]
+                refs += [list(t.refs(k))] * 2
     return cands, refs
 
 
@@ -54,13 +58,13 @@ def test_equals_pycocoevalcap_wrapper(ours, batch):
         with coco.lock:
             coco.meteor_p.kill()
             coco.meteor_p.wait()
-    assert len(ours) == len(cands) > 800
+    assert len(ours) == len(cands) > 800 and {len(r) for r in refs} == {5, 10, 20}
     assert np.array_equal(ours, np.asarray(theirs, dtype=np.float64))
 
 
 def test_restarts_after_the_process_dies(meteor, ours, batch):
     cands, refs = batch[0][:40], batch[1][:40]
-    meteor_module._PAIR_MEMOS.clear()  # make the next call ask the process again
+    meteor_module.clear_memo()  # make the next call ask the process again
     process = meteor.process
     first_pid = process.pid
     process._proc.kill()
@@ -73,7 +77,7 @@ def test_restarts_after_the_process_dies(meteor, ours, batch):
 def test_concurrent_callers_get_their_own_scores(meteor, ours, batch):
     cands, refs = batch
     chunks = [(cands[i::4], refs[i::4]) for i in range(4)]
-    meteor_module._PAIR_MEMOS.clear()
+    meteor_module.clear_memo()
     results: dict[int, np.ndarray] = {}
 
     def work(i):
@@ -88,17 +92,35 @@ def test_concurrent_callers_get_their_own_scores(meteor, ours, batch):
         assert np.array_equal(results[i], ours[i::4])
 
 
-def test_one_process_per_parameter_setting():
-    default, same = Meteor(), Meteor()
-    tuned = Meteor(alpha=0.5)
-    assert default.process is same.process
-    assert tuned.process is not default.process
-    # -p switches the jar to a custom task, whose module weights differ; -w restores the English ones.
-    assert tuned._args() == ("-p", "0.5 0.2 0.6 0.75", "-w", ENGLISH_WEIGHTS)
-    assert "alpha:0.5" in tuned.signature() and "alpha" not in default.signature()
-    # The defaults spelled out share the default process and signature (the numbers are the same).
+def _stdio_jar(args: list[str], cands: list[str], refs: list[list[str]]) -> np.ndarray:
+    """The jar's own stdio mode, as pycocoevalcap drives it: one SCORE line per segment, then one EVAL."""
+    jar = jar_path()
+    lines = [" ||| ".join(["SCORE", *(ptb_tokenize(r) for r in rs), ptb_tokenize(c)]) for c, rs in zip(cands, refs)]
+    proc = subprocess.Popen(["java", "-jar", "-Xmx2G", str(jar), "-", "-", "-stdio", "-l", "en", "-norm", *args],
+                            cwd=jar.parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    stats = []
+    for line in lines:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        stats.append(proc.stdout.readline().strip())
+    out, _ = proc.communicate("EVAL ||| " + " ||| ".join(stats) + "\n", timeout=600)
+    return np.array([float(x) for x in out.split()[: len(cands)]])
+
+
+def test_a_tuned_setting_equals_the_jar_given_its_parameters(meteor, ours, batch):
+    """All four parameters changed (ML-METEOR's levels change alpha): the shared process's alignments,
+    re-weighted, give the jar's numbers for -p with the English module weights."""
+    cands, refs = batch[0][::3], batch[1][::3]
+    tuned = Meteor(alpha=0.3, beta=0.5, gamma=0.4, delta=0.9)
+    assert tuned.process is meteor.process
+    got = tuned.score(cands, refs)
+    expected = _stdio_jar(["-p", "0.3 0.5 0.4 0.9", "-w", ENGLISH_WEIGHTS], cands, refs)
+    assert len(got) > 250 and np.array_equal(got, expected)
+    assert not np.array_equal(got, ours[::3])  # the setting does change the numbers
+    assert "alpha:0.3" in tuned.signature() and "alpha" not in meteor.signature()
+    # The defaults spelled out are the default setting, with the default signature.
     spelled = Meteor(alpha=0.85, beta=0.2, gamma=0.6, delta=0.75)
-    assert spelled.process is default.process and spelled.signature() == default.signature()
+    assert spelled.setting() == "default" and spelled.signature() == meteor.signature()
 
 
 def test_missing_java_names_the_fix(monkeypatch):

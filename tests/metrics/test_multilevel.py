@@ -136,6 +136,30 @@ def test_ml_meteor_with_default_levels_equals_meteor(flickr, data_settings):
         meteor.close()
 
 
+@pytest.mark.java
+def test_ml_meteor_on_nested_pools_equals_scoring_each_pool(mutt_suite, data_settings):
+    """The shipped model on real trials: distinct pairs scored once and shared by the 5/10/20 pools equal
+    each pool classified and scored pair by pair on its own, with nothing remembered in between."""
+    from muttlab.metrics import meteor
+    from muttlab.metrics.multilevel import _MultiLevel
+    trials = [t for name in mutt_suite.corruptions() for t in mutt_suite.of(name)[::40]]
+    batches = [([t.original for t in trials] + [t.corrupted for t in trials], [list(t.refs(k)) for t in trials] * 2)
+               for k in (5, 10, 20)]
+    ml = registry_for(data_settings).get("ML-METEOR")
+    try:
+        ours = [ml.score(c, r) for c, r in batches]
+        direct = []
+        for cands, refs in batches:
+            meteor.clear_memo()
+            direct.append(_MultiLevel._score(ml, cands, refs))
+        for got, expected in zip(ours, direct):
+            assert np.array_equal(got, expected)
+        levels = ml.levels_of(*[list(x) for x in zip(*[(c, r) for c, rs in zip(*batches[2]) for r in rs])])
+        assert set(levels.tolist()) == {0, 1, 2}  # every level's setting took part
+    finally:
+        ml.close()
+
+
 def test_ml_meteor_is_registered_and_cheap_to_build(data_settings):
     metric = registry_for(data_settings).get("ML-METEOR")
     assert metric._meteors == {}  # no JVM until the first score
