@@ -48,7 +48,7 @@ import numpy as np
 
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 
-JAVA_HINT = "install a Java runtime, e.g. `apt-get install default-jre-headless`, and make sure `java` is on PATH"
+JAVA_HINT = "install a Java 11+ JDK (the driver is compiled by Java's source launcher), e.g. `apt-get install default-jdk-headless`, and make sure `java` is on PATH"
 # Meteor 1.5's English defaults (task "rank"; Denkowski & Lavie 2014, Table 1): alpha, beta, gamma, delta.
 ENGLISH_DEFAULTS = {"alpha": 0.85, "beta": 0.2, "gamma": 0.6, "delta": 0.75}
 # The module weights (exact stem synonym paraphrase) of that task, which every parameter setting keeps.

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+# METEOR's driver is compiled by Java's source launcher, which needs the JDK's compiler module, not just a JRE.
+{ command -v java >/dev/null 2>&1 && java --list-modules 2>/dev/null | grep -q '^jdk.compiler'; } || missing+=(default-jdk-headless)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -f /usr/share/wordnet/data.noun ] || missing+=(wordnet-base)
 { command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } || missing+=(postgresql)

@@ -125,5 +125,5 @@ def test_a_tuned_setting_equals_the_jar_given_its_parameters(meteor, ours, batch
 
 def test_missing_java_names_the_fix(monkeypatch):
     monkeypatch.setattr(meteor_module.shutil, "which", lambda name: None)
-    with pytest.raises(MetricUnavailable, match="apt-get install default-jre-headless"):
+    with pytest.raises(MetricUnavailable, match="apt-get install default-jdk-headless"):
         Meteor().check_available()
