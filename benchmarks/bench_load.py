@@ -138,12 +138,13 @@ class Session:
                 with urllib.request.urlopen(request, timeout=3600) as r:
                     answer = json.loads(r.read())
             except urllib.error.HTTPError as exc:
-                answer = json.loads(exc.read() or b"{}")
-                if answer.get("code") == "wait_timed_out" and answer.get("session_id"):
+                error = json.loads(exc.read() or b"{}").get("error", {})
+                if error.get("code") == "wait_timed_out" and (self.id or error.get("session_id")):
                     # The run goes on: wait for the same run (only the session id, as the protocol says).
-                    self.id, body = answer["session_id"], {"session_id": answer["session_id"]}
+                    self.id = self.id or error["session_id"]
+                    body = {"session_id": self.id}
                     continue
-                raise RuntimeError(f"{exc.code} {answer.get('code')}: {answer.get('message')}") from None
+                raise RuntimeError(f"{exc.code} {json.dumps(error)[:500]}") from None
             self.id = answer["session_id"]
             return answer
 
@@ -191,10 +192,11 @@ def run_sessions(args, settings, suite) -> int:
 
         def run_grid() -> None:
             session = Session(server, "")
+            # Every corruption and reference count, as the widgets name them (labels, not ids).
+            options = {n["key"]: n["props"]["options"] for n in _nodes(session.snapshot["tree"])
+                       if n.get("key") in ("run-corruptions", "run-refs")}
             start = time.perf_counter()
-            settled = session.send({"widget_state": {"run-metrics": list(args.grid),
-                                                     "run-corruptions": list(suite.corruptions()),
-                                                     "run-refs": [k for k in (5, 10, 20) if k <= suite.max_refs()]},
+            settled = session.send({"widget_state": {"run-metrics": list(args.grid), **options},
                                     "trigger": {"key": session.trigger_key("Run")}})
             grid["seconds"] = time.perf_counter() - start
             grid["problems"] = problems(settled)
