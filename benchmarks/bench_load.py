@@ -201,30 +201,38 @@ def run_sessions(args, settings, suite) -> int:
             grid["seconds"] = time.perf_counter() - start
             grid["problems"] = problems(settled)
 
+        def ask(session: Session, k: int, rng: random.Random, into: list[float]) -> None:
+            """One Playground request: a new pair typed in, Score pressed, until the scores are shown."""
+            t = rng.choice(trials)
+            state = {"pg-candidate": f"{t.original} {k}{rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
+                     "pg-metrics": list(PLAYGROUND)}
+            start = time.perf_counter()
+            try:
+                wrong = problems(session.send({"widget_state": state, "trigger": {"key": session.trigger_key("Score")}}))
+            except Exception as exc:  # noqa: BLE001 (a benchmark reports every failure and goes on)
+                wrong = [str(exc)]
+            elapsed = time.perf_counter() - start
+            with lock:
+                into.append(elapsed)
+                errors.extend(f"visitor {k}: {w}" for w in wrong)
+
         def visitor(k: int) -> None:
             rng = random.Random(k)
             try:
                 session = Session(server, "playground")
-                score = session.trigger_key("Score")
-            except Exception as exc:  # noqa: BLE001 (a benchmark reports every failure and goes on)
+            except Exception as exc:  # noqa: BLE001
                 with lock:
                     errors.append(f"visitor {k} could not open the Playground: {exc}")
                 return
             for _ in range(args.requests):
-                t = rng.choice(trials)
-                state = {"pg-candidate": f"{t.original} {k}{rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
-                         "pg-metrics": list(PLAYGROUND)}
-                start = time.perf_counter()
-                try:
-                    snapshot = session.send({"widget_state": state, "trigger": {"key": score}})
-                    wrong = problems(snapshot)
-                except Exception as exc:  # noqa: BLE001
-                    snapshot, wrong = {}, [str(exc)]
-                elapsed = time.perf_counter() - start
-                with lock:
-                    latencies.append(elapsed)
-                    errors.extend(f"visitor {k}: {w}" for w in wrong)
+                ask(session, k, rng, latencies)
                 time.sleep(rng.uniform(0.5, 2.0))
+
+        # The baseline of the same run: one visitor alone on the warm server.
+        idle: list[float] = []
+        alone = random.Random(-1)
+        for _ in range(args.requests):
+            ask(first, -1, alone, idle)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -261,8 +269,11 @@ def run_sessions(args, settings, suite) -> int:
           f"({', '.join(PLAYGROUND)}, every generator) while one more session runs the grid "
           f"({', '.join(args.grid)} x {len(suite.corruptions())} corruptions x 5/10/20 refs, {len(trials)} trials)")
     print(f"server up in {up:.1f} s; first Playground view (cold: suite, models, JVMs) {cold:.1f} s")
-    print(f"Playground latency during the grid: {summary(latencies)}; visitors done after {load_seconds:.0f} s, "
-          f"the grid {'still running then' if grid_still_running else 'already done'}")
+    print(f"Playground latency, one visitor alone (warm): {summary(idle)}")
+    print(f"Playground latency, {args.sessions} visitors during the grid: {summary(latencies)}; visitors done after "
+          f"{load_seconds:.0f} s, the grid {'still running then' if grid_still_running else 'already done'}")
+    if idle and latencies:
+        print(f"ratio p95 under load / median alone: {percentile(latencies, 0.95) / statistics.median(idle):.1f}x")
     print(f"full grid under load: {grid.get('seconds', float('nan')):.1f} s"
           + (f" ({'; '.join(grid['problems'])})" if grid.get("problems") else ""))
     print(f"server RSS (Streamlit process + JVMs + workers): peak {rss_peak:.0f} MB during the load, "
