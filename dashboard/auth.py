@@ -57,8 +57,9 @@ def credential_label(settings: Settings) -> str:
 
 @singleton
 def _limiter(settings: Settings) -> RateLimiter:
-    """One limiter per server configuration, shared by all sessions (a new tab does not reset it)."""
-    return RateLimiter()
+    """One limiter per server configuration, shared by all sessions (a new tab does not reset it) and, through
+    its file in the cache dir, by every process of the server."""
+    return RateLimiter.for_settings(settings)
 
 
 def _authenticator(settings: Settings) -> Authenticator:

@@ -5,6 +5,7 @@ and returns a ``plotly.graph_objects.Figure``; nothing is scored or aggregated b
 """
 from __future__ import annotations
 
+import html
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -19,6 +20,21 @@ FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
 GOLD_COLOUR = "#d97706"
 STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
 METRIC_COLOUR = "#2563eb"
+
+
+def plain(value: object) -> str:
+    """``value`` as text plotly shows character for character.
+
+    Plotly renders a subset of HTML in every string it draws (titles, axis and tick labels, legend entries,
+    hover text, annotations): a metric named ``<a href=...>`` from a user's metric path, or a corruption
+    name from an uploaded suite, would become a link. Plotly decodes entities back to the characters, so
+    escaping is exact. Every user-controlled string goes through here before it reaches a figure.
+    """
+    return html.escape(str(value), quote=False)
+
+
+def _plain_all(values) -> list[str]:
+    return [plain(v) for v in values]
 
 
 def _percent(rate: float) -> float:
@@ -41,7 +57,7 @@ def download_config(name: str, scale: int = 2) -> dict:
 
 def _layout(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
     fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=60 if title else 40, b=10),
-                      title=dict(text=title, x=0, xanchor="left") if title else None,
+                      title=dict(text=plain(title), x=0, xanchor="left") if title else None,
                       plot_bgcolor="white", paper_bgcolor="white")
     return fig
 
@@ -63,7 +79,8 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
     metrics = list(metric_order or dict.fromkeys(accuracy["metric"]))
     corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
     ref_counts = sorted(accuracy["refs"].unique())
-    x_labels = [labels.get(c, c) for c in corruptions]
+    x_labels = [plain(labels.get(c, c)) for c in corruptions]
+    y_labels = _plain_all(metrics)
     titles = [f"{k} references" for k in ref_counts]
     # Side by side while the panels stay readable; stacked (full width each) for a large grid.
     stacked = len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS
@@ -87,18 +104,18 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
                     hover[i, j] = ""
                     continue
                 z[i, j] = row.accuracy
-                text = (f"<b>{m}</b> · {labels.get(c, c)} · {k} refs<br>accuracy {row.accuracy:.1f}% "
+                text = (f"<b>{y_labels[i]}</b> · {x_labels[j]} · {k} refs<br>accuracy {row.accuracy:.1f}% "
                         f"({int(row.passed)}/{int(row.n)})<br>95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"
                         + (f"<br>ties {_percent(row.tie_rate):.1f}%" if hasattr(row, "tie_rate")
                            and row.tie_rate == row.tie_rate else "")
                         + "<br><i>click to open the trials</i>")
                 hover[i, j] = text
-                xs.append(labels.get(c, c))
-                ys.append(m)
+                xs.append(x_labels[j])
+                ys.append(y_labels[i])
                 custom.append([m, c, int(k)])
                 texts.append(text)
         fig.add_trace(go.Heatmap(
-            z=z, x=x_labels, y=metrics, zmin=0, zmax=100, colorscale=ACCURACY_SCALE,
+            z=z, x=x_labels, y=y_labels, zmin=0, zmax=100, colorscale=ACCURACY_SCALE,
             texttemplate="%{z:.0f}", textfont=dict(size=12), hoverinfo="skip", xgap=2, ygap=2,
             showscale=panel == len(ref_counts),
             colorbar=dict(title=dict(text="accuracy %"), thickness=12, len=0.8)), **row_col)
@@ -166,6 +183,7 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
 def score_histograms(gold: Sequence[float], scores: Sequence[float], gold_label: str, metric_label: str,
                      title: str | None = None) -> go.Figure:
     """Two histograms side by side: human gold scores and a metric's scores of the same sentences."""
+    gold_label, metric_label = plain(gold_label), plain(metric_label)
     fig = make_subplots(rows=1, cols=2, subplot_titles=[gold_label, metric_label], horizontal_spacing=0.08)
     fig.add_trace(go.Histogram(x=list(gold), marker_color=GOLD_COLOUR, name=gold_label, nbinsx=20), 1, 1)
     fig.add_trace(go.Histogram(x=list(scores), marker_color=METRIC_COLOUR, name=metric_label, nbinsx=20), 1, 2)
@@ -176,12 +194,12 @@ def score_histograms(gold: Sequence[float], scores: Sequence[float], gold_label:
 
 def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> go.Figure:
     """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]."""
-    names = list(matrix.columns)
+    names = _plain_all(matrix.columns)
     fig = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(dtype=float), x=names, y=list(matrix.index), zmin=-1, zmax=1,
+        z=matrix.to_numpy(dtype=float), x=names, y=_plain_all(matrix.index), zmin=-1, zmax=1,
         colorscale=CORRELATION_SCALE, texttemplate="%{z:.2f}", xgap=2, ygap=2,
-        hovertemplate="%{y} vs %{x}: %{z:.3f}<extra>" + (method or "") + "</extra>",
-        colorbar=dict(title=dict(text=method or "r"), thickness=12)))
+        hovertemplate="%{y} vs %{x}: %{z:.3f}<extra>" + plain(method or "") + "</extra>",
+        colorbar=dict(title=dict(text=plain(method or "r")), thickness=12)))
     fig.update_yaxes(autorange="reversed")
     return _layout(fig, max(320, 60 * len(names) + 140), title)
 
@@ -198,7 +216,8 @@ def loss_curve(history: pd.DataFrame, title: str | None = None) -> go.Figure:
         key = key if isinstance(key, tuple) else (key,)
         suffix = "" if not ids else " (" + ", ".join(f"{i} {k}" for i, k in zip(ids, key)) + ")"
         for column in measures:
-            fig.add_trace(go.Scatter(x=part["epoch"], y=part[column], mode="lines+markers", name=column + suffix))
+            fig.add_trace(go.Scatter(x=part["epoch"], y=part[column], mode="lines+markers",
+                                     name=plain(column + suffix)))
     fig.update_layout(xaxis_title="epoch", legend=dict(orientation="h", y=1.12))
     return _layout(fig, 320, title)
 
@@ -213,8 +232,10 @@ def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title:
     palette = ["#2563eb", "#dc2626", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]
     for i, name in enumerate(candidate_names):
         part = scores[scores["candidate"] == i]
-        fig.add_trace(go.Bar(x=part["metric"], y=part["score"], name=name, marker_color=palette[i % len(palette)],
-                             hovertemplate="%{x}: %{y:.4f}<extra>" + name.replace("<", "&lt;")[:40] + "</extra>"))
+        # Cut before escaping, so that no entity is cut in half.
+        fig.add_trace(go.Bar(x=_plain_all(part["metric"]), y=part["score"], name=plain(name),
+                             marker_color=palette[i % len(palette)],
+                             hovertemplate="%{x}: %{y:.4f}<extra>" + plain(str(name)[:40]) + "</extra>"))
     fig.update_layout(barmode="group", yaxis_title="score", legend=dict(orientation="h", y=1.15))
     return _layout(fig, 360, title)
 
@@ -229,8 +250,9 @@ def correlation_bars(table: pd.DataFrame, value: str, low: str | None = None, hi
         if low and high and low in part and high in part:
             error = dict(type="data", symmetric=False, array=(part[high] - part[value]).to_numpy(),
                          arrayminus=(part[value] - part[low]).to_numpy())
-        fig.add_trace(go.Bar(x=part[group], y=part[value], error_y=error, name=str(key) if key is not None else value))
-    fig.update_layout(barmode="group", yaxis_title=value, legend=dict(orientation="h", y=1.12))
+        fig.add_trace(go.Bar(x=_plain_all(part[group]), y=part[value], error_y=error,
+                             name=plain(key if key is not None else value)))
+    fig.update_layout(barmode="group", yaxis_title=plain(value), legend=dict(orientation="h", y=1.12))
     return _layout(fig, 360, title)
 
 
@@ -246,9 +268,10 @@ def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None,
             fig.add_trace(go.Scatter(x=list(part[x]) + list(part[x])[::-1],
                                      y=list(part[high]) + list(part[low])[::-1], fill="toself", opacity=0.15,
                                      line=dict(width=0), fillcolor=colour, hoverinfo="skip", showlegend=False))
-        fig.add_trace(go.Scatter(x=part[x], y=part[value], mode="lines+markers", name=str(key),
+        fig.add_trace(go.Scatter(x=part[x], y=part[value], mode="lines+markers", name=plain(key),
                                  line=dict(color=colour)))
-    fig.update_layout(xaxis_title=x.replace("_", " "), yaxis_title=value, legend=dict(orientation="h", y=1.12))
+    fig.update_layout(xaxis_title=plain(x.replace("_", " ")), yaxis_title=plain(value),
+                      legend=dict(orientation="h", y=1.12))
     if log_x:
         fig.update_xaxes(type="log")
     return _layout(fig, 340, title)
@@ -274,7 +297,7 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figur
         shown = "n/a" if np.isnan(change) else f"{change:+.0f}%"
         text[i, j] = f"{shown} {'pass' if row.passed else 'FAIL'}"
     fig = go.Figure(go.Heatmap(
-        z=np.clip(z, -100, 100), x=corruptions, y=metrics, zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
+        z=np.clip(z, -100, 100), x=_plain_all(corruptions), y=_plain_all(metrics), zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
         text=text, texttemplate="%{text}", textfont=dict(size=11), xgap=2, ygap=2,
         hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
         colorbar=dict(title=dict(text="score change %"), thickness=12)))

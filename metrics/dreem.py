@@ -30,6 +30,7 @@ from typing import ClassVar, Mapping, Sequence
 import numpy as np
 
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.reval.installed import checked_installed, installed_entry
 from muttlab.metrics.tokenize import ptb_tokenize
 from muttlab.resources.bundled import models_dir
 
@@ -43,26 +44,46 @@ _EULER_GAMMA = 0.5772156649
 
 
 def find_model_file(model_dir: Path | None, filename: str, metric: str) -> Path:
-    """The tuned-parameter file: the model folder's copy first, then the bundled one.
+    """The tuned-parameter file: the one a maintainer installed in the model folder, else the bundled one.
 
-    Raises MetricUnavailable naming the file when neither exists: untuned defaults would give numbers
-    under the metric's name that no tuning produced.
+    A file merely lying in the model folder is not used: tuning writes there, and only installing one (a
+    maintainer's recorded action, ``muttlab models install``) changes what the metric computes. Raises
+    MetricUnavailable naming the file when there is none: untuned defaults would give numbers under the
+    metric's name that no tuning produced.
     """
-    for folder in (model_dir, BUNDLED_MODELS):
-        if folder is not None and (Path(folder) / filename).is_file():
-            return Path(folder) / filename
-    searched = " or ".join(str(f) for f in (model_dir, BUNDLED_MODELS) if f is not None)
-    raise MetricUnavailable(f"{metric}: tuned parameters {filename} not found in {searched}; reinstall muttlab "
-                            "(the package ships them) or run `muttlab multilevel tune`")
+    found = installed_entry(Path(filename).stem, model_dir)
+    if found is not None:
+        return found[0]
+    if (BUNDLED_MODELS / filename).is_file():
+        return BUNDLED_MODELS / filename
+    raise MetricUnavailable(f"{metric}: tuned parameters {filename} not found in {BUNDLED_MODELS}; reinstall "
+                            "muttlab (the package ships them)")
 
 
-def read_model_file(path: Path, required: Sequence[str]) -> dict:
+def load_model_file(model_dir: Path | None, filename: str, metric: str,
+                    required: Sequence[str]) -> tuple[dict, str, str | None]:
+    """The tuned parameters in use (:func:`find_model_file`), where they came from, and the installed file's
+    id (None for the bundled file): the id is computed from the very bytes parsed, and must be the id the
+    file was installed under, so that the id in the signature names the numbers."""
+    path = find_model_file(model_dir, filename, metric)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise MetricUnavailable(f"{metric}: cannot read tuned parameters {path} ({exc.strerror or exc}); "
+                                f"`muttlab models uninstall {Path(filename).stem}` goes back to the bundled ones")
+    ident = None
+    if path != BUNDLED_MODELS / filename:
+        ident = checked_installed(Path(filename).stem, model_dir, raw)[1]
+    return read_model_file(path, required, raw), str(path), ident
+
+
+def read_model_file(path: Path, required: Sequence[str], raw: bytes | None = None) -> dict:
     """A tuned-parameter JSON object with the required keys, or a MetricError naming the file and the fix."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(raw if raw is not None else Path(path).read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MetricError(f"{path}: cannot read tuned parameters ({exc}); re-run `muttlab multilevel tune` "
-                          "or delete the file to use the bundled one") from None
+                          "and install the result, or uninstall it to use the bundled one") from None
     missing = [k for k in required if not isinstance(data, dict) or k not in data]
     if missing:
         raise MetricError(f"{path}: tuned parameters lack {', '.join(missing)}; re-run `muttlab multilevel tune`")
@@ -274,6 +295,7 @@ class Dreem(Metric):
         self._weights = check_weights(weights) if weights is not None else None
         self._lp = float(length_penalty) if length_penalty is not None else None
         self._source = "given" if weights is not None else None
+        self._tuned_id: str | None = None  # the installed tuned file's id; None for the bundled or given ones
         if weights is not None or length_penalty is not None:
             # The runner rebuilds parallel metrics by registry name in its workers, which would read the
             # tuned file instead of these explicit parameters.
@@ -282,11 +304,11 @@ class Dreem(Metric):
     def _load(self) -> None:
         if self._weights is not None and self._lp is not None:
             return
-        path = find_model_file(self.model_dir, MODEL_FILE, self.name)
-        data = read_model_file(path, ("weights", "length_penalty"))
+        data, source, ident = load_model_file(self.model_dir, MODEL_FILE, self.name, ("weights", "length_penalty"))
+        self._tuned_id = ident
         if self._weights is None:
             self._weights = check_weights(data["weights"])
-            self._source = str(path)
+            self._source = source
         if self._lp is None:
             self._lp = float(data["length_penalty"])
 
@@ -306,6 +328,8 @@ class Dreem(Metric):
                "w_reval": round(w["reval"], 4), "lp": round(self.lp_exponent, 4), "sent": "sif"}
         if w["reval"] > 0:
             out["reval"] = pinned_encoder(self).model_id
+        if self._tuned_id:
+            out["tuned"] = self._tuned_id
         return out
 
     def check_available(self) -> None:

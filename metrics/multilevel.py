@@ -21,8 +21,8 @@ import numpy as np
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.dependencies import pair_f
 from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, best_per_candidate,
-                           check_representations, check_weights, find_model_file, flatten, pair_components,
-                           pinned_encoder, read_model_file, weighted)
+                           check_representations, check_weights, flatten, load_model_file, pair_components,
+                           pinned_encoder, weighted)
 
 LEVELS = ("low", "medium", "high")
 # Meteor 1.5's English "rank" task parameters (Denkowski & Lavie 2014, Table 1), the jar's defaults.
@@ -70,6 +70,7 @@ class _MultiLevel(Metric):
         self._given = dict(model) if model is not None else None
         self._model: dict | None = None
         self._source = "given" if model is not None else None
+        self._tuned_id: str | None = None  # the installed tuned file's id; None for the bundled or given ones
         if model is not None:
             # Workers rebuild metrics by registry name, i.e. from the tuned file, not from this model.
             self.parallel = False
@@ -84,9 +85,8 @@ class _MultiLevel(Metric):
         if self._model is None:
             data = self._given
             if data is None:
-                path = find_model_file(self.model_dir, self.model_file, self.name)
-                data = read_model_file(path, ("lambda", "theta", "levels"))
-                self._source = str(path)
+                data, self._source, self._tuned_id = load_model_file(self.model_dir, self.model_file, self.name,
+                                                                     ("lambda", "theta", "levels"))
             try:
                 theta = [float(t) for t in data["theta"]]
                 levels = {lv: self._check_level(data["levels"][lv]) for lv in LEVELS}
@@ -109,6 +109,8 @@ class _MultiLevel(Metric):
         out: dict[str, object] = {"lambda": model["lambda"], "theta": "/".join(f"{t:g}" for t in model["theta"])}
         for lv in LEVELS:
             out[lv] = "/".join(f"{model['levels'][lv][k]:g}" for k in self.level_keys)
+        if self._tuned_id:
+            out["tuned"] = self._tuned_id
         return out
 
     def levels_of(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray:

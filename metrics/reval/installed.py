@@ -1,7 +1,8 @@
-"""Which trained ReVal model a model folder has installed, and model ids; no torch needed.
+"""Which trained models a model folder has installed, and model ids; no torch needed.
 
-``installed.json`` in the model folder maps a slot (``reval-treelstm``) to a checkpoint file in that folder
-and its id. Only :func:`muttlab.learned.models.install` (a maintainer's action) writes it.
+``installed.json`` in the model folder maps a slot (``reval-treelstm``, ``dreem``, ``word2vec-corpus``...)
+to a file in that folder and its id. Only :func:`muttlab.learned.models.install` (a maintainer's action)
+writes it; a file merely lying in the model folder is never used.
 """
 from __future__ import annotations
 
@@ -42,22 +43,61 @@ def read_installed(model_dir: Path | None) -> dict[str, dict]:
     return data
 
 
-def installed_checkpoint(model: str, model_dir: Path | None) -> Path | None:
-    """The checkpoint a maintainer installed for ``model`` in ``model_dir`` (it may be missing), else None."""
-    entry = read_installed(model_dir).get(slot(model))
+def installed_entry(slot_name: str, model_dir: Path | None) -> tuple[Path, str] | None:
+    """The file a maintainer installed in ``slot_name`` (it may be missing) and its recorded id, else None."""
+    entry = read_installed(model_dir).get(slot_name)
     if entry is None:
         return None
     folder = Path(model_dir).resolve()
     path = (folder / entry["file"]).resolve()
     if folder not in path.parents:
-        raise MetricUnavailable(f"{Path(model_dir) / INSTALLED_FILE}: {slot(model)} points outside the model "
+        raise MetricUnavailable(f"{Path(model_dir) / INSTALLED_FILE}: {slot_name} points outside the model "
                                 f"folder ({entry['file']!r}); reinstall it with `muttlab models install`")
-    return path
+    return path, str(entry.get("id", ""))
+
+
+def installed_checkpoint(model: str, model_dir: Path | None) -> Path | None:
+    """The checkpoint a maintainer installed for ``model`` in ``model_dir`` (it may be missing), else None."""
+    found = installed_entry(slot(model), model_dir)
+    return found[0] if found is not None else None
+
+
+def checked_installed(slot_name: str, model_dir: Path | None, data: bytes | None = None) -> tuple[Path, str] | None:
+    """:func:`installed_entry`, refusing a file that is gone or whose content is no longer the installed id
+    (``data``: its bytes, when the caller has read them; else the file and its sidecars are hashed)."""
+    found = installed_entry(slot_name, model_dir)
+    if found is None:
+        return None
+    path, recorded = found
+    if not path.is_file():
+        raise MetricUnavailable(f"the model installed in {slot_name}, {path}, is missing; uninstall it with "
+                                f"`muttlab models uninstall {slot_name}` or install another")
+    actual = model_id(data) if data is not None else file_id(path)
+    if actual != recorded:
+        raise MetricUnavailable(f"{path} changed since it was installed in {slot_name} (id {actual}, installed "
+                                f"{recorded}); install it again with `muttlab models install {actual}`")
+    return path, actual
 
 
 def model_id(data: bytes) -> str:
     """A model's id: the start of the SHA-256 of its checkpoint file, so different weights never share one."""
     return hashlib.sha256(data).hexdigest()[:12]
+
+
+def sidecars(path: Path) -> list[Path]:
+    """Files that belong to ``path``: the arrays gensim writes beside a KeyedVectors file (``<name>.*.npy``)."""
+    return sorted(path.parent.glob(path.name + ".*.npy"))
+
+
+def file_id(path: Path) -> str:
+    """:func:`model_id` of a file read in blocks, its :func:`sidecars` included (equal to ``model_id`` of
+    its bytes when it has none)."""
+    h = hashlib.sha256()
+    for part in [path, *sidecars(path)]:
+        with part.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()[:12]
 
 
 def installed_state(model_dir: Path | None) -> str:

@@ -110,9 +110,19 @@ def parse_int_list(text: str, option: str, example: str) -> list[int]:
     return values
 
 
+def output_file(text: str) -> Path:
+    """``--output``, checked when the command line is read: a run of minutes must not end in "cannot write"."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give the name of a file")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: the folder {str(path.parent)!r} does not exist")
+    return path
+
+
 def add_output_options(parser: argparse.ArgumentParser, default: str = "table") -> None:
     parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
-    parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")
+    parser.add_argument("--output", "-o", type=output_file, help="write to this file instead of standard output")
 
 
 def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, index: bool = False,

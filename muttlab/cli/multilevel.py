@@ -9,6 +9,7 @@ import pandas as pd
 
 from muttlab.learned import multilevel
 from muttlab.cli import summary
+from muttlab.metrics.reval.installed import file_id
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
 from muttlab.errors import MuttlabError
 
@@ -42,7 +43,9 @@ def _tune(args: argparse.Namespace) -> int:
                 "files": ", ".join(Path(f).name for f in report.files),
             })
             for path in report.files:
-                print(f"wrote {path}", file=sys.stderr)
+                ident = file_id(Path(path))
+                print(f"wrote {path}, model id {ident}; the metric uses it once installed: "
+                      f"`muttlab models install {ident}`", file=sys.stderr)
     frame = pd.DataFrame(rows)
     emit(render(frame, args.format, decimals=4), args.output)
     return 0

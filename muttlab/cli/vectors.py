@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import pandas as pd
 
@@ -19,7 +20,8 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     train = actions.add_parser(
         "train", parents=[common], help="train word2vec on SICK + Flickr8k and cache it",
         description="Train word2vec (gensim, skip-gram, fixed seed) on the sentences of SICK and Flickr8k "
-                    "and save it in the cache's model folder, where W2V-AVG-corpus finds it.")
+                    "and save it in the cache's model folder; W2V-AVG-corpus uses it once a maintainer "
+                    "installs its id (`muttlab models install ID`).")
     train.add_argument("--dim", type=int, default=DEFAULT_DIM, help=f"vector size (default: {DEFAULT_DIM})")
     train.add_argument("--window", type=int, default=DEFAULT_WINDOW, help=f"context window (default: {DEFAULT_WINDOW})")
     train.add_argument("--min-count", type=int, default=DEFAULT_MIN_COUNT,
@@ -35,7 +37,9 @@ def handle_train(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     result = train_corpus_vectors(settings, dim=args.dim, window=args.window, min_count=args.min_count,
                                   epochs=args.epochs)
-    frame = pd.DataFrame([{"path": str(result.path), "sentences": result.sentences, "tokens": result.tokens,
+    frame = pd.DataFrame([{"path": str(result.path), "id": result.id, "sentences": result.sentences, "tokens": result.tokens,
                            "vocabulary": result.vocabulary, "dim": result.dim, "seconds": result.seconds}])
     emit(render(frame, args.format), args.output)
+    print(f"W2V-AVG-corpus uses these vectors once installed: `muttlab models install {result.id}`",
+          file=sys.stderr)
     return 0

@@ -1,19 +1,25 @@
 """The model registry: which learned model each metric uses, and who changed that when.
 
 * Shipped models are package data (``muttlab.resources.bundled.models_dir()``), read-only.
-* Trained models are written into the model folder (``Settings.model_dir``) under names of their own;
-  a model's id is the start of the SHA-256 of its checkpoint (:func:`muttlab.metrics.reval.metric.model_id`),
-  and that id is in the signature of every metric that uses it (ReVal, DREEM's and ML-DREEM's reval
-  representation), so no score is ever cached under another model's key.
-* A metric uses the shipped model unless a maintainer has *installed* another one in its slot
-  (``installed.json`` in the model folder). Installing and uninstalling are recorded in an append-only log
-  (``install-log.jsonl``): who, when, which model, which metrics it changes.
+* Trained models are written into the model folder (``Settings.model_dir``): ReVal checkpoints under names
+  of their own, tuned multi-level parameters (``muttlab multilevel tune``) and corpus word vectors
+  (``muttlab vectors train``) under fixed names that the next run replaces. A model's id is the start of
+  the SHA-256 of its file (:func:`muttlab.metrics.reval.installed.file_id`), and that id is in the
+  signature of every metric that uses it (``ckpt:`` of ReVal, ``reval:`` of DREEM and ML-DREEM, ``tuned:``
+  of ML-METEOR, DREEM and ML-DREEM, ``vectors:word2vec-corpus@`` of W2V-AVG-corpus), so no score is ever
+  cached under another model's key.
+* A metric uses the shipped model (none for W2V-AVG-corpus) unless a maintainer has *installed* another
+  one in its slot (``installed.json`` in the model folder); training never does. Installing a tuned file
+  or vectors copies them under their id into ``installed/``, so a later run that replaces the training
+  output does not change what is installed. Installing and uninstalling are recorded in an append-only
+  log (``install-log.jsonl``): who, when, which model, which metrics it changes.
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import shutil
 import tempfile
 import time
 from contextlib import contextmanager
@@ -23,19 +29,29 @@ from pathlib import Path
 from muttlab.access.roles import Action, Identity, require
 from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.errors import MuttlabError
+from muttlab.metrics.dreem import BUNDLED_MODELS
 from muttlab.metrics.reval import metric as reval_metric
+from muttlab.metrics.reval.installed import file_id, installed_entry, model_id, read_installed, sidecars
 from muttlab.metrics.reval.installed import installed_state as _installed_state
-from muttlab.metrics.reval.installed import model_id, read_installed
+from muttlab.metrics.w2v import CORPUS_FILE
 from muttlab.settings import Settings
 
 LOG_FILE = "install-log.jsonl"
+INSTALLED_COPIES = "installed"  # in the model folder: installed tuned files and vectors, named by their id
 
-# slot -> the ReVal model kind and the metrics whose numbers change when another model is installed in it.
+# slot -> what it holds (a ReVal model kind, or the file a trained model of the slot is written as) and the
+# metrics whose numbers change when another model is installed in it. A file slot is named after its file.
 SLOTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "reval-treelstm": ("treelstm", ("ReVal-TreeLSTM", "DREEM (when its reval weight is above 0)",
                                     "ML-DREEM (when a level weights reval)")),
     "reval-lstm": ("lstm", ("ReVal-LSTM",)),
+    "multilevel-meteor": ("multilevel-meteor.json", ("ML-METEOR",)),
+    "dreem": ("dreem.json", ("DREEM",)),
+    "ml-dreem": ("ml-dreem.json", ("ML-DREEM",)),
+    "word2vec-corpus": (CORPUS_FILE, ("W2V-AVG-corpus",)),
 }
+REVAL_SLOTS = ("reval-treelstm", "reval-lstm")
+FILE_SLOTS = tuple(s for s in SLOTS if s not in REVAL_SLOTS)
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,16 @@ def _info(path: Path) -> dict:
         return {}
 
 
+def _tuned_info(path: Path) -> dict | None:
+    """What a tuned-parameter file says about itself (dev correlation, data); None for a file that is no
+    tuned parameters at all."""
+    info = _info(path)
+    if not info or not ("weights" in info or "levels" in info):
+        return None
+    return {"dev_pearson": info.get("dev_correlation") if info.get("correlation") == "pearson" else None,
+            "data": {"source": info.get("tuned_on")}, "complete": True}
+
+
 def _slot_of(info: dict, path: Path) -> str | None:
     kind = info.get("model") or path.stem.split("-")[0]
     return f"reval-{kind}" if f"reval-{kind}" in SLOTS else None
@@ -73,27 +99,64 @@ def _trained_dir(settings: Settings) -> Path | None:
     return folder / "reval" if folder is not None else None
 
 
+def _shipped(slot_name: str) -> Path | None:
+    what = SLOTS[slot_name][0]
+    path = reval_metric.PUBLISHED_DIR / reval_metric.checkpoint_name(what) if slot_name in REVAL_SLOTS \
+        else BUNDLED_MODELS / what
+    return path if path.is_file() else None
+
+
 def _in_use(settings: Settings) -> dict[str, Path | None]:
-    return {s: reval_metric.find_checkpoint(kind, model_dir(settings)) for s, (kind, _) in SLOTS.items()}
+    using = {s: reval_metric.find_checkpoint(SLOTS[s][0], model_dir(settings)) for s in REVAL_SLOTS}
+    for slot_name in FILE_SLOTS:
+        found = installed_entry(slot_name, model_dir(settings))
+        using[slot_name] = found[0] if found is not None else _shipped(slot_name)
+    return using
+
+
+def _trained_files(settings: Settings) -> list[tuple[str, Path, dict]]:
+    """(slot, file, info) of every trained model in the model folder: complete ReVal checkpoints, tuned
+    parameters (``<stem>.json`` and ``<stem>.<dataset>.json``) and corpus vectors, installed copies included."""
+    folder = model_dir(settings)
+    if folder is None or not folder.is_dir():
+        return []
+    found = []
+    reval_dir = _trained_dir(settings)
+    for path in sorted(reval_dir.glob("*.pt")) if reval_dir.is_dir() else []:
+        info = _info(path)
+        slot_name = _slot_of(info, path)
+        if slot_name is not None and info.get("complete"):  # else an interrupted training run
+            found.append((slot_name, path, info))
+    for slot_name in FILE_SLOTS:
+        stem, suffix = Path(SLOTS[slot_name][0]).stem, Path(SLOTS[slot_name][0]).suffix
+        patterns = (f"{stem}{suffix}", f"{stem}.*{suffix}", f"{INSTALLED_COPIES}/{stem}-*{suffix}")
+        for path in sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()}):
+            info = _tuned_info(path) if suffix == ".json" else {"complete": True}
+            if info is not None:
+                found.append((slot_name, path, info))
+    return found
 
 
 def list_models(settings: Settings) -> list[ModelRecord]:
-    """Every shipped model and every complete trained model, shipped first, each slot's model marked in use."""
+    """Every shipped model and every complete trained model, shipped first, each slot's model marked in use.
+
+    A model whose file is in the folder twice (an installed copy and the training output it came from) is
+    listed once, by the file in use when it is."""
     using = {s: (p.resolve() if p is not None else None) for s, p in _in_use(settings).items()}
     records = []
-    for slot_name, (kind, _) in SLOTS.items():
-        path = reval_metric.PUBLISHED_DIR / reval_metric.checkpoint_name(kind)
-        if path.is_file():
-            records.append(ModelRecord(model_id(path.read_bytes()), slot_name, path, True,
-                                       using[slot_name] == path.resolve(), _info(path)))
-    folder = _trained_dir(settings)
-    for path in sorted(folder.glob("*.pt")) if folder is not None and folder.is_dir() else []:
-        info = _info(path)
-        slot_name = _slot_of(info, path)
-        if slot_name is None or not info.get("complete"):
-            continue  # an interrupted training run: not a model anyone can install
-        records.append(ModelRecord(model_id(path.read_bytes()), slot_name, path, False,
-                                   using[slot_name] == path.resolve(), info))
+    for slot_name in SLOTS:
+        path = _shipped(slot_name)
+        if path is not None:
+            info = _info(path) if slot_name in REVAL_SLOTS else (_tuned_info(path) or {})
+            records.append(ModelRecord(file_id(path), slot_name, path, True, using[slot_name] == path.resolve(),
+                                       info))
+    seen = {(r.slot, r.id) for r in records}
+    trained = [ModelRecord(file_id(path), slot_name, path, False, using[slot_name] == path.resolve(), info)
+               for slot_name, path, info in _trained_files(settings)]
+    for record in sorted(trained, key=lambda r: not r.in_use):
+        if (record.slot, record.id) not in seen:
+            seen.add((record.slot, record.id))
+            records.append(record)
     return records
 
 
@@ -152,7 +215,26 @@ def _log(folder: Path, actor: Identity, action: str, slot_name: str, new: str | 
 
 def _current_id(settings: Settings, slot_name: str) -> str | None:
     path = _in_use(settings)[slot_name]
-    return model_id(path.read_bytes()) if path is not None and path.is_file() else None
+    return file_id(path) if path is not None and path.is_file() else None
+
+
+def _copy_in(record: ModelRecord, folder: Path) -> Path:
+    """The record's file (with its sidecars) copied to ``installed/<stem>-<id><suffix>``; the id is checked
+    on the copy, so what is installed is what was asked for."""
+    stem, suffix = Path(SLOTS[record.slot][0]).stem, Path(SLOTS[record.slot][0]).suffix
+    target = folder / INSTALLED_COPIES / f"{stem}-{record.id}{suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_file() and file_id(target) == record.id:
+        return target
+    parts = [(record.path, target)] + [(side, target.with_name(target.name + side.name[len(record.path.name):]))
+                                       for side in sidecars(record.path)]
+    for source, destination in parts:
+        tmp = destination.with_name(f".{destination.name}.tmp")
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, destination)
+    if file_id(target) != record.id:
+        raise MuttlabError(f"{record.path} changed while it was being installed; try again")
+    return target
 
 
 def install(settings: Settings, actor: Identity, ident: str) -> ModelRecord:
@@ -173,10 +255,15 @@ def install(settings: Settings, actor: Identity, ident: str) -> ModelRecord:
         if record.shipped:
             entries.pop(record.slot, None)
         else:
-            # The id is computed from the file again under the lock: what is installed is what was asked for.
-            if model_id(record.path.read_bytes()) != record.id:
-                raise MuttlabError(f"{record.path} changed while it was being installed; try again")
-            entries[record.slot] = {"id": record.id, "file": str(record.path.relative_to(folder)),
+            if record.slot in REVAL_SLOTS:
+                # ReVal training never rewrites a checkpoint: the file is installed where it is. The id is
+                # computed from the file again under the lock: what is installed is what was asked for.
+                if model_id(record.path.read_bytes()) != record.id:
+                    raise MuttlabError(f"{record.path} changed while it was being installed; try again")
+                path = record.path
+            else:
+                path = _copy_in(record, folder)
+            entries[record.slot] = {"id": record.id, "file": str(path.resolve().relative_to(folder.resolve())),
                                     "installed_by": actor.name,
                                     "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         _write_installed(folder, entries)

@@ -42,8 +42,6 @@ from muttlab.metrics.multilevel import LEVELS, METEOR_DEFAULTS, LevelClassifier,
 DATASETS = ("flickr8k", "sick")
 METRICS = ("meteor", "dreem")
 CORRELATION = {"flickr8k": "kendall_c", "sick": "pearson"}
-# The dataset whose tuned parameters ship as the metrics' defaults: MUTT Lab is about captions.
-DEFAULT_DATASET = "flickr8k"
 MODEL_STEMS = {"meteor": "multilevel-meteor", "dreem": "ml-dreem", "dreem-single": "dreem"}
 
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -279,9 +277,10 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
          thetas: Sequence[float] | None = None, representations: Sequence[str] = COMPONENTS) -> TuneReport:
     """Tune one multi-level metric on one dataset's development split and save its parameters.
 
-    Writes ``<stem>.<dataset>.json`` into ``out_dir`` (default: the model folder of ``settings``); for the
-    default dataset also ``<stem>.json``, the file the metric itself reads. DREEM's single-level weights go
-    to ``dreem[.<dataset>].json`` the same way; ``representations`` limits the ones DREEM's grid may weight.
+    Writes ``<stem>.<dataset>.json`` into ``out_dir`` (default: the model folder of ``settings``), DREEM's
+    single-level weights to ``dreem.<dataset>.json``; ``representations`` limits the ones DREEM's grid may
+    weight. Tuning changes nothing the metrics compute: they use the bundled parameters until a maintainer
+    installs a tuned file (``muttlab models install <id>``, :mod:`muttlab.learned.models`).
     """
     if metric not in METRICS:
         raise MuttlabError(f"unknown metric {metric!r} for tuning; choose from {', '.join(METRICS)}")
@@ -308,14 +307,10 @@ def tune(metric: str, dataset: str, settings: Settings, out_dir: Path | None = N
                         result.single_corr, model, result.multi_corr, result.level_counts, result.evaluated)
     stem = MODEL_STEMS[metric]
     report.files.append(_write(tuned_file(stem, dataset, out_dir), model))
-    if dataset == DEFAULT_DATASET:
-        report.files.append(_write(out_dir / f"{stem}.json", model))
     if metric == "dreem":
         single = {**grid[result.single_choice], "tuned_on": f"{dataset} dev", "correlation": CORRELATION[dataset],
                   "dev_correlation": round(result.single_corr, 6)}
         report.files.append(_write(tuned_file(MODEL_STEMS["dreem-single"], dataset, out_dir), single))
-        if dataset == DEFAULT_DATASET:
-            report.files.append(_write(out_dir / f"{MODEL_STEMS['dreem-single']}.json", single))
     return report
 
 

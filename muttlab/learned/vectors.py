@@ -4,7 +4,10 @@ Sentences come from SICK (both sentences of every pair) and the Flickr8k caption
 tokenises them (PTB, lowercase, no punctuation). The MUTT trial pools are left out: vectors trained on the
 corruptions they are then tested on would learn from the test. gensim's word2vec (skip-gram, Mikolov et al.
 2013) is trained with a fixed seed and one worker thread (so a retrain gives the same vectors) and the
-KeyedVectors are saved under the settings' model folder, where the registry's W2V-AVG finds them.
+KeyedVectors are saved in the settings' model folder as ``word2vec-corpus.kv``. Training changes nothing
+W2V-AVG-corpus computes: it uses the vectors a maintainer installed by their id (``muttlab models install
+<id>``, :mod:`muttlab.learned.models`), which copies them, so the next training run replaces only its own
+output.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from muttlab.engine.runner import writable_model_dir
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_flickr_captions, load_sick
 from muttlab.metrics.tokenize import ptb_tokenize
+from muttlab.metrics.reval.installed import file_id
 from muttlab.metrics.w2v import CORPUS_FILE
 
 DEFAULT_DIM = 100
@@ -30,6 +34,7 @@ class TrainedVectors:
     """What ``muttlab vectors train`` produced."""
 
     path: Path
+    id: str  # the model id to install (``muttlab models install <id>``)
     sentences: int
     tokens: int
     vocabulary: int
@@ -38,7 +43,7 @@ class TrainedVectors:
 
 
 def corpus_vectors_path(settings: Settings) -> Path:
-    """Where the corpus-trained vectors are kept (the registry's W2V-AVG-corpus reads them there)."""
+    """Where training writes the corpus vectors (installing them is another step)."""
     return writable_model_dir(settings) / CORPUS_FILE
 
 
@@ -79,5 +84,5 @@ def train_corpus_vectors(settings: Settings, dim: int = DEFAULT_DIM, window: int
     except OSError as exc:
         raise MuttlabError(f"cannot save the vectors in {path.parent}: {exc.strerror or exc}; point "
                            "--cache-dir / MUTTLAB_CACHE_DIR at a writable folder") from None
-    return TrainedVectors(path=path, sentences=len(sentences), tokens=sum(len(s) for s in sentences),
+    return TrainedVectors(path=path, id=file_id(path), sentences=len(sentences), tokens=sum(len(s) for s in sentences),
                           vocabulary=len(model.wv), dim=dim, seconds=time.perf_counter() - start)

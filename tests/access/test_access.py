@@ -205,3 +205,71 @@ def test_cli_users_needs_a_users_file(monkeypatch, capsys):
     assert "MUTTLAB_USERS_FILE" in capsys.readouterr().err
 
 
+
+
+def _fail_in_another_process(path, key: str, times: int) -> None:
+    """``times`` failures of ``key`` recorded by a separate interpreter (another server process)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from muttlab.access.sessions import RateLimiter\n"
+            "limiter = RateLimiter(free=3, client_free=3, path=Path(sys.argv[1]))\n"
+            "assert limiter.shared\n"
+            "for _ in range(int(sys.argv[3])): limiter.failed(sys.argv[2])\n")
+    subprocess.run([sys.executable, "-c", code, str(path), key, str(times)], check=True, timeout=120)
+
+
+def test_rate_limit_is_shared_between_server_processes(settings, users):
+    path = settings.cache_dir / "signin-failures.sqlite"
+    here = RateLimiter.for_settings(settings, free=3, client_free=3)
+    assert here.shared and path.is_file()
+    _fail_in_another_process(path, "user:max", 3)
+    # This process never saw a failure, yet the name is locked here too: right password refused.
+    with pytest.raises(SignInRefused, match="too many") as refused:
+        Authenticator(settings, here).sign_in("max", PASSWORD, client="elsewhere")
+    assert 0 < refused.value.retry_after <= 2.0
+    # Counts add up across processes: two more failures elsewhere double the back-off seen here.
+    _fail_in_another_process(path, "user:max", 2)
+    assert 4.0 < here.wait("user:max") <= 8.0
+    # A success in one process clears the name for all of them.
+    RateLimiter(path=path).succeeded("user:max")
+    assert here.wait("user:max") == 0
+    assert Authenticator(settings, here).sign_in("max", PASSWORD, client="c").identity == MAINTAINER
+
+
+def test_two_limiters_on_one_file_share_failures_from_threads(tmp_path):
+    import threading
+
+    path = tmp_path / "state" / "signin.sqlite"
+    a, b = RateLimiter(free=1000, client_free=1000, path=path), RateLimiter(free=1000, client_free=1000, path=path)
+    threads = [threading.Thread(target=lambda lim=lim: [lim.failed("user:x", "client:c") for _ in range(50)])
+               for lim in (a, b, a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a._call("get", ("user:x",))["user:x"].count == 200  # no failure lost between the two
+
+
+def test_unusable_state_file_falls_back_to_memory_with_one_warning(tmp_path):
+    damaged = tmp_path / "signin.sqlite"
+    damaged.write_bytes(b"this is not a SQLite database" * 100)
+    with pytest.warns(RuntimeWarning, match="counted in this process's memory"):
+        limiter = RateLimiter(free=2, client_free=2, path=damaged)
+    assert not limiter.shared
+    limiter.failed("user:max")
+    limiter.failed("user:max")
+    assert limiter.wait("user:max") > 0  # still limited, in memory
+
+
+def test_state_file_that_goes_away_keeps_limiting(tmp_path):
+    import shutil
+
+    folder = tmp_path / "state"
+    limiter = RateLimiter(free=2, client_free=2, path=folder / "signin.sqlite")
+    limiter.failed("user:max")
+    shutil.rmtree(folder)  # SQLite does not create a missing folder
+    with pytest.warns(RuntimeWarning, match="counted in this process's memory"):
+        limiter.failed("user:max")
+    limiter.failed("user:max")
+    assert not limiter.shared and limiter.wait("user:max") > 0

@@ -148,6 +148,9 @@ def _leaves(parser: argparse.ArgumentParser, prefix: list[str]):
 
 
 GLOBAL = {"data_dir", "cache_dir", "no_cache", "metric_path", "help"}
+# Options that rewrite the package's own files (``corrupt --sample`` regenerates data/sample/trials.jsonl
+# with whatever seed the case picked): a fuzz run must not change the checkout it tests.
+WRITES_PACKAGE_DATA = {("corrupt", "sample")}
 
 
 def commands() -> list[tuple[list[str], list[argparse.Action]]]:
@@ -157,7 +160,8 @@ def commands() -> list[tuple[list[str], list[argparse.Action]]]:
     out = []
     for words, parser in _leaves(build_parser(list(COMMANDS)), []):
         if words:
-            out.append((words, [a for a in parser._actions if a.dest not in GLOBAL]))
+            out.append((words, [a for a in parser._actions if a.dest not in GLOBAL
+                                and (words[0], a.dest) not in WRITES_PACKAGE_DATA]))
     return out
 
 

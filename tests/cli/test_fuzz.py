@@ -92,3 +92,12 @@ def test_stdin_that_is_no_terminal_does_not_block(tmp_path):
             proc.kill()
             proc.stdin.close()
     assert code == 0 and "0 of 0 pairs" in err.read_text()
+
+
+@pytest.mark.parametrize("argv", [["check-metric", "all"], ["run", "--metrics", "all"], ["metrics"]])
+def test_an_unwritable_output_is_refused_before_any_work(fuzz_root, argv):
+    """The fuzz's one hang: check-metric of every metric ran for minutes, then could not write its output."""
+    root, files = fuzz_root
+    for output in (root / "no" / "such" / "dir" / "out.txt", root):
+        outcome = run_case(argv + ["-o", str(output)], root, timeout=60)
+        assert "usage:" in outcome.stderr and str(output) in one_line(outcome), outcome

@@ -25,7 +25,11 @@ def test_train_then_score(data_dir, tmp_path, capsys, mutt_suite):
     assert record["sentences"] == len(corpus_sentences(settings)) > 40_000
     assert record["dim"] == 16 and record["vocabulary"] > 1000
 
+    # Training installs nothing: the metric stays unavailable until a maintainer installs the vectors' id.
+    assert registry_for(settings).info("W2V-AVG-corpus").available is False
+    assert main(["models", "install", record["id"], "--cache-dir", str(tmp_path / "cache")]) == 0
     metric = registry_for(settings).get("W2V-AVG-corpus")
+    assert f"vectors:word2vec-corpus@{record['id']}" in metric.signature()
     trials = mutt_suite.of("swap_chunks")[:50]
     refs = [list(t.refs(5)) for t in trials]
     orig = metric.score([t.original for t in trials], refs)

@@ -9,7 +9,7 @@ import pytest
 
 from muttlab.engine.runner import registry_for, score_batches
 from muttlab.engine.sources import load_sick
-from muttlab.metrics.base import MetricError
+from muttlab.metrics.base import MetricError, MetricUnavailable
 from muttlab.metrics.dreem import Dreem, length_penalty, pair_components, reval_encoder
 from muttlab.metrics.tokenize import ptb_tokenize
 from muttlab.resources.glove import load_glove
@@ -71,16 +71,30 @@ def test_correlates_with_sick_relatedness(sick_pairs):
     assert r > 0.4  # word-overlap metrics reach r ~ 0.6 on SICK; an inverted or broken score would not
 
 
-def test_model_dir_overrides_bundled_and_bad_file_is_clear(tmp_path):
+def _install(folder, filename):
+    """What ``muttlab models install`` records (tests/learned/test_models.py tests the action itself)."""
+    from muttlab.metrics.reval.installed import model_id
+
+    entry = {"id": model_id((folder / filename).read_bytes()), "file": filename}
+    (folder / "installed.json").write_text(json.dumps({filename.removesuffix(".json"): entry}), encoding="utf-8")
+    return entry["id"]
+
+
+def test_installed_file_overrides_bundled_and_bad_file_is_clear(tmp_path):
     (tmp_path / "dreem.json").write_text(json.dumps({"weights": {"bow": 1, "glove": 0, "sent": 0},
                                                      "length_penalty": 0.0}), encoding="utf-8")
+    bundled = Dreem(model_dir=tmp_path / "empty")
+    assert Dreem(model_dir=tmp_path).signature() == bundled.signature()  # lying in the folder is not enough
+    ident = _install(tmp_path, "dreem.json")
     metric = Dreem(model_dir=tmp_path)
     # a file tuned before the reval representation existed: reval weighs 0 and is never computed
     assert metric.weights == {"bow": 1.0, "glove": 0.0, "sent": 0.0, "reval": 0.0} and metric.lp_exponent == 0.0
     assert "w_bow:1" in metric.signature() and "reval:" not in metric.signature().replace("w_reval:", "")
-    bundled = Dreem(model_dir=tmp_path / "empty")
-    assert bundled.signature() != metric.signature()
+    assert f"tuned:{ident}" in metric.signature() and "tuned:" not in bundled.signature()
     (tmp_path / "dreem.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(MetricUnavailable, match="changed since it was installed"):
+        Dreem(model_dir=tmp_path).score(["a dog"], [["a dog"]])
+    _install(tmp_path, "dreem.json")
     with pytest.raises(MetricError, match="dreem.json"):
         Dreem(model_dir=tmp_path).score(["a dog"], [["a dog"]])
     with pytest.raises(MetricError, match="unknown representation"):

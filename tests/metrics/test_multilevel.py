@@ -95,17 +95,22 @@ def test_ml_dreem_routes_each_pair_to_its_level(flickr):
         assert score == pytest.approx(max(want))
 
 
-def test_tuned_parameters_come_from_model_dir_then_bundled(tmp_path):
+def test_tuned_parameters_come_from_the_installed_file_then_bundled(tmp_path):
+    from tests.metrics.test_dreem import _install
+
     level = {"weights": {"bow": 1, "glove": 0, "sent": 0}, "length_penalty": 0.0}
     (tmp_path / "ml-dreem.json").write_text(json.dumps(_model({lv: level for lv in LEVELS}, 0.3, (0.1, 0.4))),
                                             encoding="utf-8")
+    fallback = MultiLevelDreem(model_dir=tmp_path / "elsewhere")
+    assert MultiLevelDreem(model_dir=tmp_path).source == fallback.source  # not installed: not used
+    ident = _install(tmp_path, "ml-dreem.json")
     metric = MultiLevelDreem(model_dir=tmp_path)
     assert metric.source == str(tmp_path / "ml-dreem.json")
     assert metric.params()["lambda"] == 0.3 and metric.params()["theta"] == "0.1/0.4"
-    fallback = MultiLevelDreem(model_dir=tmp_path / "elsewhere")
-    assert fallback.source != metric.source
+    assert metric.params()["tuned"] == ident and "tuned" not in fallback.params()
     (tmp_path / "ml-dreem.json").write_text(json.dumps({"lambda": 0.3, "theta": [0.5, 0.1], "levels": {}}),
                                             encoding="utf-8")
+    _install(tmp_path, "ml-dreem.json")
     with pytest.raises(MetricError, match="re-run `muttlab multilevel tune`"):
         MultiLevelDreem(model_dir=tmp_path).params()
 
