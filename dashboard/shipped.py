@@ -5,7 +5,10 @@ Only cell-level numbers ship (accuracy, counts, 95% intervals, tie rates where t
 the sentences stay out, as the MUTT and SICK licences forbid redistributing them. The file is written
 by ``scripts/precompute_grid.py`` and stamped with the date, the sha256 of each experiment file it read
 and every metric's signature; a test compares those signatures with the registry's, so a changed metric
-cannot leave stale numbers on the landing page. This module does not import Streamlit.
+cannot leave stale numbers on the landing page. Every shipped metric is in it, the learned and neural ones
+included, computed with the models the package ships (named by content hash in their signatures): where an
+operator has installed a trained model, that metric's signature differs and :meth:`ShippedGrid.stale` flags
+its cells as outdated. This module does not import Streamlit.
 """
 from __future__ import annotations
 

@@ -6,16 +6,18 @@ this project's numpy >= 2 excludes, so it is not a dependency: installed beside 
 otherwise ``muttlab metrics`` lists COMET as unavailable with that reason. Several references: the best
 score over them (COMET itself reads one reference). Without a source sentence (MUTT trials have none) the
 source field is left empty, which is how reference-only use of a source-reference model is usually run.
+The signature names the checkpoint by a content hash of the files COMET builds the model from: the
+checkpoint and the ``hparams.yaml`` of its folder.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import numpy as np
 
 from muttlab.metrics.base import Metric, MetricUnavailable
-from muttlab.metrics.neural import model_digest
 
 INSTALL_HINT = ("unbabel-comet is not installed: it pins numpy<2 and transformers<5, which conflict with this "
                 "project's numpy>=2; install it in an environment of its own with muttlab installed --no-deps")
@@ -41,6 +43,7 @@ class Comet(Metric):
         self.batch_size = int(batch_size)
         self.gpus = int(gpus)
         self._loaded = None
+        self._digest: str | None = None
 
     def checkpoint(self) -> Path:
         if self.model is None:
@@ -60,11 +63,29 @@ class Comet(Metric):
             raise MetricUnavailable(INSTALL_HINT) from None
         self.checkpoint()
 
+    def hparams(self) -> Path:
+        """Where COMET's ``load_from_checkpoint`` reads the model's hyper-parameters: ``<folder>/hparams.yaml``
+        for ``<folder>/checkpoints/model.ckpt``."""
+        return self.checkpoint().parent.parent / "hparams.yaml"
+
+    def checkpoint_digest(self) -> str:
+        """First 12 hex digits of the SHA-256 of the checkpoint and its ``hparams.yaml`` (when there is one)."""
+        if self._digest is None:
+            # Once per instance: a checkpoint is gigabytes, and the signature is asked for on every batch.
+            digest = hashlib.sha256()
+            for part in (self.checkpoint(), self.hparams()):
+                if part.is_file():
+                    digest.update(part.name.encode() + b"\0")
+                    with part.open("rb") as handle:
+                        for block in iter(lambda: handle.read(1 << 20), b""):
+                            digest.update(block)
+            self._digest = digest.hexdigest()[:12]
+        return self._digest
+
     def params(self) -> dict[str, object]:
         if self.model is None:
             return {"model": "none"}
-        folder = self.model if self.model.is_dir() else self.model.parent
-        return {"model": f"{self.model.name}@{model_digest(folder)}", "refs": "best"}
+        return {"model": f"{self.model.name}@{self.checkpoint_digest()}", "refs": "best"}
 
     def _score(self, candidates: list[str], references: list[list[str]], sources: list[str] | None) -> np.ndarray:
         if self._loaded is None:

@@ -18,13 +18,15 @@ corruptions against their references) and checks:
   constructor argument is varied in turn; n/a when none can be varied);
 * speed — seconds per 1,000 candidate-reference-pool pairs, reported, not judged.
 
-A check that cannot pass raises nothing: it is a row with ``passed`` False and the reason.
+A check that cannot pass raises nothing: it is a row with ``passed`` False and the reason. A failure that is
+the metric's definition rather than a bug is declared once, in :data:`EXPECTED_FAILURES`, and reported as
+"expected failure: <reason>" without failing the run.
 """
 from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -48,15 +50,70 @@ UNICODE_CANDIDATES = (
 _NOT_SETTINGS = {"batch_size", "device", "gpus", "timeout", "startup_timeout", "model_dir", "cache_dir", "workers",
                  "extra_args", "model"}
 MAX_VARIANTS = 3
+AVAILABLE = "available"
+
+
+@dataclass(frozen=True)
+class ExpectedFailure:
+    """A property a shipped metric fails by definition: ``metric`` with ``field`` in its signature fails
+    ``prop`` because ``reason``. Keyed on a signature field so that a setting without the cause is held to the
+    property again (W2V-AVG with ``combine="max"`` must pass identity)."""
+
+    metric: str
+    field: str
+    prop: str
+    reason: str
+
+
+# The one place the shipped metrics' known failures are declared (the README's conformance table lists them).
+EXPECTED_FAILURES = (
+    ExpectedFailure("W2V-AVG", "combine:mean", "identity",
+                    "averages the cosine over the references (MUTT's definition), so a copy of one reference is "
+                    "far from the others and a candidate central to all of them can beat it"),
+    ExpectedFailure("BADGER-like", "combine:mean", "identity",
+                    "averages its similarity over the references (as the original tool combines them), so a copy "
+                    "of one reference can score below a candidate close to all of them"),
+)
 
 
 @dataclass(frozen=True)
 class Check:
-    """One property: passed True / False, or None when it does not apply (the detail says why)."""
+    """One property: passed True / False, or None when it does not apply (the detail says why).
+    ``expected`` is the declared reason when the metric fails this property by definition."""
 
     name: str
     passed: bool | None
     detail: str = ""
+    expected: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.name == AVAILABLE:
+            return "unavailable"
+        if self.passed is None:
+            return "n/a"
+        if self.passed:
+            return "PASS"
+        return "expected failure" if self.expected else "FAIL"
+
+    @property
+    def failed(self) -> bool:
+        """A failure that counts: not declared, or a named metric that could not be checked."""
+        return self.passed is False and not self.expected
+
+
+def expected_failure(metric: Metric, prop: str) -> str:
+    """The declared reason ``metric`` fails ``prop`` ("" when it should pass)."""
+    fields = metric.signature().split("|")
+    for entry in EXPECTED_FAILURES:
+        if entry.metric == metric.name and entry.prop == prop and entry.field in fields:
+            return entry.reason
+    return ""
+
+
+def unavailable(reason: str, named: bool) -> Check:
+    """The row of a metric that cannot be loaded: a failure when it was asked for by name, not under ``all``."""
+    return Check(AVAILABLE, False if named else None, f"not available: {reason}")
 
 
 def sample_pairs(items: int = DEFAULT_ITEMS, refs: int = DEFAULT_REFS) -> tuple[list[str], list[list[str]]]:
@@ -243,9 +300,15 @@ def check_metric(metric: Metric, items: int = DEFAULT_ITEMS, refs: int = DEFAULT
                       ("range", lambda: _range(metric, base)),
                       ("signature", lambda: _signature(metric, cands, references, base))):
         try:
-            checks.append(run())
+            check = run()
         except Exception as exc:  # a crash inside a property is that property failing
-            checks.append(Check(name, False, f"{type(exc).__name__}: {exc}"))
+            check = Check(name, False, f"{type(exc).__name__}: {exc}")
+        reason = expected_failure(metric, check.name)
+        if reason and check.passed is False:
+            check = replace(check, expected=reason, detail=f"expected failure: {reason} ({check.detail})")
+        elif reason:
+            check = replace(check, detail=f"{check.detail}; declared as an expected failure, but it passed")
+        checks.append(check)
     # Scores of the same sentences may be memoised by now; time a fresh batch the metric has not seen.
     fresh_cands, fresh_refs = sample_pairs(items * 3, refs)
     checks.append(_speed(metric, fresh_cands[items:], fresh_refs[items:]))
@@ -253,14 +316,11 @@ def check_metric(metric: Metric, items: int = DEFAULT_ITEMS, refs: int = DEFAULT
 
 
 def checks_frame(results: dict[str, list[Check]]) -> pd.DataFrame:
-    """metric x property table: PASS / FAIL / n/a (and the detail) per row."""
-    rows = []
-    for metric, checks in results.items():
-        for check in checks:
-            verdict = "n/a" if check.passed is None else "PASS" if check.passed else "FAIL"
-            rows.append({"metric": metric, "property": check.name, "result": verdict, "detail": check.detail})
+    """metric x property table: PASS / FAIL / expected failure / n/a / unavailable (and the detail) per row."""
+    rows = [{"metric": metric, "property": check.name, "result": check.verdict, "detail": check.detail}
+            for metric, checks in results.items() for check in checks]
     return pd.DataFrame(rows, columns=["metric", "property", "result", "detail"])
 
 
 def all_passed(results: dict[str, list[Check]]) -> bool:
-    return all(c.passed is not False for checks in results.values() for c in checks)
+    return not any(c.failed for checks in results.values() for c in checks)

@@ -9,6 +9,12 @@ Only cell-level numbers are written (no sentences: the data licences keep them o
 stamped with the date, the sha256 of every experiment file read and each metric's signature.
 ``tests/dashboard/test_shipped_grid.py`` fails when a metric's signature changes, asking to re-run this.
 A metric that cannot be loaded or fails is listed under ``skipped`` with its reason.
+
+Every metric that ships is covered, the learned (ReVal, DREEM, the multi-level metrics) and neural ones
+included: their models are read-only package data named by content hash in the signature. The grid is
+computed as a read-only server computes it — with the shipped models only, never a model installed in this
+machine's model folder — so its numbers are those of the package, and a server whose operator installed a
+trained model sees those metrics' cells flagged as outdated (their signature differs).
 """
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 
@@ -24,8 +32,20 @@ from muttlab.dashboard import shipped
 from muttlab.engine import sources
 from muttlab.errors import MuttlabError
 
-# Learned metrics depend on checkpoints that change with training; the grid ships the study's metrics.
-LEARNED = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
+BUILT_IN = "built-in"
+
+
+def shipped_settings(settings):
+    """``settings`` with no model folder (as a read-only server has): the learned metrics use the shipped
+    models, and metrics that need a trained file (W2V-AVG-corpus) are unavailable."""
+    return replace(settings, read_only=True)
+
+
+def default_metrics(catalogue) -> tuple[list[str], dict[str, str]]:
+    """Every shipped (built-in) metric: the available ones to compute, the others with why they are not."""
+    shipped_only = [i for i in catalogue if i.source == BUILT_IN]
+    return ([i.name for i in shipped_only if i.available],
+            {i.name: i.reason for i in shipped_only if not i.available})
 
 
 def experiment_files(settings) -> dict[str, str]:
@@ -40,24 +60,25 @@ def experiment_files(settings) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--metrics", help="comma-separated metric names (default: every available non-learned one)")
+    parser.add_argument("--metrics", help="comma-separated metric names (default: every shipped metric)")
     parser.add_argument("--output", default=None, help="where to write (default: the package's data/results/grid.json)")
     parser.add_argument("--merge", action="store_true", help="keep the other metrics already in the output file")
     args = parser.parse_args(argv)
 
-    settings = api.load_settings()
+    settings = shipped_settings(api.load_settings())
     if settings.data_dir is None:
         print("precompute_grid: set MUTTLAB_DATA_DIR to the folder holding mutt/experiments", file=sys.stderr)
         return 2
-    output = shipped.grid_path() if args.output is None else __import__("pathlib").Path(args.output)
+    output = shipped.grid_path() if args.output is None else Path(args.output)
     registry = api.registry_for(settings)
-    catalogue = api.metric_catalogue(settings, registry)
     if args.metrics:
         names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+        # Only the named metrics are loaded; an unknown name is reported by run_grid below.
+        infos = [registry.info(n) for n in names if n in registry.names]
+        skipped = {i.name: i.reason for i in infos if not i.available}
+        names = [n for n in names if n not in skipped]
     else:
-        names = [i.name for i in catalogue if i.available and i.name not in LEARNED]
-    skipped = {i.name: i.reason for i in catalogue if not i.available and (not args.metrics or i.name in names)}
-    names = [n for n in names if n not in skipped]
+        names, skipped = default_metrics(api.metric_catalogue(settings, registry))
     suite = api.load_suite(settings, "mutt")
     files = experiment_files(settings)
 

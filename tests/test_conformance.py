@@ -1,19 +1,82 @@
-"""`muttlab check-metric`: the shipped cheap metrics pass every property; metrics broken on purpose fail the
-property they break, and the command's exit status says so (for CI)."""
+"""`muttlab check-metric` over every shipped metric: each passes every property except the failures declared in
+``muttlab.conformance.EXPECTED_FAILURES`` (with their reason), and the metrics that need a user's model are reported
+unavailable with why; metrics broken on purpose fail the property they break, and the exit status says so (for CI)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from muttlab.cli import main
-from muttlab.conformance import all_passed, check_metric, checks_frame
+from muttlab.conformance import EXPECTED_FAILURES, all_passed, check_metric, checks_frame
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
+from muttlab.metrics.w2v import W2VAvg
 
-# Shipped metrics cheap enough for every CI run (no JVM, no model download, no training). The full list,
-# METEOR-1.5, TERp, BADGER, W2V-AVG, the learned and neural metrics included, is run for the README
-# with `muttlab check-metric all`.
-CI_METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L", "CIDEr-D", "sentBLEU", "chrF", "TER", "DeltaBLEU"]
+PROPERTIES = ("deterministic", "batch order", "batch size", "identity", "empty / Unicode", "range", "signature",
+              "speed")
+# Every shipped metric: how many sample sentences it is checked on (fewer for the slow ones, so CI stays
+# affordable; BADGER-like's first reference copy that loses is item 14) and its verdict for each property that is
+# not PASS. "n/a": no score_range or no numeric/boolean setting declared; speed is reported, never judged.
+SHIPPED = {
+    "BLEU-1": (20, {}), "BLEU-2": (20, {}), "BLEU-3": (20, {}), "BLEU-4": (20, {}), "ROUGE-L": (20, {}),
+    "CIDEr-D": (20, {}), "sentBLEU": (20, {}), "chrF": (20, {}), "TER": (20, {}),
+    "DeltaBLEU": (20, {"range": "n/a"}),
+    "METEOR-1.5": (10, {"signature": "n/a"}),
+    "TERp": (6, {"range": "n/a"}),
+    "BADGER-like": (16, {"identity": "expected failure", "range": "n/a"}),
+    "W2V-AVG": (20, {"identity": "expected failure", "signature": "n/a"}),
+    "ReVal-LSTM": (4, {"range": "n/a", "signature": "n/a"}),
+    "ReVal-TreeLSTM": (4, {"range": "n/a", "signature": "n/a"}),
+    "ML-METEOR": (4, {"range": "n/a", "signature": "n/a"}),
+    "DREEM": (4, {"range": "n/a", "signature": "n/a"}),
+    "ML-DREEM": (4, {"range": "n/a", "signature": "n/a"}),
+    "BERTScore-F1": (4, {"signature": "n/a"}),
+    "EmbeddingCosine": (4, {"signature": "n/a"}),
+}
+# Shipped metrics that need something the package cannot ship, and the reason check-metric gives.
+UNAVAILABLE = {"W2V-AVG-corpus": "muttlab vectors train", "COMET": "unbabel-comet is not installed"}
+
+
+@pytest.fixture(scope="module")
+def registry():
+    shipped = Registry(use_entry_points=False)
+    yield shipped
+    shipped.close()
+
+
+def test_every_shipped_metric_is_checked(registry):
+    assert set(registry.names) == set(SHIPPED) | set(UNAVAILABLE)
+
+
+@pytest.mark.parametrize("name", list(SHIPPED))
+def test_shipped_metric_passes_all_but_its_declared_failures(registry, name):
+    items, not_pass = SHIPPED[name]
+    checks = check_metric(registry.get(name), items=items)
+    frame = checks_frame({name: checks})
+    verdicts = dict(zip(frame["property"], frame["result"]))
+    assert verdicts == {p: not_pass.get(p, "n/a" if p == "speed" else "PASS") for p in PROPERTIES}, frame.to_string()
+    assert all_passed({name: checks})
+    for check in checks:
+        if check.verdict == "expected failure":
+            assert check.detail.startswith(f"expected failure: {check.expected}")
+
+
+def test_expected_failures_are_declared_once_with_a_reason_and_only_for_their_setting():
+    assert {(e.metric, e.prop) for e in EXPECTED_FAILURES} == {(n, p) for n, (_, v) in SHIPPED.items()
+                                                               for p, r in v.items() if r == "expected failure"}
+    assert all(len(e.reason) > 40 for e in EXPECTED_FAILURES)
+    # With the best reference instead of the mean, a reference copy must win again: no declaration covers it.
+    checks = {c.name: c for c in check_metric(W2VAvg(combine="max"), items=20)}
+    assert checks["identity"].verdict == "PASS" and not checks["identity"].expected
+
+
+def test_unavailable_shipped_metrics_are_reported_with_their_reason(capsys, tmp_path):
+    code = main(["check-metric", ",".join(UNAVAILABLE), "--cache-dir", str(tmp_path), "--format", "csv"])
+    out = capsys.readouterr().out
+    assert code == 1  # named on the command line and not checked: a CI must not read that as a pass
+    for name, reason in UNAVAILABLE.items():
+        row = next(line for line in out.splitlines() if line.startswith(f"{name},"))
+        assert row.startswith(f"{name},available,unavailable,") and reason in row
 
 
 def _overlap(cand: str, refs) -> float:
@@ -82,19 +145,6 @@ def make_noisy():
 
 def verdicts(metric) -> dict[str, bool | None]:
     return {c.name: c.passed for c in check_metric(metric, items=16)}
-
-
-@pytest.mark.parametrize("name", CI_METRICS)
-def test_cheap_shipped_metrics_pass(name):
-    registry = Registry(use_entry_points=False)
-    try:
-        results = {name: check_metric(registry.get(name), items=20)}
-    finally:
-        registry.close()
-    frame = checks_frame(results)
-    assert all_passed(results), frame[frame["result"] == "FAIL"].to_string()
-    assert set(frame["property"]) >= {"deterministic", "batch order", "batch size", "identity", "empty / Unicode",
-                                      "range", "signature", "speed"}
 
 
 def test_a_good_metric_passes_and_each_broken_one_fails_its_property():

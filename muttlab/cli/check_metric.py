@@ -13,17 +13,23 @@ EXIT_FAILED = 1
 
 def handle(args: argparse.Namespace) -> int:
     from muttlab import conformance
-    from muttlab.engine.runner import registry_for, resolve_metrics
+    from muttlab.engine.runner import registry_for
 
     settings = settings_from_args(args)
     registry = registry_for(settings)
     results = {}
     try:
-        for spec in split_names(args.metric):
-            name = registry.add_path(spec) if ":" in spec else spec
-            for metric in resolve_metrics([name], registry):
-                print(f"checking {metric.name} ...", file=sys.stderr)
-                results[metric.name] = conformance.check_metric(metric, items=args.items, refs=args.refs)
+        specs = split_names(args.metric)
+        # `all` lists every registered metric, the unavailable ones with their reason: none is skipped silently.
+        named = specs != ["all"]
+        names = [registry.add_path(s) if ":" in s else s for s in specs] if named else registry.names
+        for name in registry.resolve(names):
+            info = registry.info(name)
+            if not info.available:
+                results[name] = [conformance.unavailable(info.reason, named)]
+                continue
+            print(f"checking {name} ...", file=sys.stderr)
+            results[name] = conformance.check_metric(registry.get(name), items=args.items, refs=args.refs)
     finally:
         registry.close()
     emit(render(conformance.checks_frame(results), args.format), args.output)
@@ -37,7 +43,9 @@ def register(subparsers, common) -> None:
                     "independent (or, for a corpus-level metric, a function of its batch alone), a reference copy "
                     "never beaten, empty strings and any Unicode handled, scores within the declared range, the "
                     "signature changing with the settings; prints speed per 1,000 pairs. Exit status 1 when a "
-                    "property fails.")
+                    "property fails (a failure declared as the metric's definition is reported as an expected "
+                    "failure and does not count) or a metric named on the command line is unavailable; `all` "
+                    "lists the unavailable metrics with their reason.")
     parser.add_argument("metric", help="registered name(s), comma-separated, 'all', or MODULE:CALLABLE")
     parser.add_argument("--items", type=int, default=40, help="sentences to score (default 40)")
     parser.add_argument("--refs", type=int, default=5, help="references per sentence (default 5)")

@@ -1,5 +1,8 @@
-"""The grid that ships with the package: current signatures, the same numbers as a live run, clear errors."""
+"""The grid that ships with the package: every shipped metric, current signatures, the same numbers as a live
+run, clear errors."""
 from __future__ import annotations
+
+import importlib.util
 
 import pytest
 
@@ -7,7 +10,9 @@ from muttlab.dashboard import shipped
 from muttlab.engine import runner
 from muttlab.engine.sources import load_mutt_experiments
 from muttlab.errors import DataError
+from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import Settings
+from tests.conftest import REPO
 
 RERUN = "re-run scripts/precompute_grid.py: " + shipped.REGENERATE
 
@@ -19,8 +24,18 @@ def grid():
     return loaded
 
 
-def test_every_shipped_signature_is_current(grid):
-    registry = runner.registry_for(Settings())
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("precompute_grid", REPO / "scripts" / "precompute_grid.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_shipped_signature_is_current(grid, script):
+    # The shipped models' signatures, as the script computes them: a model installed on this machine is not
+    # what the package ships.
+    registry = runner.registry_for(script.shipped_settings(Settings()))
     try:
         current = {name: registry.info(name).signature for name in grid.signatures if name in registry.names}
     finally:
@@ -28,6 +43,25 @@ def test_every_shipped_signature_is_current(grid):
     assert set(current) == set(grid.signatures), f"metrics no longer registered: {set(grid.signatures) - set(current)}"
     stale = grid.stale(current)
     assert not stale, f"signatures changed for {sorted(stale)}; {RERUN}"
+
+
+def test_grid_covers_every_shipped_metric(grid):
+    # Learned and neural metrics included; a metric that cannot run without a user's model is listed with why.
+    built_in = set(Registry(use_entry_points=False).names)
+    missing = built_in - set(grid.metrics) - set(grid.skipped)
+    assert not missing, f"the grid lacks {sorted(missing)}; {RERUN}"
+    assert {"ReVal-LSTM", "ReVal-TreeLSTM", "DREEM", "ML-DREEM", "ML-METEOR", "BERTScore-F1",
+            "EmbeddingCosine"} <= set(grid.metrics)
+    assert "COMET" in grid.skipped and "unbabel-comet" in grid.skipped["COMET"]
+
+
+def test_script_default_is_every_shipped_metric_with_the_shipped_models(script):
+    catalogue = [MetricInfo("BLEU-4", "built-in", True), MetricInfo("ReVal-TreeLSTM", "built-in", True),
+                 MetricInfo("COMET", "built-in", False, reason="unbabel-comet is not installed"),
+                 MetricInfo("Mine", "entry point mypkg:mine", True)]
+    assert script.default_metrics(catalogue) == (["BLEU-4", "ReVal-TreeLSTM"],
+                                                 {"COMET": "unbabel-comet is not installed"})
+    assert Settings().model_dir is not None and script.shipped_settings(Settings()).model_dir is None
 
 
 def test_grid_covers_the_study(grid):
@@ -67,15 +101,9 @@ def test_malformed_grid_is_a_data_error(tmp_path):
     assert shipped.load(tmp_path / "absent.json") is None
 
 
-def test_precompute_script_writes_a_stamped_grid(tmp_path, monkeypatch, data_dir, grid):
-    import importlib.util
-
-    from tests.conftest import REPO
+def test_precompute_script_writes_a_stamped_grid(tmp_path, monkeypatch, data_dir, grid, script):
     monkeypatch.setenv("MUTTLAB_DATA_DIR", str(data_dir))
     monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(tmp_path / "cache"))
-    spec = importlib.util.spec_from_file_location("precompute_grid", REPO / "scripts" / "precompute_grid.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     out = tmp_path / "grid.json"
     assert script.main(["--metrics", "BLEU-4,NO-SUCH-METRIC", "--output", str(out)]) == 0
     written = shipped.load(out)
