@@ -56,14 +56,30 @@ def _checked_distinct(candidates: list, references: list, limits: Limits) -> lis
     checked = [_as_list(refs, "", "", "") for refs in references]
     if not all(checked) or max(map(len, checked), default=0) > limits.max_refs:
         raise MetricError("")
+    known = _valid_sentences(limits)
     distinct_candidates = set(candidates)
-    for text in distinct_candidates:
+    for text in distinct_candidates - known:
         _check_sentence(text, "", "", limits)
-        if not text.strip():
-            raise MetricError("")
-    for text in set(chain.from_iterable(checked)) - distinct_candidates:
+    if not all(map(str.strip, distinct_candidates)):
+        raise MetricError("")
+    new = set(chain.from_iterable(checked)) - known
+    for text in new:
         _check_sentence(text, "", "", limits)
+    known |= new
+    known |= distinct_candidates
     return checked
+
+
+# Sentences found valid under the active limits: every metric of a run is handed the same sentences.
+_VALID: tuple[Limits, set[str]] | None = None
+_VALID_MAX = 1_000_000  # a long-lived server starts over past this many
+
+
+def _valid_sentences(limits: Limits) -> set[str]:
+    global _VALID
+    if _VALID is None or _VALID[0] != limits or len(_VALID[1]) > _VALID_MAX:
+        _VALID = (limits, set())
+    return _VALID[1]
 
 
 def _checked_in_order(candidates: list, references: list, who: str, limits: Limits) -> list[list[str]]:
