@@ -30,11 +30,17 @@ class CorpusStats:
 def document_frequencies(batch: Batch, k: int) -> np.ndarray:
     """In how many items' reference sets each gram of order k occurs (coco-caption's ``document_frequency``),
     indexed by the table's gram id."""
-    keys, _ = batch.ref_max(k)
-    # An item is one document: a reference list shared by several items counts once for each of them.
-    uses = np.bincount(batch.reflist, minlength=batch.n_reflists)
-    return np.bincount(keys & LOW, weights=uses[keys >> SHIFT],
-                       minlength=batch.table.orders[k - 1].n_grams).astype(np.int64)
+    refs = batch.refs
+    if ("df", k) not in refs.memo:
+        keys, _ = refs.ref_max(k)
+        # An item is one document: a reference list shared by several items counts once for each of them.
+        uses = np.bincount(refs.reflist, minlength=refs.n_reflists)
+        refs.memo[("df", k)] = np.bincount(keys & LOW, weights=uses[keys >> SHIFT],
+                                           minlength=refs.table.orders[k - 1].n_grams).astype(np.int64)
+    df = refs.memo[("df", k)]
+    # Grams counted since (a later batch's candidates) are in none of these references.
+    missing = refs.table.orders[k - 1].n_grams - df.size
+    return np.concatenate((df, np.zeros(missing, np.int64))) if missing > 0 else df
 
 
 def corpus_stats(batch: Batch, n: int) -> CorpusStats:
@@ -90,7 +96,6 @@ def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0, stats: CorpusStats | N
                         missing=False)
         c_rows, c_item = c_rows[shared], c_item[shared]
         # Every reference of the item gets the candidate's shared rows, in order.
-        pair_start = np.cumsum(batch.refs_per_item) - batch.refs_per_item
         row_start = np.searchsorted(c_item, np.arange(batch.n_items))
         row_stop = np.searchsorted(c_item, np.arange(batch.n_items), side="right")
         picks, pair = expand_ranges(row_start[batch.pair_item], row_stop[batch.pair_item])

@@ -92,14 +92,8 @@ class Order:
 class SentenceTable:
     """Token ids and n-gram counts of every distinct sentence this process has scored, for one tokenizer."""
 
-    # A long-lived process (the dashboard) starts a fresh table past this many sentences.
-    MAX_SENTENCES = 2_000_000
-
     def __init__(self, tokenize: Callable[[str], str] | None):
         self.tokenize = tokenize
-        self._reset()
-
-    def _reset(self) -> None:
         self.index: dict[str, int] = {}
         self.lengths = _EMPTY
         self.orders = [Order() for _ in range(MAX_N)]
@@ -109,9 +103,6 @@ class SentenceTable:
         index = self.index
         new = [s for s in dict.fromkeys(sentences) if s not in index]
         if new:
-            if len(index) + len(new) > self.MAX_SENTENCES:
-                self._reset()
-                return self.ids(sentences)
             self._add(new)
         return np.fromiter(map(index.__getitem__, sentences), np.int64, len(sentences))
 
@@ -169,27 +160,32 @@ class SentenceTable:
 
 _GRAM_SEP = "\x1f"
 _TABLES: dict[object, SentenceTable] = {}
+# A long-lived process (the dashboard) starts a fresh table past this many sentences.
+_MAX_SENTENCES = 2_000_000
 
 
 def table_for(tokenize: Callable[[str], str] | None) -> SentenceTable:
     """The process's sentence table for a tokenizer (None: sentences are already tokenised)."""
     table = _TABLES.get(tokenize)
-    if table is None:
+    if table is None or len(table.index) > _MAX_SENTENCES:
+        # Remembered batches hold ids of the old table.
+        _RECENT.clear()
+        _RECENT_REFS.clear()
         table = _TABLES[tokenize] = SentenceTable(tokenize)
     return table
 
 
-class Batch:
-    """Candidates with their reference lists, as sentence ids of a table.
+class References:
+    """The reference lists of a batch, as sentence ids of a table.
 
-    Items are candidates; pairs are (item, reference) combinations, contiguous per item. Items with the same
-    reference list share it (``reflist``): per-list statistics (a gram's maximum count over the references,
-    whether a list holds a gram) are computed once per distinct list, not once per item.
+    Pairs are (item, reference) combinations, contiguous per item. Items with the same reference list share
+    it (``reflist``): per-list statistics (a gram's maximum count over the references, whether a list holds
+    a gram) are computed once per distinct list, not once per item; and batches with the same lists (a grid
+    scores its originals and its corruptions against the same references) share this object.
     """
 
-    def __init__(self, table: SentenceTable, candidates: Sequence[str], references: Sequence[Sequence[str]]):
+    def __init__(self, table: SentenceTable, references: Sequence[Sequence[str]]):
         self.table = table
-        self.cand = table.ids(candidates)
         self.refs_per_item = np.fromiter(map(len, references), np.int64, len(references))
         self.pair_sent = table.ids([r for refs in references for r in refs])
         self.pair_item = np.repeat(np.arange(len(references)), self.refs_per_item)
@@ -198,15 +194,7 @@ class Batch:
                                    len(references))
         self.n_reflists = len(lists)
         self._ref_max: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.memo: dict[object, object] = {}  # per-batch results a metric reuses (BLEU's clipped counts)
-
-    @property
-    def n_items(self) -> int:
-        return len(self.cand)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return self.table.lengths
+        self.memo: dict[object, object] = {}  # results that depend on the references only (CIDEr-D's df)
 
     def ref_max(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Per distinct reference list, the maximum count of each gram of order ``k`` over its references:
@@ -214,9 +202,9 @@ class Batch:
         if k not in self._ref_max:
             # The references of a list are those of its first item.
             first_item = np.full(self.n_reflists, -1, np.int64)
-            first_item[self.reflist[::-1]] = np.arange(self.n_items)[::-1]
-            pair_start = np.cumsum(self.refs_per_item) - self.refs_per_item
-            pairs, owner = expand_ranges(pair_start[first_item], pair_start[first_item] + self.refs_per_item[first_item])
+            first_item[self.reflist[::-1]] = np.arange(self.reflist.size)[::-1]
+            pair_start = (np.cumsum(self.refs_per_item) - self.refs_per_item)[first_item]
+            pairs, owner = expand_ranges(pair_start, pair_start + self.refs_per_item[first_item])
             order = self.table.orders[k - 1]
             rows, pair = self.table.rows(k, self.pair_sent[pairs])
             keys = owner[pair] << SHIFT | order.gram[rows]
@@ -229,24 +217,51 @@ class Batch:
         return self._ref_max[k]
 
 
+class Batch:
+    """Candidates with their :class:`References`, as sentence ids of a table; items are candidates."""
+
+    def __init__(self, table: SentenceTable, candidates: Sequence[str], refs: References):
+        self.table = table
+        self.refs = refs
+        self.cand = table.ids(candidates)
+        self.pair_item, self.pair_sent, self.refs_per_item = refs.pair_item, refs.pair_sent, refs.refs_per_item
+        self.reflist, self.n_reflists, self.ref_max = refs.reflist, refs.n_reflists, refs.ref_max
+        self.memo: dict[object, object] = {}  # per-batch results a metric reuses (BLEU's clipped counts)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.cand)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.table.lengths
+
+
 def encode(candidates: Sequence[str], references: Sequence[Sequence[str]],
            tokenize: Callable[[str], str] | None = None) -> Batch:
     """A batch over the process's sentence table for ``tokenize`` (None: split sentences as they are).
 
-    The last few batches are remembered, so BLEU-1..4 and CIDEr-D scoring the same batches one metric after
-    the other (the runner hands a sentence-level metric its misses in one or two jobs) share their ids and
-    per-list statistics.
+    The last few batches and reference lists are remembered, so BLEU-1..4 and CIDEr-D scoring the same
+    batches one metric after the other (the runner hands a sentence-level metric its misses in one or two
+    jobs), and the originals and corruptions of a cell, share their ids and per-list statistics.
     """
-    key = (tuple(candidates), tuple(map(tuple, references)), tokenize)
-    batch = _RECENT.get(key)
-    if batch is not None:
-        _RECENT.move_to_end(key)
-        return batch
-    batch = _RECENT[key] = Batch(table_for(tokenize), candidates, references)
-    while len(_RECENT) > _RECENT_SIZE:
-        _RECENT.popitem(last=False)
-    return batch
+    table = table_for(tokenize)
+    refs_key = (tuple(map(tuple, references)), tokenize)
+    refs = _remember(_RECENT_REFS, refs_key, lambda: References(table, references))
+    return _remember(_RECENT, (tuple(candidates), refs_key), lambda: Batch(table, candidates, refs))
+
+
+def _remember(recent: OrderedDict, key, make):
+    found = recent.get(key)
+    if found is not None:
+        recent.move_to_end(key)
+        return found
+    found = recent[key] = make()
+    while len(recent) > _RECENT_SIZE:
+        recent.popitem(last=False)
+    return found
 
 
 _RECENT: OrderedDict = OrderedDict()
+_RECENT_REFS: OrderedDict = OrderedDict()
 _RECENT_SIZE = 4  # the runner's parallel split makes at most `workers` jobs per metric
