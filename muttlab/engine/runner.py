@@ -16,7 +16,7 @@ import pandas as pd
 
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import accuracy_table, margins, passed, tied
-from muttlab.engine.cache import ScoreCache, context_key, item_key, refs_digest
+from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.engine.trials import Suite, count_in_splits
@@ -142,7 +142,7 @@ class _Scorer:
         """One score array per batch, from the cache where possible."""
         signature = metric.signature()
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
-        keys = [[item_key(signature, ctx, c, self._refs_key(r)) for c, r in zip(cands, refs)]
+        keys = [item_keys(signature, ctx, cands, [self._refs_key(r) for r in refs])
                 for (cands, refs), ctx in zip(batches, contexts)]
         cached = self.cache.get_many([k for ks in keys for k in ks])
         new: dict[bytes, float] = {}
