@@ -64,6 +64,16 @@ def _frequencies_from(stats: CorpusStats, batch: Batch, sentences: np.ndarray, k
     return df
 
 
+def _norms(batch: Batch, k: int, sentence_ids: np.ndarray, idf: np.ndarray) -> np.ndarray:
+    """The tf-idf vector norm (order ``k``) of the sentence of each entry of ``sentence_ids``: squares summed
+    in the order the sentence's grams occur (coco-caption's dictionary order), whatever the gram ids."""
+    order = batch.table.orders[k - 1]
+    sentences, inverse = np.unique(sentence_ids, return_inverse=True)
+    rows, owner = batch.table.rows(k, sentences)
+    weights = order.count[rows] * idf[order.gram[rows]]
+    return np.sqrt(np.bincount(owner, weights=weights ** 2, minlength=sentences.size))[inverse.reshape(-1)]
+
+
 def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0, stats: CorpusStats | None = None) -> np.ndarray:
     """CIDEr-D of every item of an encoded batch; document frequencies from ``stats`` when given, else from
     the batch's own references."""
@@ -72,22 +82,22 @@ def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0, stats: CorpusStats | N
     per_pair = np.zeros((n, n_pairs))
     # coco-caption's "length" is the number of bigrams of a sentence.
     n_bigrams = np.maximum(table.lengths - 1, 0)
-    pair_cand = batch.cand[batch.pair_item]
-    delta = (n_bigrams[pair_cand] - n_bigrams[batch.pair_sent]).astype(np.float64)
+    delta = (n_bigrams[batch.cand[batch.pair_item]] - n_bigrams[batch.pair_sent]).astype(np.float64)
     penalty = np.exp(-(delta ** 2) / (2 * sigma ** 2))
-    sentences = np.unique(np.concatenate((batch.cand, batch.pair_sent)))
     log_docs = np.log(float(batch.n_items if stats is None else stats.n_docs))
     for k in range(1, n + 1):
         order = table.orders[k - 1]
-        df = document_frequencies(batch, k) if stats is None else _frequencies_from(stats, batch, sentences, k)
-        idf = log_docs - np.log(np.maximum(1.0, df))
-        # tf-idf weight of every count row of the batch's sentences, and each sentence's norm, summed in
-        # the order its grams occur (coco-caption's dictionary order), whatever the gram ids.
-        rows, owner = table.rows(k, sentences)
-        weights = np.zeros(order.gram.size)
-        weights[rows] = order.count[rows] * idf[order.gram[rows]]
-        norms = np.zeros(table.lengths.size)
-        norms[sentences] = np.sqrt(np.bincount(owner, weights=weights[rows] ** 2, minlength=sentences.size))
+        if stats is None:
+            idf = log_docs - np.log(np.maximum(1.0, document_frequencies(batch, k)))
+            # The references' norms depend on the references only: a cell's originals and corruptions share them.
+            if ("norms", k) not in batch.refs.memo:
+                batch.refs.memo[("norms", k)] = _norms(batch, k, batch.pair_sent, idf)
+            ref_norms = batch.refs.memo[("norms", k)]
+        else:
+            sentences = np.unique(np.concatenate((batch.cand, batch.pair_sent)))
+            idf = log_docs - np.log(np.maximum(1.0, _frequencies_from(stats, batch, sentences, k)))
+            ref_norms = _norms(batch, k, batch.pair_sent, idf)
+        denom = _norms(batch, k, batch.cand, idf)[batch.pair_item] * ref_norms
         # Each pair's dot product runs over the candidate's grams in order; a gram none of the item's
         # references has adds nothing (coco-caption adds exact zeros there), so those rows are dropped first.
         c_rows, c_item = table.rows(k, batch.cand)
@@ -95,17 +105,16 @@ def cider_d(batch: Batch, n: int = 4, sigma: float = 6.0, stats: CorpusStats | N
         shared = lookup(ref_keys, np.ones(ref_keys.size, bool), batch.reflist[c_item] << SHIFT | order.gram[c_rows],
                         missing=False)
         c_rows, c_item = c_rows[shared], c_item[shared]
+        c_gram = order.gram[c_rows]
+        c_idf = idf[c_gram]
+        c_weight = order.count[c_rows] * c_idf
         # Every reference of the item gets the candidate's shared rows, in order.
         row_start = np.searchsorted(c_item, np.arange(batch.n_items))
         row_stop = np.searchsorted(c_item, np.arange(batch.n_items), side="right")
         picks, pair = expand_ranges(row_start[batch.pair_item], row_stop[batch.pair_item])
-        rows = c_rows[picks]
-        gram = order.gram[rows]
-        ref_count = lookup(order.keys, order.key_count, batch.pair_sent[pair] << SHIFT | gram)
-        ref_weight = ref_count * idf[gram]
-        hyp_weight = weights[rows]
-        dot = np.bincount(pair, weights=np.minimum(hyp_weight, ref_weight) * ref_weight, minlength=n_pairs)
-        denom = norms[pair_cand] * norms[batch.pair_sent]
+        ref_count = lookup(order.keys, order.key_count, batch.pair_sent[pair] << SHIFT | c_gram[picks])
+        ref_weight = ref_count * c_idf[picks]
+        dot = np.bincount(pair, weights=np.minimum(c_weight[picks], ref_weight) * ref_weight, minlength=n_pairs)
         with np.errstate(divide="ignore", invalid="ignore"):
             sim = np.where(denom != 0, dot / denom, dot)
         per_pair[k - 1] = sim * penalty
