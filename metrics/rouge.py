@@ -68,7 +68,12 @@ def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
     lc = int(c_len[short].max(initial=0))
     if lc == 0:
         return out
-    mask_keys, masks = _position_masks([refs[i] for i in short])
+    # One mask table per distinct reference (the same array object, as rouge_l passes them), not per pair.
+    distinct: dict[int, int] = {}
+    ref_of_pair = np.fromiter((distinct.setdefault(id(refs[i]), len(distinct)) for i in short.tolist()), np.int64,
+                              short.size)
+    by_id = {id(r): r for r in refs}
+    mask_keys, masks = _position_masks([by_id[key] for key in distinct])
     tokens = np.full((short.size, lc), -1, np.int64)  # candidate tokens, padded
     rows = np.repeat(np.arange(short.size), c_len[short])
     cols = np.arange(rows.size) - np.repeat(np.cumsum(c_len[short]) - c_len[short], c_len[short])
@@ -76,7 +81,7 @@ def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
     active = np.searchsorted(-c_len[short], -np.arange(lc), side="left")  # pairs with c_len > j
     full = np.left_shift(np.uint64(1), r_len[short].astype(np.uint64)) - np.uint64(1)
     v = full.copy()
-    pair_key = np.arange(short.size, dtype=np.int64) << SHIFT
+    pair_key = ref_of_pair << SHIFT
     for j in range(lc):
         a = active[j]
         m = lookup(mask_keys, masks, pair_key[:a] | tokens[:a, j], missing=np.uint64(0))
