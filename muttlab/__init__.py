@@ -7,7 +7,6 @@ package is cheap: nothing heavy is loaded until a function that needs it runs.
 from __future__ import annotations
 
 
-
 def __getattr__(name: str):
     # The version is looked up on first use: importlib.metadata costs a tenth of a second of every start-up.
     if name == "__version__":
