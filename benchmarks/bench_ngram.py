@@ -38,6 +38,27 @@ def pycocoevalcap_run(suite) -> None:
                 coco_scores([tok[getattr(t, side)] for t in trials], refs)
 
 
+def counting_run(suite) -> None:
+    """The scoring alone, in a fresh process after imports and data loading: the six metrics over the grid's
+    batches as the runner hands them over (a sentence-level metric gets all its items in one call, CIDEr-D
+    one call per cell and side). Prints wall and CPU seconds."""
+    from muttlab.engine.runner import registry_for
+    registry = registry_for(load_settings())
+    batches = []
+    for name in suite.corruptions():
+        trials = suite.of(name)
+        for k in REFS:
+            refs = [list(t.refs(k)) for t in trials]
+            batches += [([t.original for t in trials], refs), ([t.corrupted for t in trials], refs)]
+    everything = ([c for cands, _ in batches for c in cands], [r for _, refs in batches for r in refs])
+    metrics = [registry.get(name) for name in METRICS]
+    start, cpu = time.perf_counter(), time.process_time()
+    for metric in metrics:
+        for cands, refs in (batches if metric.corpus_dependent else [everything]):
+            metric.score(cands, refs)
+    print(time.perf_counter() - start, time.process_time() - cpu)
+
+
 def _timed(command: list[str], env: dict) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, the process and its children: the JVM) of a command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -53,6 +74,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=1, help="repetitions; the best of each is reported")
     parser.add_argument("--coco-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--counting-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     settings = load_settings()
     if settings.data_dir is None:
@@ -61,18 +83,24 @@ def main() -> None:
     if args.coco_child:
         pycocoevalcap_run(suite)
         return
+    if args.counting_child:
+        counting_run(suite)
+        return
     env = dict(os.environ)
     if args.workers:
         env["MUTTLAB_WORKERS"] = str(args.workers)
     ours = [sys.executable, "-m", "muttlab", "run", "--suite", "mutt", "--metrics", ",".join(METRICS),
             "--refs", ",".join(map(str, REFS)), "--format", "csv"]
     coco_cmd = [sys.executable, str(Path(__file__).resolve()), "--coco-child"]
-    colds, warms, cocos = [], [], []
+    counting_cmd = [sys.executable, str(Path(__file__).resolve()), "--counting-child"]
+    colds, warms, cocos, countings = [], [], [], []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as cache:
             colds.append(_timed(ours + ["--cache-dir", cache], env))
             warms.append(_timed(ours + ["--cache-dir", cache], env))
         cocos.append(_timed(coco_cmd, env))
+        out = subprocess.run(counting_cmd, env=env, check=True, capture_output=True, text=True).stdout.split()
+        countings.append((float(out[0]), float(out[1])))
     n_items = len(suite.trials) * 2 * len(REFS)
     print(f"work: {len(suite.trials)} trials x {len(REFS)} reference counts x 2 sides = {n_items} candidates, "
           f"metrics {', '.join(METRICS)}; every run a fresh process (imports included); best of {args.repeat}; "
@@ -85,6 +113,10 @@ def main() -> None:
         wall, cpu = min(w for w, _ in runs), min(c for _, c in runs)
         print(f"{label:<34}{wall:>9.2f}{n_items / wall:>9.0f}{coco_wall / wall:>9.1f}x{cpu:>9.2f}"
               f"{coco_cpu / cpu:>13.1f}x")
+    wall, cpu = min(w for w, _ in countings), min(c for _, c in countings)
+    print(f"{'MUTT Lab, the scoring alone':<34}{wall:>9.2f}{n_items / wall:>9.0f}{'':>10}{cpu:>9.2f}")
+    print(f"(the scoring alone: the six metrics' score calls on the grid, in a fresh process after its imports "
+          f"and data loading, no cache); load average {os.getloadavg()[0]:.1f} at the end")
 
 if __name__ == "__main__":
     main()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Set
+from itertools import chain
 from typing import ClassVar, Sequence
 
 import numpy as np
@@ -41,6 +42,47 @@ def check_batch(candidates, references, who: str = "input") -> tuple[list[str], 
     if len(candidates) != len(references):
         raise MetricError(f"{who}: got {len(candidates)} candidates but {len(references)} reference lists; "
                           "pass one list of references per candidate")
+    # A grid repeats its sentences (a pool's references under every item, at 5, 10 and 20 references), so
+    # each distinct sentence is checked once; only a batch with a problem is walked item by item, so that
+    # the error names the problem's first occurrence.
+    try:
+        return candidates, _checked_distinct(candidates, references, limits)
+    except (MetricError, TypeError):  # TypeError: an unhashable value where a string should be
+        return candidates, _checked_in_order(candidates, references, who, limits)
+
+
+def _checked_distinct(candidates: list, references: list, limits: Limits) -> list[list[str]]:
+    """The reference lists, when the batch is valid; a MetricError without details when it is not."""
+    checked = [_as_list(refs, "", "", "") for refs in references]
+    if not all(checked) or max(map(len, checked), default=0) > limits.max_refs:
+        raise MetricError("")
+    known = _valid_sentences(limits)
+    distinct_candidates = set(candidates)
+    for text in distinct_candidates - known:
+        _check_sentence(text, "", "", limits)
+    if not all(map(str.strip, distinct_candidates)):
+        raise MetricError("")
+    new = set(chain.from_iterable(checked)) - known
+    for text in new:
+        _check_sentence(text, "", "", limits)
+    known |= new
+    known |= distinct_candidates
+    return checked
+
+
+# Sentences found valid under the active limits: every metric of a run is handed the same sentences.
+_VALID: tuple[Limits, set[str]] | None = None
+_VALID_MAX = 1_000_000  # a long-lived server starts over past this many
+
+
+def _valid_sentences(limits: Limits) -> set[str]:
+    global _VALID
+    if _VALID is None or _VALID[0] != limits or len(_VALID[1]) > _VALID_MAX:
+        _VALID = (limits, set())
+    return _VALID[1]
+
+
+def _checked_in_order(candidates: list, references: list, who: str, limits: Limits) -> list[list[str]]:
     for i, cand in enumerate(candidates):
         _check_sentence(cand, who, f"candidate {i}", limits)
         if not cand.strip():
@@ -56,10 +98,12 @@ def check_batch(candidates, references, who: str = "input") -> tuple[list[str], 
         for j, ref in enumerate(refs):
             _check_sentence(ref, who, f"reference {j} of candidate {i}", limits)
         checked.append(refs)
-    return candidates, checked
+    return checked
 
 
 def _as_list(value, who: str, what: str, expected: str) -> list:
+    if value.__class__ is list or value.__class__ is tuple:  # the common case, without the ABC checks below
+        return list(value)
     # A string is iterable, but scoring its characters as sentences is never what was meant.
     if isinstance(value, (str, bytes, bytearray, Mapping, Set)) or not isinstance(value, Iterable):
         raise MetricError(f"{who}: {what} must be {expected}, got {_shown(value)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from muttlab.metrics.base import Metric
-from muttlab.metrics.ngrams import Batch, encode, item_rows, lookup
+from muttlab.metrics.ngrams import SHIFT, Batch, encode, lookup
 from muttlab.metrics.tokenize import tokenizer
 
 # pycocoevalcap's guards against zero counts (bleu_scorer.py, compute_score).
@@ -18,26 +18,16 @@ TINY, SMALL = 1e-15, 1e-9
 
 def clipped_counts(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(matches, guesses) of order k per item: clipped by the maximum count in any one reference."""
-    counts = batch.orders[k - 1]
-    n_grams = max(counts.n_grams, 1)
-    # Maximum count of each gram over an item's references.
-    rows, pair = item_rows(counts, batch.pair_sent)
-    ref_keys = batch.pair_item[pair] * n_grams + counts.gram[rows]
-    order = np.argsort(ref_keys, kind="stable")
-    ref_keys, ref_counts = ref_keys[order], counts.count[rows][order]
-    if ref_keys.size:
-        first = np.concatenate(([True], ref_keys[1:] != ref_keys[:-1]))
-        starts = np.flatnonzero(first)
-        ref_max = np.maximum.reduceat(ref_counts, starts)
-        ref_keys = ref_keys[starts]
-    else:
-        ref_max = ref_counts
-    rows, item = item_rows(counts, batch.cand)
-    cand_counts = counts.count[rows]
-    clip = np.minimum(cand_counts, lookup(ref_keys, ref_max, item * n_grams + counts.gram[rows]))
-    matches = np.bincount(item, weights=clip, minlength=batch.n_items)
-    guesses = np.maximum(batch.lengths[batch.cand] - k + 1, 0).astype(np.float64)
-    return matches, guesses
+    if ("clip", k) not in batch.memo:
+        order = batch.table.orders[k - 1]
+        ref_keys, ref_max = batch.ref_max(k)
+        rows, item = batch.table.rows(k, batch.cand)
+        wanted = batch.reflist[item] << SHIFT | order.gram[rows]
+        clip = np.minimum(order.count[rows], lookup(ref_keys, ref_max, wanted))
+        matches = np.bincount(item, weights=clip, minlength=batch.n_items)
+        guesses = np.maximum(batch.lengths[batch.cand] - k + 1, 0).astype(np.float64)
+        batch.memo[("clip", k)] = (matches, guesses)
+    return batch.memo[("clip", k)]
 
 
 def closest_ref_length(batch: Batch) -> np.ndarray:
@@ -52,7 +42,7 @@ def closest_ref_length(batch: Batch) -> np.ndarray:
 
 
 def sentence_bleu(batch: Batch, n: int) -> np.ndarray:
-    """coco-caption's per-sentence BLEU-n for every item of an encoded batch (max_n >= n)."""
+    """coco-caption's per-sentence BLEU-n for every item of an encoded batch."""
     log_prec = np.zeros(batch.n_items)
     for k in range(1, n + 1):
         matches, guesses = clipped_counts(batch, k)
@@ -85,4 +75,4 @@ class Bleu(Metric):
         return {"n": self.n, "tok": self.tokenize, "bp": "closest"}
 
     def _score(self, candidates, references):
-        return sentence_bleu(encode(candidates, references, self.n, self._tokenizer), self.n)
+        return sentence_bleu(encode(candidates, references, self._tokenizer), self.n)

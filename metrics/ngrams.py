@@ -1,57 +1,46 @@
-"""Vectorised n-gram statistics shared by BLEU and CIDEr-D.
+"""N-gram counts shared by BLEU and CIDEr-D: every distinct sentence is tokenised and counted once per process.
 
-A batch (candidates with their reference lists) is encoded once: every distinct sentence becomes a row of
-integer token ids, every distinct n-gram of each order an integer id, and per-sentence n-gram counts are
-sorted arrays. The metrics then work on whole arrays (join candidate and reference n-grams with
-``searchsorted``, reduce per item with ``bincount``/``reduceat``) instead of Python dictionaries.
+A grid run scores 13,302 candidates against 5/10/20 references with six metrics, but holds only ~11,000
+distinct sentences and ~500 reference pools. So the counting is done per distinct sentence, in a
+process-wide :class:`SentenceTable` (one per tokenizer), whatever metric or batch asks: each sentence gets an
+id, its tokens process-wide ids, and each of its n-grams (orders 1..4) a process-wide id per order. A batch
+is then a few integer arrays pointing into the table (:class:`Batch`), and the metrics work on whole arrays
+(``searchsorted`` joins, ``bincount`` reductions) instead of Python dictionaries.
+
+Float sums over a sentence's grams always run in the order the grams first occur in the sentence (which is
+coco-caption's dictionary order), never in id order: ids depend on what the process saw first, the order of
+occurrence does not, so a score is bitwise the same in every process (a Dask worker, a long-lived dashboard).
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
 
-# One vocabulary per process: a sentence's token ids are computed once and reused by every metric and batch.
+MAX_N = 4
+# (sentence id, gram id) and (prefix gram id, token id) are packed into one int64 key.
+SHIFT = np.int64(32)
+LOW = np.int64((1 << 32) - 1)
+
+# One vocabulary per process: a word's id is its index in _WORDS.
 _VOCAB: dict[str, int] = {}
+_WORDS: list[str] = []
 
 
-@dataclass(frozen=True)
-class Counts:
-    """Counts of one n-gram order for the distinct sentences, sorted by (sentence, gram)."""
-
-    sentence: np.ndarray  # int64, sentence index of each row
-    gram: np.ndarray  # int64, n-gram id (dense within the order)
-    count: np.ndarray  # int64
-    n_grams: int  # number of distinct n-grams of this order
-    starts: np.ndarray  # rows of sentence s are starts[s]:starts[s+1]
-    first: np.ndarray  # int64, position of the gram's first occurrence in its sentence
-    # How gram g of this order is built: the id of its first k-1 tokens' gram and its last token id
-    # (None for order 1, where the gram id is the token id). Lets a gram be named outside this process.
-    prefix: np.ndarray | None = None
-    last: np.ndarray | None = None
+def _word_id(word: str) -> int:
+    found = _VOCAB.get(word)
+    if found is None:
+        found = _VOCAB[word] = len(_WORDS)
+        _WORDS.append(word)
+    return found
 
 
-@dataclass(frozen=True)
-class Batch:
-    """A batch of candidates and references, encoded for n-gram statistics.
-
-    Items are candidates; pairs are (item, reference) combinations, contiguous per item.
-    """
-
-    lengths: np.ndarray  # tokens per distinct sentence
-    cand: np.ndarray  # sentence index of each item's candidate
-    pair_item: np.ndarray  # item of each pair
-    pair_sent: np.ndarray  # sentence index of each pair's reference
-    refs_per_item: np.ndarray
-    orders: list[Counts]  # orders[k-1] for k = 1..max_n
-    tokens: tuple[str, ...] = ()  # the batch's words; a unigram's id is its index here (sorted by text)
-
-    @property
-    def n_items(self) -> int:
-        return len(self.cand)
+@lru_cache(maxsize=500_000)
+def token_ids(tokens: str, sep: str | None = None) -> np.ndarray:
+    """Process-wide integer ids of a tokenised sentence's tokens (split on ``sep``, default whitespace)."""
+    return np.fromiter(map(_word_id, tokens.split(sep)), np.int64)
 
 
 def expand_ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -64,117 +53,216 @@ def expand_ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np
     return starts[owner] + (np.arange(owner.size) - offsets[owner]), owner
 
 
-@lru_cache(maxsize=500_000)
-def token_ids(tokens: str, sep: str | None = None) -> np.ndarray:
-    """Process-wide integer ids of a tokenised sentence's tokens (split on ``sep``, default whitespace)."""
-    return np.fromiter((_VOCAB.setdefault(w, len(_VOCAB)) for w in tokens.split(sep)), np.int64)
-
-
-def encode(candidates: Sequence[str], references: Sequence[Sequence[str]], max_n: int,
-           tokenize: Callable[[str], str] | None = None) -> Batch:
-    """Encode a batch. ``tokenize`` maps each sentence to space-separated tokens (None: split as is).
-
-    The last few batches are remembered, so BLEU-1..4 and CIDEr-D scoring the same batches one metric after
-    the other (the runner hands a sentence-level metric its misses in one or two jobs) encode them once.
-    """
-    key = (tuple(candidates), tuple(map(tuple, references)), tokenize)
-    cached = _RECENT.get(key)
-    if cached is not None and cached[0] >= max_n:
-        _RECENT.move_to_end(key)
-        return cached[1]
-    order = max(max_n, _MEMO_ORDER)
-    batch = _encode(candidates, references, order, tokenize)
-    _RECENT[key] = (order, batch)
-    while len(_RECENT) > _RECENT_SIZE:
-        _RECENT.popitem(last=False)
-    return batch
-
-
-_RECENT: OrderedDict = OrderedDict()
-_RECENT_SIZE = 4  # the runner's parallel split makes at most `workers` jobs per metric
-_MEMO_ORDER = 4  # encode up to 4-grams once so that every BLEU-n and CIDEr-D can reuse the batch
-
-
-def _encode(candidates, references, max_n, tokenize) -> Batch:
-    index: dict[str, int] = {}
-    cand = np.fromiter((index.setdefault(c, len(index)) for c in candidates), np.int64, len(candidates))
-    refs_per_item = np.fromiter((len(r) for r in references), np.int64, len(references))
-    pair_sent = np.fromiter((index.setdefault(r, len(index)) for refs in references for r in refs), np.int64,
-                            int(refs_per_item.sum()))
-    pair_item = np.repeat(np.arange(len(references)), refs_per_item)
-    arrays = [token_ids(tokenize(s) if tokenize else s) for s in index]
-    lengths = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
-    ids = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
-    sent_of = np.repeat(np.arange(len(arrays)), lengths)
-    # Process-wide token ids follow the order in which this process first saw each word. Re-number the
-    # batch's words by their text, so that a sentence's n-grams (and the float sums over them) come in the
-    # same order in every process: a cell scored on a Dask worker, or after other batches, is bitwise equal.
-    present, local = np.unique(ids, return_inverse=True)
-    words = list(_VOCAB)  # insertion order is id order
-    texts = [words[i] for i in present.tolist()]
-    by_text = sorted(range(len(texts)), key=texts.__getitem__)
-    rank = np.empty(len(texts), np.int64)
-    rank[by_text] = np.arange(len(texts))
-    tokens = tuple(texts[i] for i in by_text)
-    return Batch(lengths, cand, pair_item, pair_sent, refs_per_item,
-                 _count_orders(rank[local].reshape(-1), sent_of, len(arrays), max(len(tokens), 1), max_n), tokens)
-
-
-def _count_orders(ids: np.ndarray, sent_of: np.ndarray, n_sent: int, vocab: int, max_n: int) -> list[Counts]:
-    total = ids.size
-    orders = []
-    sentence_start = np.searchsorted(sent_of, np.arange(n_sent))
-    keys = ids  # dense ids of the n-gram starting at each position (order 1: the token itself)
-    for k in range(1, max_n + 1):
-        prefix = last = None
-        if k > 1:
-            m = max(total - k + 1, 0)
-            valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
-            combo = keys[:m] * vocab + ids[k - 1:k - 1 + m]
-            new = np.full(m, -1, np.int64)
-            uniq, inverse = np.unique(combo[valid], return_inverse=True)
-            new[valid] = inverse
-            keys, n_grams = new, len(uniq)
-            prefix, last = np.divmod(uniq, vocab)
-        else:
-            n_grams = vocab
-        pos = np.flatnonzero(keys >= 0)
-        pair = sent_of[pos] * n_grams + keys[pos]
-        uniq, first, counts = np.unique(pair, return_index=True, return_counts=True)
-        sentence, gram = np.divmod(uniq, n_grams) if n_grams else (uniq, uniq)
-        starts = np.searchsorted(sentence, np.arange(n_sent + 1))
-        # Float sums over a sentence's grams are taken in the order the grams first occur in it, which is the
-        # same in every run and process (and is coco-caption's order).
-        first = pos[first] - sentence_start[sentence]
-        orders.append(Counts(sentence, gram, counts, n_grams, starts, first, prefix, last))
-    return orders
-
-
-def gram_names(batch: Batch, k: int, grams: np.ndarray) -> list[str]:
-    """Process-independent names of n-grams of order ``k`` (their tokens joined by a separator).
-
-    Gram ids are dense within one batch; a name is what two batches, or two processes (a Dask client and
-    its workers), can agree on.
-    """
-    words = batch.tokens
-    if k == 1:
-        return [words[g] for g in grams.tolist()]
-    order = batch.orders[k - 1]
-    heads = gram_names(batch, k - 1, order.prefix[grams])
-    return [h + _GRAM_SEP + words[t] for h, t in zip(heads, order.last[grams].tolist())]
-
-
-_GRAM_SEP = "\x1f"
-
-
-def item_rows(counts: Counts, sentence_of_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of ``counts`` for each item's sentence: (row indices, item of each row)."""
-    return expand_ranges(counts.starts[sentence_of_item], counts.starts[sentence_of_item + 1])
-
-
 def lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray, missing=0) -> np.ndarray:
     """Values of ``keys`` in a table sorted by key; ``missing`` where absent."""
     if table_keys.size == 0:
         return np.full(keys.shape, missing, dtype=table_values.dtype)
     pos = np.minimum(np.searchsorted(table_keys, keys), table_keys.size - 1)
     return np.where(table_keys[pos] == keys, table_values[pos], missing)
+
+
+def _grow(array: np.ndarray, more: np.ndarray) -> np.ndarray:
+    return more if array.size == 0 else np.concatenate((array, more))
+
+
+_EMPTY = np.zeros(0, np.int64)
+
+
+class Order:
+    """The counts of one n-gram order for every sentence of a table.
+
+    Rows of sentence ``s`` are ``starts[s]:starts[s+1]`` of ``gram``/``count``, in the order the grams first
+    occur in it. ``keys``/``key_count`` hold the same counts sorted by ``s << 32 | gram`` for lookups (sentence
+    ids only grow, so appending a new sentence block keeps them sorted).
+    """
+
+    def __init__(self):
+        self.starts = np.zeros(1, np.int64)
+        self.gram = self.count = self.keys = self.key_count = _EMPTY
+        # Gram g (order > 1) is its first k-1 tokens' gram prefix[g] followed by token last[g]: how a gram
+        # is named outside this process (gram_names). ``ids`` numbers (prefix << 32 | last) combinations.
+        self.ids: dict[int, int] = {}
+        self.prefix = self.last = _EMPTY
+
+    @property
+    def n_grams(self) -> int:
+        return len(self.ids) if self.ids else len(_WORDS)
+
+
+class SentenceTable:
+    """Token ids and n-gram counts of every distinct sentence this process has scored, for one tokenizer."""
+
+    def __init__(self, tokenize: Callable[[str], str] | None):
+        self.tokenize = tokenize
+        self.index: dict[str, int] = {}
+        self.lengths = _EMPTY
+        self.orders = [Order() for _ in range(MAX_N)]
+
+    def ids(self, sentences: Sequence[str]) -> np.ndarray:
+        """The table's ids of ``sentences``, counting the ones it has not seen."""
+        index = self.index
+        new = [s for s in dict.fromkeys(sentences) if s not in index]
+        if new:
+            self._add(new)
+        return np.fromiter(map(index.__getitem__, sentences), np.int64, len(sentences))
+
+    def _add(self, sentences: list[str]) -> None:
+        first_id = len(self.index)
+        for i, s in enumerate(sentences):
+            self.index[s] = first_id + i
+        tokenize = self.tokenize
+        arrays = [token_ids(tokenize(s) if tokenize else s) for s in sentences]
+        lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
+        self.lengths = _grow(self.lengths, lengths)
+        ids = np.concatenate(arrays) if arrays else _EMPTY
+        sent_of = np.repeat(np.arange(first_id, first_id + len(arrays)), lengths)
+        keys = ids  # id of the gram of the current order starting at each position (-1: none)
+        for k, order in enumerate(self.orders, start=1):
+            if k > 1:
+                m = max(ids.size - k + 1, 0)
+                valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
+                combos, inverse = np.unique((keys[:m] << SHIFT | ids[k - 1:k - 1 + m])[valid], return_inverse=True)
+                known, table = len(order.ids), order.ids
+                gram_of = np.fromiter((table.setdefault(c, len(table)) for c in combos.tolist()), np.int64, combos.size)
+                # setdefault numbered the unknown combos in their sorted order; keep how each is built.
+                fresh = combos[gram_of >= known]
+                order.prefix = _grow(order.prefix, fresh >> SHIFT)
+                order.last = _grow(order.last, fresh & LOW)
+                keys = np.full(m, -1, np.int64)
+                keys[valid] = gram_of[inverse.reshape(-1)]
+            pos = np.flatnonzero(keys >= 0)
+            packed = sent_of[pos] << SHIFT | keys[pos]
+            uniq, first, counts = np.unique(packed, return_index=True, return_counts=True)
+            order.keys = _grow(order.keys, uniq)
+            order.key_count = _grow(order.key_count, counts)
+            # Sentences are contiguous and in id order, so sorting by position of first occurrence sorts by
+            # (sentence, first occurrence).
+            by_occurrence = np.argsort(pos[first], kind="stable")
+            order.gram = _grow(order.gram, (uniq & LOW)[by_occurrence])
+            order.count = _grow(order.count, counts[by_occurrence])
+            per_sentence = np.bincount((uniq >> SHIFT) - first_id, minlength=len(sentences))
+            order.starts = _grow(order.starts[:-1], order.starts[-1] + np.concatenate(([0], np.cumsum(per_sentence))))
+
+    def rows(self, k: int, sentences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Count rows of order ``k`` of each of ``sentences`` (by occurrence): (row indices, owner index)."""
+        starts = self.orders[k - 1].starts
+        return expand_ranges(starts[sentences], starts[sentences + 1])
+
+    def gram_names(self, k: int, grams: np.ndarray) -> list[str]:
+        """Process-independent names of grams of order ``k`` (their tokens joined by a separator): what two
+        processes (a Dask client and its workers) can agree on."""
+        if k == 1:
+            return [_WORDS[g] for g in grams.tolist()]
+        order = self.orders[k - 1]
+        heads = self.gram_names(k - 1, order.prefix[grams])
+        return [h + _GRAM_SEP + _WORDS[t] for h, t in zip(heads, order.last[grams].tolist())]
+
+
+_GRAM_SEP = "\x1f"
+_TABLES: dict[object, SentenceTable] = {}
+# A long-lived process (the dashboard) starts a fresh table past this many sentences: a table holds ~2 KB
+# per sentence, and the 55,000 distinct sentences of MUTT, SICK and Flickr8k fit.
+_MAX_SENTENCES = 100_000
+
+
+def table_for(tokenize: Callable[[str], str] | None) -> SentenceTable:
+    """The process's sentence table for a tokenizer (None: sentences are already tokenised)."""
+    table = _TABLES.get(tokenize)
+    if table is None or len(table.index) > _MAX_SENTENCES:
+        # Remembered batches hold ids of the old table.
+        _RECENT.clear()
+        _RECENT_REFS.clear()
+        table = _TABLES[tokenize] = SentenceTable(tokenize)
+    return table
+
+
+class References:
+    """The reference lists of a batch, as sentence ids of a table.
+
+    Pairs are (item, reference) combinations, contiguous per item. Items with the same reference list share
+    it (``reflist``): per-list statistics (a gram's maximum count over the references, whether a list holds
+    a gram) are computed once per distinct list, not once per item; and batches with the same lists (a grid
+    scores its originals and its corruptions against the same references) share this object.
+    """
+
+    def __init__(self, table: SentenceTable, references: Sequence[Sequence[str]]):
+        self.table = table
+        self.refs_per_item = np.fromiter(map(len, references), np.int64, len(references))
+        self.pair_sent = table.ids([r for refs in references for r in refs])
+        self.pair_item = np.repeat(np.arange(len(references)), self.refs_per_item)
+        lists: dict[tuple[str, ...], int] = {}
+        self.reflist = np.fromiter((lists.setdefault(tuple(refs), len(lists)) for refs in references), np.int64,
+                                   len(references))
+        self.n_reflists = len(lists)
+        self._ref_max: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.memo: dict[object, object] = {}  # results that depend on the references only (CIDEr-D's df)
+
+    def ref_max(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per distinct reference list, the maximum count of each gram of order ``k`` over its references:
+        (keys ``reflist << 32 | gram``, sorted; maximum counts)."""
+        if k not in self._ref_max:
+            # The references of a list are those of its first item.
+            first_item = np.full(self.n_reflists, -1, np.int64)
+            first_item[self.reflist[::-1]] = np.arange(self.reflist.size)[::-1]
+            pair_start = (np.cumsum(self.refs_per_item) - self.refs_per_item)[first_item]
+            pairs, owner = expand_ranges(pair_start, pair_start + self.refs_per_item[first_item])
+            order = self.table.orders[k - 1]
+            rows, pair = self.table.rows(k, self.pair_sent[pairs])
+            keys = owner[pair] << SHIFT | order.gram[rows]
+            by_key = np.argsort(keys, kind="stable")
+            keys, counts = keys[by_key], order.count[rows][by_key]
+            if keys.size:
+                starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+                counts, keys = np.maximum.reduceat(counts, starts), keys[starts]
+            self._ref_max[k] = (keys, counts)
+        return self._ref_max[k]
+
+
+class Batch:
+    """Candidates with their :class:`References`, as sentence ids of a table; items are candidates."""
+
+    def __init__(self, table: SentenceTable, candidates: Sequence[str], refs: References):
+        self.table = table
+        self.refs = refs
+        self.cand = table.ids(candidates)
+        self.pair_item, self.pair_sent, self.refs_per_item = refs.pair_item, refs.pair_sent, refs.refs_per_item
+        self.reflist, self.n_reflists, self.ref_max = refs.reflist, refs.n_reflists, refs.ref_max
+        self.memo: dict[object, object] = {}  # per-batch results a metric reuses (BLEU's clipped counts)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.cand)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.table.lengths
+
+
+def encode(candidates: Sequence[str], references: Sequence[Sequence[str]],
+           tokenize: Callable[[str], str] | None = None) -> Batch:
+    """A batch over the process's sentence table for ``tokenize`` (None: split sentences as they are).
+
+    The last few batches and reference lists are remembered, so BLEU-1..4 and CIDEr-D scoring the same
+    batches one metric after the other (the runner hands a sentence-level metric its misses in one or two
+    jobs), and the originals and corruptions of a cell, share their ids and per-list statistics.
+    """
+    table = table_for(tokenize)
+    refs_key = (tuple(map(tuple, references)), tokenize)
+    refs = _remember(_RECENT_REFS, refs_key, lambda: References(table, references))
+    return _remember(_RECENT, (tuple(candidates), refs_key), lambda: Batch(table, candidates, refs))
+
+
+def _remember(recent: OrderedDict, key, make):
+    found = recent.get(key)
+    if found is not None:
+        recent.move_to_end(key)
+        return found
+    found = recent[key] = make()
+    while len(recent) > _RECENT_SIZE:
+        recent.popitem(last=False)
+    return found
+
+
+_RECENT: OrderedDict = OrderedDict()
+_RECENT_REFS: OrderedDict = OrderedDict()
+_RECENT_SIZE = 4  # the runner's parallel split makes at most `workers` jobs per metric

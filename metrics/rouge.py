@@ -13,12 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from muttlab.metrics.base import Metric
-from muttlab.metrics.ngrams import token_ids
+from muttlab.metrics.ngrams import LOW, SHIFT, lookup, token_ids
 from muttlab.metrics.tokenize import tokenizer
 
 BETA = 1.2
 _WORD = 63  # reference tokens that fit in one uint64 without overflow of V + U
-_CHUNK = 20_000
 
 
 def _lcs_bigint(cand: list[int], ref: list[int]) -> int:
@@ -33,15 +32,6 @@ def _lcs_bigint(cand: list[int], ref: list[int]) -> int:
     return len(ref) - bin(v).count("1")
 
 
-def _pad(arrays: list[np.ndarray], lengths: np.ndarray, width: int, fill: int) -> np.ndarray:
-    """Ragged token-id arrays as rows of a (len(arrays), width) matrix, padded with ``fill``."""
-    out = np.full((len(arrays), width), fill, np.int64)
-    row = np.repeat(np.arange(len(arrays)), lengths)
-    col = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    out[row, col] = np.concatenate(arrays)
-    return out
-
-
 def _coco_ids(sentence: str) -> np.ndarray:
     # coco-caption splits on single spaces; for normally spaced text that equals a whitespace split,
     # whose ids are already cached by the n-gram metrics.
@@ -49,45 +39,75 @@ def _coco_ids(sentence: str) -> np.ndarray:
     return token_ids(sentence) if normal else token_ids(sentence, " ")
 
 
+def _position_masks(sentences: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For each (sentence, token) the bit mask of the token's positions in the sentence (sentences of at
+    most 63 tokens): (keys ``sentence << 32 | token``, sorted; masks)."""
+    lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
+    if not lengths.sum():
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    owner = np.repeat(np.arange(len(sentences)), lengths)
+    position = np.arange(owner.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    keys = owner << SHIFT | np.concatenate(sentences)
+    by_key = np.argsort(keys, kind="stable")
+    keys, bits = keys[by_key], np.left_shift(np.uint64(1), position[by_key].astype(np.uint64))
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[starts], np.bitwise_or.reduceat(bits, starts)
+
+
 def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
     """LCS length of each (candidate, reference) pair of token-id arrays."""
     n = len(cands)
     out = np.zeros(n, np.int64)
-    c_len = np.fromiter((len(c) for c in cands), np.int64, n)
-    r_len = np.fromiter((len(r) for r in refs), np.int64, n)
-    long = np.flatnonzero(r_len > _WORD)
-    for i in long:
+    c_len = np.fromiter(map(len, cands), np.int64, n)
+    r_len = np.fromiter(map(len, refs), np.int64, n)
+    for i in np.flatnonzero(r_len > _WORD):
         out[i] = _lcs_bigint(cands[i].tolist(), refs[i].tolist())
     short = np.flatnonzero(r_len <= _WORD)
-    short = short[np.argsort(c_len[short], kind="stable")]  # similar lengths share a chunk: less padding
-    for start in range(0, short.size, _CHUNK):
-        idx = short[start:start + _CHUNK]
-        lc, lr = int(c_len[idx].max(initial=0)), int(r_len[idx].max(initial=0))
-        if lc == 0 or lr == 0:
-            continue
-        cpad = _pad([cands[i] for i in idx], c_len[idx], lc, -1)
-        rpad = _pad([refs[i] for i in idx], r_len[idx], lr, -2)
-        bits = np.left_shift(np.uint64(1), np.arange(lr, dtype=np.uint64))
-        # masks[p, j]: bit i set where reference token i equals candidate token j.
-        masks = np.bitwise_or.reduce(np.where(cpad[:, :, None] == rpad[:, None, :], bits, np.uint64(0)), axis=2)
-        full = np.left_shift(np.uint64(1), r_len[idx].astype(np.uint64)) - np.uint64(1)
-        v = full.copy()
-        for j in range(lc):
-            u = v & masks[:, j]
-            v = np.where(j < c_len[idx], ((v + u) | (v - u)) & full, v)
-        out[idx] = r_len[idx] - np.bitwise_count(v).astype(np.int64)
+    # Longest candidates first: at candidate position j only the first `active[j]` pairs have a token left.
+    short = short[np.argsort(-c_len[short], kind="stable")]
+    lc = int(c_len[short].max(initial=0))
+    if lc == 0:
+        return out
+    # One mask table per distinct reference (the same array object, as rouge_l passes them), not per pair.
+    distinct: dict[int, int] = {}
+    ref_of_pair = np.fromiter((distinct.setdefault(id(refs[i]), len(distinct)) for i in short.tolist()), np.int64,
+                              short.size)
+    by_id = {id(r): r for r in refs}
+    mask_keys, masks = _position_masks([by_id[key] for key in distinct])
+    tokens = np.full((short.size, lc), -1, np.int64)  # candidate tokens, padded
+    rows = np.repeat(np.arange(short.size), c_len[short])
+    cols = np.arange(rows.size) - np.repeat(np.cumsum(c_len[short]) - c_len[short], c_len[short])
+    tokens[rows, cols] = np.concatenate([cands[i] for i in short])
+    active = np.searchsorted(-c_len[short], -np.arange(lc), side="left")  # pairs with c_len > j
+    full = np.left_shift(np.uint64(1), r_len[short].astype(np.uint64)) - np.uint64(1)
+    v = full.copy()
+    pair_key = ref_of_pair << SHIFT
+    for j in range(lc):
+        a = active[j]
+        m = lookup(mask_keys, masks, pair_key[:a] | tokens[:a, j], missing=np.uint64(0))
+        u = v[:a] & m
+        v[:a] = ((v[:a] + u) | (v[:a] - u)) & full[:a]
+    out[short] = r_len[short] - np.bitwise_count(v).astype(np.int64)
     return out
 
 
 def rouge_l(candidates: list[str], references: list[list[str]], beta: float = BETA) -> np.ndarray:
     """coco-caption's ROUGE-L for already tokenised, space-separated sentences."""
-    cand_ids = [_coco_ids(c) for c in candidates]
-    ref_ids = {r: _coco_ids(r) for refs in references for r in dict.fromkeys(refs)}
+    # The LCS is computed once per distinct (candidate, reference) pair: a grid repeats them across
+    # reference counts (the first 5 references are also among the first 10 and 20).
+    sentence_ids: dict[str, int] = {}
+    cand_sid = np.fromiter((sentence_ids.setdefault(c, len(sentence_ids)) for c in candidates), np.int64,
+                           len(candidates))
+    ref_sid = np.fromiter((sentence_ids.setdefault(r, len(sentence_ids)) for refs in references for r in refs),
+                          np.int64)
+    ids = [_coco_ids(s) for s in sentence_ids]
+    lengths = np.fromiter(map(len, ids), np.int64, len(ids)).astype(np.float64)
     pair_item = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
-    pair_refs = [ref_ids[r] for refs in references for r in refs]
-    lcs = lcs_lengths([cand_ids[i] for i in pair_item], pair_refs).astype(np.float64)
-    c_len = np.array([len(c) for c in cand_ids], np.float64)[pair_item]
-    r_len = np.array([len(r) for r in pair_refs], np.float64)
+    distinct, pair_of = np.unique(cand_sid[pair_item] << SHIFT | ref_sid, return_inverse=True)
+    lcs = lcs_lengths([ids[i] for i in (distinct >> SHIFT).tolist()],
+                      [ids[i] for i in (distinct & LOW).tolist()]).astype(np.float64)[pair_of.reshape(-1)]
+    c_len = lengths[cand_sid][pair_item]
+    r_len = lengths[ref_sid]
     prec = np.zeros(len(candidates))
     rec = np.zeros(len(candidates))
     np.maximum.at(prec, pair_item, lcs / c_len)

@@ -6,9 +6,13 @@ package is cheap: nothing heavy is loaded until a function that needs it runs.
 """
 from __future__ import annotations
 
-from importlib import metadata
 
-try:
-    __version__ = metadata.version("muttlab")
-except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    # The version is looked up on first use: importlib.metadata costs a tenth of a second of every start-up.
+    if name == "__version__":
+        from importlib import metadata
+        try:
+            return metadata.version("muttlab")
+        except metadata.PackageNotFoundError:  # running from a source tree that was never installed
+            return "0+unknown"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -67,6 +67,18 @@ def item_key(signature: str, context: str, candidate: str, refs_key: str) -> byt
     return hashlib.blake2b(_encode(text), digest_size=KEY_BYTES).digest()
 
 
+def item_keys(signature: str, context: str, candidates: Sequence[str], refs_keys: Sequence[str]) -> list[bytes]:
+    """:func:`item_key` of each (candidate, references' digest) of one batch: the same keys, with the
+    batch's common prefix hashed once (a grid asks for ~80,000 keys)."""
+    head = hashlib.blake2b(_encode(_SEP_FIELD.join((signature, context, ""))), digest_size=KEY_BYTES)
+    keys = []
+    for candidate, refs_key in zip(candidates, refs_keys):
+        h = head.copy()
+        h.update(_encode(candidate + _SEP_FIELD + refs_key))
+        keys.append(h.digest())
+    return keys
+
+
 def context_key(references: Iterable[Sequence[str]]) -> str:
     """A digest of a whole batch's references, for metrics whose scores depend on the batch."""
     h = hashlib.blake2b(digest_size=16)

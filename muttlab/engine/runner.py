@@ -16,7 +16,7 @@ import pandas as pd
 
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import accuracy_table, margins, passed, tied
-from muttlab.engine.cache import ScoreCache, context_key, item_key, refs_digest
+from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.engine.trials import Suite, count_in_splits
@@ -142,7 +142,7 @@ class _Scorer:
         """One score array per batch, from the cache where possible."""
         signature = metric.signature()
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
-        keys = [[item_key(signature, ctx, c, self._refs_key(r)) for c, r in zip(cands, refs)]
+        keys = [item_keys(signature, ctx, cands, [self._refs_key(r) for r in refs])
                 for (cands, refs), ctx in zip(batches, contexts)]
         cached = self.cache.get_many([k for ks in keys for k in ks])
         new: dict[bytes, float] = {}
@@ -265,7 +265,10 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batches.append((cands, refs))
 
     scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
-    frames = []
+    # The table's columns, gathered as lists and arrays and made into one frame at the end (a frame per
+    # cell costs more than the scoring of a cell).
+    columns: dict[str, list] = {c: [] for c in RESULT_COLUMNS}
+    trial_ids = {name: [t.id for t in trials] for name, (_, trials) in groups.items()}
     try:
         for step, metric in enumerate(metric_objs):
             if progress:
@@ -280,17 +283,22 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                     s_orig, s_corr = by_key[(name, k, "orig")], by_key[(name, k, "corr")]
                     margin = margins(s_orig, s_corr, ctype.rule, metric.higher_is_better, settings.tolerance,
                                      settings.tie_tolerance)
-                    frames.append(pd.DataFrame({
-                        "trial": [t.id for t in trials], "corruption": name, "metric": metric.name, "refs": k,
-                        "s_orig": s_orig, "s_corr": s_corr, "margin": margin,
-                        "passed": passed(margin, ctype.rule),
-                        "tied": tied(s_orig, s_corr, settings.tie_tolerance),
-                    }))
+                    n = len(trials)
+                    columns["trial"] += trial_ids[name]
+                    columns["corruption"] += [name] * n
+                    columns["metric"] += [metric.name] * n
+                    columns["refs"].append(np.full(n, k, np.int64))
+                    columns["s_orig"].append(s_orig)
+                    columns["s_corr"].append(s_corr)
+                    columns["margin"].append(margin)
+                    columns["passed"].append(passed(margin, ctype.rule))
+                    columns["tied"].append(tied(s_orig, s_corr, settings.tie_tolerance))
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
         scorer.close()
-    table = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+    table = pd.DataFrame({c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
+                          for c, v in columns.items()})
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
     return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
                    is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,

@@ -70,12 +70,8 @@ def read_bytes(path: Path) -> bytes:
     return raw
 
 
-def read_lines(path: Path) -> list[str]:
-    """Lines of a UTF-8 text file without line ends (CRLF or LF); a non-UTF-8 byte is a DataError.
-
-    Only LF ends a line (a CR before it is dropped): U+2028, U+2029, U+0085 and form feeds inside a
-    sentence are text, not line breaks as ``str.splitlines`` would take them.
-    """
+def read_text(path: Path) -> str:
+    """A UTF-8 text file's text (without a byte-order mark); a non-UTF-8 byte is a DataError."""
     raw = read_bytes(path)
     try:
         text = raw.decode("utf-8")
@@ -83,9 +79,16 @@ def read_lines(path: Path) -> list[str]:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataError(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line,
                         fix="re-save the file as UTF-8") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte-order mark written by some editors
-    lines = text.split("\n")
+    return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark written by some editors
+
+
+def read_lines(path: Path) -> list[str]:
+    """Lines of a UTF-8 text file without line ends (CRLF or LF); a non-UTF-8 byte is a DataError.
+
+    Only LF ends a line (a CR before it is dropped): U+2028, U+2029, U+0085 and form feeds inside a
+    sentence are text, not line breaks as ``str.splitlines`` would take them.
+    """
+    lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]
@@ -123,7 +126,8 @@ def parse_json(text: str | bytes, path, line: int | None = None, fix: str | None
 
 
 def read_json(path: Path):
-    return parse_json("\n".join(read_lines(path)), path)
+    # A CR before a line end is whitespace to JSON: the text is parsed as it is, line numbers unchanged.
+    return parse_json(read_text(path), path)
 
 
 # --------------------------------------------------------------------------- MUTT experiment sets
@@ -267,8 +271,9 @@ def join_sick(trials, pairs) -> list[Trial]:
         if not found:
             out.append(trial)
             continue
-        found = sorted(found, key=lambda p: (not _study_pair(trial.corruption, p, original),
-                                             _sentence_key(p.sentence_a) != original, p.pair_id))
+        if len(found) > 1:  # the order needs the corruption type's extractor run on each pair: only when it matters
+            found = sorted(found, key=lambda p: (not _study_pair(trial.corruption, p, original),
+                                                 _sentence_key(p.sentence_a) != original, p.pair_id))
         score = trial.human_score if trial.human_score is not None else found[0].relatedness
         out.append(replace(trial, sick_pairs=tuple(p.pair_id for p in found),
                            sick_splits=tuple(p.split for p in found), human_score=score))

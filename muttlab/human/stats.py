@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 
 class _LazyScipyStats:
     """``scipy.stats``, imported on first use: it costs ~2 s of start-up, and ``muttlab run`` needs only
-    the Wilson interval (``ndtri``) from this module."""
+    the Wilson interval from this module."""
 
     def __getattr__(self, name):
         from scipy import stats
@@ -49,6 +48,19 @@ JACKKNIFE_GROUPS = 500
 _BLOCK_ELEMENTS = 2_000_000
 
 
+# scipy.special.ndtri(0.975), the quantile of the default 95% interval: the accuracy table of every
+# `muttlab run` needs it, and importing scipy.special costs a few tenths of a second of start-up.
+_Z_975 = 1.959963984540054
+
+
+def _normal_quantile(p: float) -> float:
+    """The standard normal quantile (``scipy.special.ndtri``, which ``scipy.stats.norm.ppf`` is)."""
+    if p == 0.975:
+        return _Z_975
+    from scipy.special import ndtri
+    return float(ndtri(p))
+
+
 def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for a binomial proportion (Wilson 1927), as fractions in [0, 1].
 
@@ -56,7 +68,7 @@ def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray,
     """
     successes = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
-    z = ndtri(0.5 + confidence / 2)  # the normal quantile; scipy.stats.norm.ppf is this function
+    z = _normal_quantile(0.5 + confidence / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = successes / n
         denom = 1 + z * z / n
@@ -368,6 +380,7 @@ def _interval(theta_hat: float, boot: np.ndarray, jack: np.ndarray | None, confi
     if ci_method == "percentile":
         a1, a2 = alpha, 1 - alpha
     else:
+        from scipy.special import ndtr, ndtri
         z0 = ndtri(_percentile_of_score(boot, theta_hat))
         jack = jack[~np.isnan(jack)]
         u = (len(jack) - 1) * (jack.mean() - jack)

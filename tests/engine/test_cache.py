@@ -191,3 +191,16 @@ def test_non_finite_scores_are_not_stored(tmp_path):
 def small_suite_with_cache(mutt_suite, data_dir, tmp_path):
     suite = Suite("mutt", mutt_suite.of("neg_verb")[:20])
     return suite, Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1), tmp_path / "scores.sqlite"
+
+
+def test_batch_keys_equal_one_by_one_keys(mutt_suite):
+    """item_keys hashes a batch's common prefix once; its keys must be item_key's, or every cached score
+    would be lost. Real candidates and reference digests, a corpus context, and a lone surrogate."""
+    from muttlab.engine.cache import context_key, item_keys, refs_digest
+    trials = mutt_suite.trials[:300]
+    candidates = [t.corrupted for t in trials] + ["a lone \ud800 surrogate", ""]
+    refs = [refs_digest(t.refs(5)) for t in trials] + ["x", ""]
+    for context in ("", context_key([t.refs(5) for t in trials])):
+        signature = "CIDEr-D|n:4|sigma:6.0|tok:ptb|v:2"
+        assert item_keys(signature, context, candidates, refs) == [
+            item_key(signature, context, c, r) for c, r in zip(candidates, refs)]

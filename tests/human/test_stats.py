@@ -215,6 +215,15 @@ def test_wilson_interval_published_values():
         assert (float(low), float(high)) == pytest.approx((lo, hi), abs=1e-4)
 
 
+def test_wilson_interval_quantile_is_scipys():
+    """The default 95% interval uses a stored quantile (no scipy import); it must be scipy's, to the bit, and
+    any other confidence still asks scipy."""
+    from scipy.special import ndtri
+    assert stats._normal_quantile(0.5 + 0.95 / 2) == float(ndtri(0.975))
+    for confidence in (0.9, 0.99):
+        assert stats._normal_quantile(0.5 + confidence / 2) == float(ndtri(0.5 + confidence / 2))
+
+
 @pytest.mark.parametrize("levels", [4, 12, None])  # None: both continuous, the per-resample scipy path
 @pytest.mark.parametrize("method", ["kendall_b", "kendall_c"])
 def test_kendall_bootstrap_distribution_equals_scipy_on_each_resample(levels, method):

@@ -161,6 +161,19 @@ def test_limits_come_from_the_settings(registry):
         Limits.from_env({"MUTTLAB_MAX_WORDS": "zero"})
 
 
+def test_a_sentence_checked_once_is_checked_again_under_tighter_limits(registry):
+    """check_batch remembers the sentences it found valid, for the limits it checked them under only; and in a
+    batch with a repeated sentence, the error names the sentence's first occurrence."""
+    metric = registry.get("BLEU-4")
+    long_ref = "a man in a red shirt rides a bike"
+    assert math.isfinite(metric.score(["a man rides"], [[long_ref]])[0])
+    set_limits(Limits(max_words=5))
+    with pytest.raises(MetricError, match=r"reference 0 of candidate 0 has 9 words"):
+        metric.score(["a man rides"], [[long_ref]])
+    with pytest.raises(MetricError, match=r"reference 1 of candidate 1 has 9 words"):
+        metric.score(["a man rides", "a bike", "a dog"], [["a man"], ["a bike", long_ref], [long_ref]])
+
+
 def test_tuples_and_arrays_are_lists(registry):
     metric = registry.get("BLEU-4")
     as_lists = metric.score([GOOD_CAND, "A dog runs."], [GOOD_REFS, ["A dog is running."]])
