@@ -34,17 +34,25 @@ def _sigmoid(x):
 
 
 @numba.njit(cache=True, nogil=True)
+def _add_product(acc, w_t, x):
+    """``acc += x @ w_t``, each entry summed over ``x`` in index order (the inner loop runs over contiguous
+    output entries, so it vectorises without reordering any sum)."""
+    for d in range(w_t.shape[0]):
+        value = x[d]
+        row = w_t[d]
+        for j in range(w_t.shape[1]):
+            acc[j] += row[j] * value
+
+
+@numba.njit(cache=True, nogil=True)
 def _project(vectors, w_t, bias):
     """``vectors @ w_t + bias`` row by row, each entry summed over the input in index order."""
-    n, dim = vectors.shape
+    n = vectors.shape[0]
     out = np.empty((n, w_t.shape[1]), vectors.dtype)
     for r in range(n):
         row = out[r]
         row[:] = 0.0
-        for d in range(dim):
-            x = vectors[r, d]
-            for j in range(w_t.shape[1]):
-                row[j] += w_t[d, j] * x
+        _add_product(row, w_t, vectors[r])
         for j in range(w_t.shape[1]):
             row[j] += bias[j]
     return out
@@ -70,12 +78,7 @@ def _lstm_kernel(wx, u_t, starts, words, shared, out, col):
         for t in range(shared[s], n):
             gates[:] = wx[words[a + t]]
             if t > 0:
-                h = hs[t]
-                for d in range(memory):
-                    x = h[d]
-                    row = u_t[d]
-                    for j in range(4 * memory):
-                        gates[j] += row[j] * x
+                _add_product(gates, u_t, hs[t])
             for j in range(memory):
                 i = _sigmoid(gates[j])
                 f = _sigmoid(gates[memory + j])
@@ -117,18 +120,10 @@ def _tree_kernel(wx_iou, wx_f, u_iou_t, u_f_t, words, child_start, children, roo
                 for j in range(memory):
                     h_sum[j] += hc[j]
                 f[:] = wx_f[w]
-                for d in range(memory):
-                    x = hc[d]
-                    row = u_f_t[d]
-                    for j in range(memory):
-                        f[j] += row[j] * x
+                _add_product(f, u_f_t, hc)
                 for j in range(memory):
                     fc[j] += _sigmoid(f[j]) * cs[child, j]
-            for d in range(memory):
-                x = h_sum[d]
-                row = u_iou_t[d]
-                for j in range(3 * memory):
-                    iou[j] += row[j] * x
+            _add_product(iou, u_iou_t, h_sum)
         for j in range(memory):
             c = _sigmoid(iou[j]) * np.tanh(iou[2 * memory + j])
             if last > first:
@@ -245,11 +240,7 @@ def _head_kernel(h1, h2, first, second, w_h_t, b_h, w_o_t, b_o, out):
                 features[d] = a[offset + d] * b[offset + d]
                 features[width + d] = abs(a[offset + d] - b[offset + d])
             act[:] = 0.0
-            for d in range(2 * width):
-                x = features[d]
-                row = w_h_t[m, d]
-                for j in range(hidden):
-                    act[j] += row[j] * x
+            _add_product(act, w_h_t[m], features)
             logits[:] = 0.0
             for j in range(hidden):
                 x = _sigmoid(act[j] + b_h[m, j])
