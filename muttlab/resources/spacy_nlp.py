@@ -27,9 +27,8 @@ def load_nlp(disable: tuple[str, ...] = ("ner",)):
 
 
 # What dependency trees need: the parser reads tok2vec's features alone, so without the tagger, attribute
-# ruler and lemmatizer it gives the same heads (all 11,126 distinct MUTT sentences; tests/metrics/test_reval.py
-# checks a sample)
-# in about two thirds of the time.
+# ruler and lemmatizer it gives the same heads (on all 11,126 distinct MUTT sentences; tests/metrics/test_reval.py
+# checks a sample) in about two thirds of the time.
 NOT_FOR_TREES = ("ner", "tagger", "attribute_ruler", "lemmatizer")
 
 
