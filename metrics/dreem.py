@@ -231,6 +231,14 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
     unknown = set(components) - set(COMPONENTS)
     if unknown:
         raise ValueError(f"unknown representation(s) {sorted(unknown)}; use {', '.join(COMPONENTS)}")
+    pairs: dict[tuple[str, str], int] = {}
+    which = np.fromiter((pairs.setdefault(p, len(pairs)) for p in zip(candidates, references)), dtype=np.int64,
+                        count=len(candidates))
+    if len(pairs) < len(candidates):
+        # A pair's components are a function of the pair: compute each distinct pair once (the reference
+        # pools of 5/10/20 references repeat the same pairs).
+        once = pair_components([c for c, _ in pairs], [r for _, r in pairs], components, model_dir, encoder)
+        return PairComponents({k: v[which] for k, v in once.cosines.items()}, once.length_penalty[which])
     cands = [_ENCODER.encode(s) for s in candidates]
     refs = [_ENCODER.encode(s) for s in references]
     cosines = {}
@@ -245,15 +253,34 @@ def pair_components(candidates: Sequence[str], references: Sequence[str],
         # (three MUTT reference pools of the study hold a blank reference).
         full = np.array([bool(c.strip() and r.strip()) for c, r in zip(candidates, references)], dtype=bool)
         keep = np.flatnonzero(full)
-        encoder = encoder or reval_encoder(model_dir)
-        encoded = encoder.encodings([candidates[i] for i in keep] + [references[i] for i in keep])
-        a, b = encoded[:len(keep)], encoded[len(keep):]
-        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cosines["reval"] = np.zeros(len(candidates))
-        cosines["reval"][keep] = np.divide((a * b).sum(axis=1), norms, out=np.zeros(len(keep)), where=norms > 0)
+        cosines["reval"][keep] = _encoding_cosines(encoder or reval_encoder(model_dir),
+                                                   [candidates[i] for i in keep], [references[i] for i in keep])
     lp = length_penalty([c.length for c in cands], [r.length for r in refs])
     # Rounding can put the cosine of identical vectors a hair above 1.
     return PairComponents({k: np.clip(v, -1.0, 1.0) for k, v in cosines.items()}, lp)
+
+
+def _encoding_cosines(encoder: Metric, first: list[str], second: list[str], block: int = 4096) -> np.ndarray:
+    """Cosine of the ReVal encodings of each pair (first[i], second[i]), 0 for a zero vector.
+
+    Each distinct sentence is encoded once and the pairs are taken in blocks, so memory grows with the
+    sentences, not the pairs; every dot product and norm is one row's own reduction, so a pair's cosine
+    has the same bits in any batch.
+    """
+    sentences = list(dict.fromkeys(first + second))
+    index = {s: k for k, s in enumerate(sentences)}
+    encoded = encoder.encodings(sentences)
+    norms = np.linalg.norm(encoded, axis=1) if len(sentences) else np.zeros(0)
+    a = np.fromiter((index[s] for s in first), dtype=np.int64, count=len(first))
+    b = np.fromiter((index[s] for s in second), dtype=np.int64, count=len(second))
+    out = np.zeros(len(first))
+    for k in range(0, len(first), block):
+        i, j = a[k:k + block], b[k:k + block]
+        dot = (encoded[i] * encoded[j]).sum(axis=1)
+        scale = norms[i] * norms[j]
+        out[k:k + block] = np.divide(dot, scale, out=np.zeros(len(i)), where=scale > 0)
+    return out
 
 
 def weighted(weights: Mapping[str, float]) -> tuple[str, ...]:
@@ -283,7 +310,8 @@ class Dreem(Metric):
     """DREEM with tuned representation weights (see the module docstring)."""
 
     name: ClassVar[str] = "DREEM"
-    version: ClassVar[str] = "2"  # 2: ReVal encodings no longer depend on the batch
+    # 2: ReVal encodings no longer depend on the batch; 3: ReVal encodings from its float64 kernels (ReVal v3)
+    version: ClassVar[str] = "3"
     requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "a trained ReVal Tree-LSTM if reval is weighted")
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe, SIF and ReVal sentence vectors, "

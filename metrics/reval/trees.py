@@ -93,18 +93,18 @@ def tree_from_doc(doc) -> DepTree:
 
 
 def parse_trees(sentences: Sequence[str], nlp=None, batch_size: int = 256) -> list[DepTree]:
-    """Dependency trees of the sentences, from the project's spaCy pipeline (``muttlab.resources.spacy_nlp``)."""
+    """Dependency trees of the sentences, from the project's spaCy parser (``muttlab.resources.spacy_nlp``)."""
     if nlp is None:
-        from muttlab.resources.spacy_nlp import load_nlp
-        nlp = load_nlp()
+        from muttlab.resources.spacy_nlp import load_parser
+        nlp = load_parser()
     return [tree_from_doc(doc) for doc in nlp.pipe(list(sentences), batch_size=batch_size)]
 
 
 def tokenize(sentences: Sequence[str], nlp=None) -> list[tuple[str, ...]]:
     """Lowercased spaCy tokens (the tokenizer only, no parse): the sequential LSTM's input."""
     if nlp is None:
-        from muttlab.resources.spacy_nlp import load_nlp
-        nlp = load_nlp()
+        from muttlab.resources.spacy_nlp import load_parser
+        nlp = load_parser()
     return [tuple(t.text.lower() for t in nlp.tokenizer(s) if not t.is_space) for s in sentences]
 
 

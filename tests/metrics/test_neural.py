@@ -38,3 +38,20 @@ def test_embedding_cosine_equals_sentence_transformers(captions):
         want.append(float((vectors[1:] @ vectors[0]).max()))
     np.testing.assert_allclose(ours, want, atol=1e-5)
     assert metric.score(candidates[5:6], references[5:6])[0] == ours[5]
+
+
+@pytest.mark.parametrize("kind", [BertScore, EmbeddingCosine])
+def test_embeddings_batched_by_length_equal_each_sentence_alone(kind, captions):
+    """Sentences of one token count share a batch (no padding); each gets the bits it gets alone."""
+    candidates, references = captions
+    sentences = list(dict.fromkeys(candidates + [r for refs in references for r in refs]))
+    together = kind()
+    together._remember(sentences)
+    lengths = [together._length(s) for s in sentences]
+    assert max(lengths.count(n) for n in set(lengths)) > 10  # real batches were formed
+    for sentence in sentences[::7]:
+        alone = kind()
+        alone._remember([sentence])
+        got, want = alone._embeddings[sentence], together._embeddings[sentence]
+        for x, y in zip(*((got, want) if isinstance(got, tuple) else ((got,), (want,)))):
+            np.testing.assert_array_equal(x, y)

@@ -263,3 +263,61 @@ def test_instances_of_one_checkpoint_share_their_encodings(one_epoch, sick_subse
     np.testing.assert_array_equal(second.encodings(sentences), encoded)
     first.close()
     second.close()
+
+
+# --------------------------------------------------------------------------- scoring kernels
+
+@pytest.fixture(scope="module")
+def mutt_sentences(data_dir):
+    """Distinct sentences of two MUTT experiment sets (originals, corruptions and reference pools)."""
+    from muttlab.engine.sources import load_mutt_experiments
+
+    suite = load_mutt_experiments(Settings(data_dir=data_dir))
+    trials = suite.of("neg_subj")[:40] + suite.of("passive")[:40]
+    return list(dict.fromkeys(s for t in trials for s in (t.original, t.corrupted, *t.refs(5)) if s.strip()))
+
+
+@pytest.mark.parametrize("model", ["lstm", "treelstm"])
+def test_scoring_kernels_equal_the_torch_modules(model, mutt_sentences):
+    """The shipped 7-member ensembles: numba encodings and head against the torch forward pass."""
+    from muttlab.metrics.reval.inference import Encoder, Head
+    from muttlab.metrics.reval.trees import tokenize
+    from muttlab.resources.glove import DIM, load_glove
+
+    metric = ReVal(model=model)
+    net = metric._load()
+    assert len(net.members) == 7
+    vectors = WordVectors(load_glove(), DIM)
+    sentences = mutt_sentences[:150]
+    trees = (parse_trees(sentences) if model == "treelstm"
+             else [DepTree(t, tuple(range(-1, len(t) - 1))) for t in tokenize(sentences)])
+    with torch.no_grad():
+        want = torch.cat([net.encode([t], [vectors.encode(t.tokens)]) for t in trees]).numpy()
+        got = Encoder(net, vectors.vector).encode(trees)
+        np.testing.assert_allclose(got, want, atol=2e-6)
+        a, b = torch.from_numpy(want[:-1]), torch.from_numpy(want[1:])
+        y_torch = net.expected_score(net.log_probs(a, b)).numpy()
+    k = np.arange(len(trees) - 1)
+    np.testing.assert_allclose(Head(net)(got[:-1], got[1:], k, k), y_torch, atol=1e-5)
+
+
+@pytest.mark.parametrize("model", ["lstm", "treelstm"])
+def test_an_encoding_does_not_depend_on_the_other_sentences(model, mutt_sentences):
+    """Shared prefixes (LSTM) and subtrees (Tree-LSTM) are reused, which must not change a single bit."""
+    metric = ReVal(model=model)
+    together = metric.encodings(mutt_sentences)
+    for k in (0, 7, len(mutt_sentences) - 1):
+        reval_metric._ENCODED.clear()  # a fresh memo: the sentence is encoded by itself
+        alone = ReVal(model=model)
+        np.testing.assert_array_equal(alone.encodings([mutt_sentences[k]])[0], together[k])
+        assert len(alone._encoded) == 1
+    reval_metric._ENCODED.clear()
+    np.testing.assert_array_equal(ReVal(model=model).encodings(mutt_sentences[::-1])[::-1], together)
+
+
+def test_parser_only_pipeline_gives_the_full_pipelines_trees(mutt_sentences):
+    from muttlab.metrics.reval.trees import tree_from_doc
+    from muttlab.resources.spacy_nlp import load_nlp
+
+    full = [tree_from_doc(d) for d in load_nlp().pipe(mutt_sentences)]
+    assert full == parse_trees(mutt_sentences)
