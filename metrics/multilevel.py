@@ -213,7 +213,7 @@ class MultiLevelDreem(_MultiLevel):
     """ML-DREEM: DREEM with representation weights and length-penalty exponent chosen per quality level."""
 
     name: ClassVar[str] = "ML-DREEM"
-    version: ClassVar[str] = "2"  # 2: ReVal encodings no longer depend on the batch
+    version: ClassVar[str] = "3"  # 2: ReVal encodings no longer depend on the batch; 3: ReVal run by the float64 kernels
     requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "spacy", "a trained ReVal Tree-LSTM if reval is weighted")
     description: ClassVar[str] = "DREEM with weights per quality level (word + dependency F classifier)"
     model_file: ClassVar[str] = "ml-dreem.json"
