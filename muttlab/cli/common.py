@@ -113,10 +113,13 @@ def parse_int_list(text: str, option: str, example: str) -> list[int]:
 def output_file(text: str) -> Path:
     """``--output``, checked when the command line is read: a run of minutes must not end in "cannot write"."""
     path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give the name of a file")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r}: the folder {str(path.parent)!r} does not exist")
+    try:
+        if path.is_dir():
+            raise argparse.ArgumentTypeError(f"{text!r} is a folder; give the name of a file")
+        if not path.parent.is_dir():
+            raise argparse.ArgumentTypeError(f"{text!r}: the folder {str(path.parent)!r} does not exist")
+    except OSError as exc:  # e.g. a name longer than the file system allows; is_dir() does not hide that
+        raise argparse.ArgumentTypeError(f"{text[:60]!r}…: not a usable file name ({exc.strerror})") from None
     return path
 
 
