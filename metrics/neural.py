@@ -168,21 +168,23 @@ class _ModelMetric(Metric):
             for length, group in groups.items():
                 for k in range(0, len(group), self.batch_size):
                     chunk = group[k:k + self.batch_size]
-                    if len(chunk) > 1 and self._batch_safe(chunk, length):
-                        memo.update(zip(chunk, self._encode(chunk)))
-                    else:
-                        for sentence in chunk:
-                            memo[sentence] = self._encode([sentence])[0]
+                    if len(chunk) > 1 and self._batching:
+                        together = self._encode(chunk)
+                        if self._batch_safe(chunk, together, length):
+                            memo.update(zip(chunk, together))
+                            continue
+                    for sentence in chunk:
+                        memo[sentence] = self._encode([sentence])[0]
         finally:
             torch.set_num_threads(threads)
         while len(memo) > EMBEDDING_MEMO:
             memo.pop(next(iter(memo)))
 
-    def _batch_safe(self, chunk: list[str], length: int) -> bool:
-        """Whether a batch of this length gives each sentence the bits it gets alone: checked on the first
-        chunk of each length (its first and last sentence), and batching stops at the first mismatch."""
+    def _batch_safe(self, chunk: list[str], together: list, length: int) -> bool:
+        """Whether a batch of this length (``together``: the chunk encoded as one batch) gives each sentence the
+        bits it gets alone: checked on the first chunk of each length (its first and last sentence), and
+        batching stops at the first mismatch."""
         if self._batching and length not in self._checked:
-            together = self._encode(chunk)
             alone = [self._encode([s])[0] for s in (chunk[0], chunk[-1])]
             parts = lambda entry: entry if isinstance(entry, tuple) else (entry,)  # noqa: E731
             self._batching = all(np.array_equal(x, y) for a, b in zip(alone, (together[0], together[-1]))
