@@ -136,18 +136,6 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
     return fig
 
 
-def selected_cell(selection: Mapping | None) -> tuple[str, str, int] | None:
-    """The (metric, corruption, refs) of the first clicked point of :func:`accuracy_heatmap`, or None."""
-    if not selection:
-        return None
-    points = (selection.get("selection") or {}).get("points") or []
-    for point in points:
-        custom = point.get("customdata")
-        if custom and len(custom) == 3:
-            return str(custom[0]), str(custom[1]), int(custom[2])
-    return None
-
-
 def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Distribution of one cell's margins, passes and fails coloured apart; 0 is the decision boundary.
 

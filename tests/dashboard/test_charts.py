@@ -51,14 +51,6 @@ def test_heatmap_points_name_their_cell_and_show_counts_and_interval():
     assert "(3/4)" in hover and f"{low:.1f}–{high:.1f}%" in hover
 
 
-def test_selected_cell_reads_the_clicked_point():
-    point = {"x": "Negated Subject", "y": "BLEU-4", "customdata": ["BLEU-4", "neg_subj", 10]}
-    state = {"selection": {"points": [point]}}
-    assert charts.selected_cell(state) == ("BLEU-4", "neg_subj", 10)
-    assert charts.selected_cell({"selection": {"points": []}}) is None
-    assert charts.selected_cell(None) is None
-
-
 def test_margin_histogram_splits_passes_and_fails():
     margins = [-0.2, -0.1] + [0.01 * i for i in range(1, 49)]
     cell = pd.DataFrame({"margin": margins, "passed": [m > 0 for m in margins]})
