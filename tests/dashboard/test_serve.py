@@ -49,6 +49,8 @@ def test_command_carries_the_shipped_theme_and_server_settings():
     assert pairs["--server.enableXsrfProtection"] == "true"
     assert pairs["--server.maxUploadSize"] == "20"
     assert pairs["--client.toolbarMode"] == "minimal"
+    # A full collection after every rerun held the GIL ~0.3 s per visitor (benchmarks/bench_load.py).
+    assert pairs["--runner.postScriptGC"] == "false"
 
 
 def test_the_agent_api_stays_off_whatever_a_config_file_says(tmp_path, monkeypatch):
