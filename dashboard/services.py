@@ -266,7 +266,7 @@ def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
 
 
 def _merge(parts: list[runner.Results]) -> runner.Results:
-    """One Results from the chunks of a grid (each chunk: one metric x one corruption type)."""
+    """One Results from the chunks of a grid (each chunk: one cell, metric x corruption type x reference count)."""
     first = parts[0]
     return runner.Results(table=pd.concat([p.table for p in parts], ignore_index=True),
                           signatures={k: v for p in parts for k, v in p.signatures.items()},
@@ -286,23 +286,24 @@ def run_grid(settings: Settings, selection: Selection,
     """
     chosen = suite_named(settings, suite_name)
 
-    def chunk(metric: str, corruption: str) -> Callable[[], runner.Results]:
-        return lambda: api.run_grid(settings, (metric,), (corruption,), selection.ref_counts,
-                                    suite=chosen, registry=registry(settings))
+    def chunk(metric: str, corruption: str, refs: int) -> Callable[[], runner.Results]:
+        return lambda: api.run_grid(settings, (metric,), (corruption,), (refs,), suite=chosen,
+                                    registry=registry(settings))
 
     def compute() -> runner.Results:
-        # Cut into chunks (metric x corruption type; CIDEr-D's batches are per corruption type, so its numbers
-        # do not change) that the fair queue interleaves with other sessions' small requests.
+        # Cut into chunks, one cell each (metric x corruption type x reference count; CIDEr-D's document
+        # frequencies are per cell, so its numbers do not change), that the fair queue interleaves with other
+        # sessions' small requests: a Playground request waits for at most one cell, not three.
         by_type = {c: len(chosen.of(c)) for c in selection.corruptions}
         shared = work_queue.shared_queue()
-        chunks = [(m, c) for m in selection.metrics for c in selection.corruptions]
-        futures = [shared.submit(session_id(), chunk(m, c), cost=2 * by_type[c] * len(selection.ref_counts))
-                   for m, c in chunks]
+        chunks = [(m, c, k) for m in selection.metrics for c in selection.corruptions for k in selection.ref_counts]
+        futures = [shared.submit(session_id(), chunk(m, c, k), cost=2 * by_type[c]) for m, c, k in chunks]
         parts = []
         for done, future in enumerate(futures):
             parts.append(future.result())
             if progress is not None:
-                progress(done, len(futures), f"scoring {chunks[done][0]} on {chunks[done][1]}")
+                m, c, k = chunks[done]
+                progress(done, len(futures), f"scoring {m} on {c} with {k} references")
         return _merge(parts)
 
     # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The

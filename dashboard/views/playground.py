@@ -2,6 +2,8 @@
 the scores move. Scores and verdicts come from the API (``muttlab.api.score`` / ``sentence_verdicts``)."""
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
@@ -14,6 +16,33 @@ EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street
                       "A cyclist rides through city traffic.\n"
                       "A person on a bike travels down a crowded road.")
 EXAMPLE_CANDIDATE = "A man is riding a bicycle down the street."
+CARD_CSS = """<style>
+.mutt-card {border: 1px solid #e5e7eb; border-radius: 0.5rem; padding: 0.6rem 0.9rem; margin-bottom: 0.6rem;}
+.mutt-verdict {font-size: 0.875rem; color: #4b5563;}
+.mutt-ok {color: #15803d; font-weight: 600;} .mutt-bad {color: #b91c1c; font-weight: 600;}
+</style>"""
+
+
+def corruption_blocks(sentence: str, corrupted: pd.DataFrame, verdicts: pd.DataFrame) -> str:
+    """Every corruption of the candidate as one block of escaped HTML: its label, family and rule, the word
+    diff, and which metrics notice it. One element instead of four per corruption: each element is a message
+    the server's event loop must be woken for, and with many visitors those wake-ups were a good part of a
+    rerun's cost."""
+    noticed: dict[str, tuple[list[str], list[str]]] = {}
+    for label, metric, passed in zip(verdicts["corruption"], verdicts["metric"], verdicts["passed"]):
+        noticed.setdefault(label, ([], []))[0 if passed else 1].append(metric)
+    blocks = []
+    for row in corrupted.itertuples(index=False):
+        head = html.escape(f"{row.family} · rule: {row.rule}")
+        block = (f'<div class="mutt-card"><b>{html.escape(row.label)}</b> · {head}'
+                 f'{diff_block(sentence, row.corrupted, labels=("candidate", "corruption"))}')
+        if row.label in noticed:
+            ok, bad = noticed[row.label]
+            block += (f'<div class="mutt-verdict"><span class="mutt-ok">✔ notice it:</span> '
+                      f'{html.escape(", ".join(ok) or "none")} · <span class="mutt-bad">✘ miss it:</span> '
+                      f'{html.escape(", ".join(bad) or "none")}</div>')
+        blocks.append(block + "</div>")
+    return CARD_CSS + "".join(blocks)
 
 
 def page() -> None:
@@ -97,16 +126,7 @@ def page() -> None:
                "degenerate: CIDEr-D's document frequencies come from the batch, so a single candidate gets 0.")
 
     st.subheader("Corruptions of the candidate")
-    for row in corrupted.itertuples(index=False):
-        with st.container(border=True):
-            st.markdown(f"**{row.label}** · {row.family} · rule: {row.rule}")
-            st.html(diff_block(sentence, row.corrupted, labels=("candidate", "corruption")))
-            mine = verdicts[verdicts["corruption"] == row.label]
-            if not mine.empty:
-                ok = mine.loc[mine["passed"], "metric"].tolist()
-                bad = mine.loc[~mine["passed"], "metric"].tolist()
-                st.caption(f":green[:material/check_circle:] notice it: {ui.md_text(', '.join(ok) or 'none')}  ·  "
-                           f":red[:material/cancel:] miss it: {ui.md_text(', '.join(bad) or 'none')}")
+    st.html(corruption_blocks(sentence, corrupted, verdicts))
     ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
 
 

@@ -47,15 +47,18 @@ def test_first_visit_lists_metrics_and_shows_the_precomputed_grid(app_env):
 
 
 def test_grid_shows_the_engines_accuracy(app_env, app_settings):
-    at = _run(open_page("run"))
+    # The page scores a cell at a time (the fair queue's unit); CIDEr-D's document frequencies are per cell, so
+    # its accuracies must be exactly those of one engine run over the whole selection.
+    metrics, refs = ["BLEU-4", "CIDEr-D"], (5, 10)
+    at = _run(open_page("run"), metrics=metrics, refs=refs)
     assert not shown_errors(at)
     suite = load_mutt_experiments(app_settings).select(CORRUPTIONS)
-    expected = runner.run(suite, METRICS, [5], app_settings).accuracy()
+    expected = runner.run(suite, metrics, list(refs), app_settings).accuracy()
     shown = {m.label: m.value for m in at.metric}
     # data/README.md: neg_subj has 336 trials and det_sub 65.
     assert shown["trials"] == "401"
     body = grid_html(at)
-    assert sorted(grid_cells(at)) == sorted((m, c, 5) for m in METRICS for c in CORRUPTIONS)
+    assert sorted(grid_cells(at)) == sorted((m, c, k) for m in metrics for c in CORRUPTIONS for k in refs)
     for row in expected.itertuples(index=False):
         assert f"{row.metric} · " in body and f"accuracy {row.accuracy:.1f}% ({row.passed}/{row.n})" in body
     assert not at.dataframe  # the tables are drawn when their expander is opened
@@ -63,7 +66,7 @@ def test_grid_shows_the_engines_accuracy(app_env, app_settings):
     at.run()
     tidy = next(d.value for d in at.dataframe if "ci_low" in d.value.columns)
     merged = tidy.merge(expected, on=["metric", "corruption", "refs"], suffixes=("", "_engine"))
-    assert len(merged) == len(expected) == 4
+    assert len(merged) == len(expected) == 8
     for column in ("n", "passed", "accuracy", "ci_low", "ci_high"):
         assert merged[column].tolist() == pytest.approx(merged[f"{column}_engine"].tolist())
     labels = [b.label for b in at.get("download_button")]
