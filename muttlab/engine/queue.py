@@ -2,8 +2,8 @@
 
 Why not a lock: with one lock, a Playground request waits behind another visitor's whole grid. Here every
 piece of scoring work is a *job* with a session and a cost (candidates x metrics). Big grids are cut into
-chunks (one metric x one corruption type each) before they are queued, so a small job interleaves between
-chunks. The dispatcher picks
+chunks (one cell each: metric x corruption type x reference count) before they are queued, so a small job
+interleaves between chunks. The dispatcher picks
 
 1. small jobs (cost <= ``small``) before big ones, so a Playground request or one drill-down cell is
    answered in about one chunk's time while a full grid runs;
