@@ -7,21 +7,22 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.engine.accuracy import accuracy_table, margins, passed, tied
+from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.engine.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
+
+if TYPE_CHECKING:  # `muttlab run --format csv/json` never needs a frame: pandas is imported when one is asked for
+    import pandas as pd
 
 ProgressFn = Callable[[int, int, str], None]
 Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per candidate
@@ -32,29 +33,54 @@ PARALLEL_MIN_ITEMS = 4000
 RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed", "tied"]
 
 
-@dataclass
 class Results:
-    """What a run produced. ``table`` is tidy: one row per trial x metric x reference count."""
+    """What a run produced. ``table`` is tidy: one row per trial x metric x reference count.
 
-    table: pd.DataFrame
-    signatures: dict[str, str] = field(default_factory=dict)
-    suite: str = ""
-    is_sample: bool = False
-    tolerance: float = DEFAULT_TOLERANCE
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
-    warnings: list[str] = field(default_factory=list)
+    The runner hands over the table's columns (:data:`RESULT_COLUMNS`); the frame is made on first use of
+    ``table``, so that a caller that wants only the accuracy cells (``muttlab run --format csv``) never
+    imports pandas. A Results made from a frame (the dashboard merges chunks) reads its columns from it.
+    """
+
+    def __init__(self, table: pd.DataFrame | None = None, signatures: dict[str, str] | None = None, suite: str = "",
+                 is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
+                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE, warnings: list[str] | None = None,
+                 columns: dict[str, list | np.ndarray] | None = None):
+        if (table is None) == (columns is None):
+            raise TypeError("Results takes a table or its columns, not both")
+        self._table = table
+        self._columns = columns
+        self.signatures = signatures if signatures is not None else {}
+        self.suite = suite
+        self.is_sample = is_sample
+        self.tolerance = tolerance
+        self.tie_tolerance = tie_tolerance
+        self.warnings = warnings if warnings is not None else []
+
+    @property
+    def table(self) -> pd.DataFrame:
+        if self._table is None:
+            import pandas as pd
+            self._table = pd.DataFrame(self._columns, columns=RESULT_COLUMNS)
+        return self._table
 
     @property
     def rules(self) -> str:
         """The accuracy rules' settings, ``tol:0.15|tie:1e-09``: part of every cell's signature."""
         return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
 
+    def accuracy_cells(self) -> dict[str, list | np.ndarray]:
+        """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
+        columns = self._columns if self._columns is not None else self._table
+        cells = accuracy_cells(columns["metric"], columns["corruption"], columns["refs"], columns["passed"],
+                               columns.get("tied"))
+        cells["signature"] = [f"{self.signatures[m]}|{self.rules}" for m in cells["metric"]]
+        return cells
+
     def accuracy(self) -> pd.DataFrame:
         """Accuracy and tie rate per metric x corruption x refs with counts and 95% CIs; each cell's signature
         is its metric's signature followed by the rules' settings."""
-        table = accuracy_table(self.table)
-        table["signature"] = table["metric"].map(self.signatures) + "|" + self.rules
-        return table
+        import pandas as pd
+        return pd.DataFrame(self.accuracy_cells(), columns=[*ACCURACY_COLUMNS, "signature"])
 
 
 def cache_for(settings: Settings) -> ScoreCache:
@@ -297,9 +323,9 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
         scorer.close()
-    table = pd.DataFrame({c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
-                          for c, v in columns.items()})
+    table = {c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
+             for c, v in columns.items()}
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
-    return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
+    return Results(columns=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
                    is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,
                    warnings=warnings)
