@@ -124,6 +124,7 @@ class RougeL(Metric):
     score_range = (0.0, 1.0)
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
+    forkable = True  # numpy over process-wide tables only
     version = "1"
     description = "longest-common-subsequence F-measure against the best-matching references"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
+from muttlab.engine import forked
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
@@ -122,6 +124,28 @@ def _score_in_worker(name: str, candidates: list[str], references: list[list[str
     return metric.signature(), metric.score(candidates, references)
 
 
+@dataclass
+class _Plan:
+    """What scoring one metric's batches takes: each batch's cache keys, the scores found in the cache, and
+    the jobs (batches of what is missing) with the keys of their items in order."""
+
+    keys: list[list[bytes]]
+    cached: dict[bytes, float]
+    jobs: list[Batch]
+    job_keys: list[list[bytes]]
+
+
+class _Later:
+    """A computation done here when its result is asked for (:class:`~muttlab.engine.forked.ForkedCall`'s
+    stand-in when forking does not pay off)."""
+
+    def __init__(self, compute: Callable[[], object]):
+        self.result = compute
+
+    def close(self) -> None:
+        pass
+
+
 class _Scorer:
     """Scores batches for one run, sharing a cache and (lazily) one worker pool."""
 
@@ -131,12 +155,21 @@ class _Scorer:
         self.registry = registry
         self._pool: ProcessPoolExecutor | None = None
         self._refs_keys: dict[tuple[str, ...], str] = {}
+        self._batch_refs_keys: dict[int, tuple[list[list[str]], list[str]]] = {}
 
     def _refs_key(self, refs: Sequence[str]) -> str:
         key = tuple(refs)
         if key not in self._refs_keys:
             self._refs_keys[key] = refs_digest(key)
         return self._refs_keys[key]
+
+    def _refs_keys_of(self, references: list[list[str]]) -> list[str]:
+        """The digests of a batch's reference lists; every metric of a run asks for the same batches' (the
+        batch's list is kept with them, so its id cannot be reused for another list during the run)."""
+        found = self._batch_refs_keys.get(id(references))
+        if found is None or found[0] is not references:
+            found = self._batch_refs_keys[id(references)] = (references, [self._refs_key(r) for r in references])
+        return found[1]
 
     def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
         """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
@@ -166,33 +199,84 @@ class _Scorer:
 
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
         """One score array per batch, from the cache where possible."""
+        plan = self._plan(metric, batches)
+        return self._store(plan, self._parallel(metric, plan.jobs))
+
+    def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
+        """:meth:`score` of each metric, in order (a generator: each metric is scored when its turn comes).
+
+        With ``fork``, the last metrics (a third of those after the first, all :attr:`~Metric.forkable`) are
+        scored in a forked copy of this process while this one scores the others and writes every score to
+        the cache (hence a third, not a half). The first metric is scored before the fork: it fills the
+        process-wide state (tokenised sentences, n-gram tables) that the copy then inherits instead of
+        rebuilding it. Cache lookups stay here, before the fork; the copy only scores.
+        """
+        rest = list(metrics[1:])
+        n_child = len(rest) // 3 if fork and forked.AVAILABLE else 0
+        while n_child and not all(m.forkable for m in rest[len(rest) - n_child:]):
+            n_child -= 1
+        child_metrics = rest[len(rest) - n_child:] if n_child else []
+        child = None
+        try:
+            for i, metric in enumerate(metrics[:len(metrics) - n_child]):
+                yield self.score(metric, batches)
+                if i == 0 and child_metrics:
+                    plans = [self._plan(m, batches) for m in child_metrics]
+                    child = self._start_child(child_metrics, plans)
+            if child_metrics:
+                for plan, job_scores in zip(plans, child.result()):
+                    yield self._store(plan, job_scores)
+        finally:
+            if child is not None:
+                child.close()
+
+    def _start_child(self, metrics: list[Metric], plans: list[_Plan]):
+        """Something whose ``result()`` is the job scores of each plan: a forked child scoring them, or
+        (too little to score for a fork to pay off) this process when asked."""
+        jobs = [(m, plan.jobs) for m, plan in zip(metrics, plans)]
+
+        def here() -> list[list[np.ndarray]]:
+            return [self._parallel(m, metric_jobs) for m, metric_jobs in jobs]
+
+        if sum(len(c) for _, metric_jobs in jobs for c, _ in metric_jobs) < PARALLEL_MIN_ITEMS:
+            return _Later(here)
+        # Forkable metrics score in-process (no worker pool to start in the copy).
+        return forked.ForkedCall(lambda: [[m.score(c, r) for c, r in metric_jobs] for m, metric_jobs in jobs],
+                                 fallback=here)
+
+    def _plan(self, metric: Metric, batches: Sequence[Batch]) -> _Plan:
+        """The cache keys of every item, the scores the cache has, and the jobs that score the rest."""
         signature = metric.signature()
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
-        keys = [item_keys(signature, ctx, cands, [self._refs_key(r) for r in refs])
+        keys = [item_keys(signature, ctx, cands, self._refs_keys_of(refs))
                 for (cands, refs), ctx in zip(batches, contexts)]
         cached = self.cache.get_many([k for ks in keys for k in ks])
-        new: dict[bytes, float] = {}
         if metric.corpus_dependent:
             # A sentence's score depends on the whole batch: rescore any batch with a miss, whole.
             todo = [i for i, ks in enumerate(keys) if any(k not in cached for k in ks)]
-            for i, scores in zip(todo, self._parallel(metric, [batches[i] for i in todo])):
-                new.update(zip(keys[i], scores.tolist()))
-        else:
-            missing: dict[bytes, tuple[str, list[str]]] = {}
-            for (cands, refs), ks in zip(batches, keys):
-                for k, c, r in zip(ks, cands, refs):
-                    if k not in cached and k not in missing:
-                        missing[k] = (c, r)
-            if missing:
-                items = list(missing.values())
-                n_jobs = max(1, self.workers) if len(items) >= PARALLEL_MIN_ITEMS else 1
-                size = -(-len(items) // n_jobs)
-                jobs = [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
-                        for s in range(0, len(items), size)]
-                scores = np.concatenate(self._parallel(metric, jobs))
-                new.update(zip(missing, scores.tolist()))
+            return _Plan(keys, cached, [batches[i] for i in todo], [keys[i] for i in todo])
+        missing: dict[bytes, tuple[str, list[str]]] = {}
+        for (cands, refs), ks in zip(batches, keys):
+            for k, c, r in zip(ks, cands, refs):
+                if k not in cached and k not in missing:
+                    missing[k] = (c, r)
+        if not missing:
+            return _Plan(keys, cached, [], [])
+        items, item_keys_ = list(missing.values()), list(missing)
+        n_jobs = max(1, self.workers) if len(items) >= PARALLEL_MIN_ITEMS else 1
+        size = -(-len(items) // n_jobs)
+        starts = range(0, len(items), size)
+        return _Plan(keys, cached, [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
+                                    for s in starts], [item_keys_[s:s + size] for s in starts])
+
+    def _store(self, plan: _Plan, job_scores: list[np.ndarray]) -> list[np.ndarray]:
+        """The plan's jobs' scores into the cache; one score array per batch, cached scores filled in."""
+        new: dict[bytes, float] = {}
+        for ks, scores in zip(plan.job_keys, job_scores):
+            new.update(zip(ks, scores.tolist()))
         self.cache.put_many(new)
-        return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in keys]
+        cached = plan.cached
+        return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in plan.keys]
 
     def close(self) -> None:
         if self._pool is not None:
@@ -290,7 +374,10 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
+    # A scorer built here may fork to score some metrics on a second core (a cluster's scorer does not).
+    fork = scorer is None and settings.workers > 1
     scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
+    each = scorer.score_each(metric_objs, batches, fork=fork)
     # The table's columns, gathered as lists and arrays and made into one frame at the end (a frame per
     # cell costs more than the scoring of a cell).
     columns: dict[str, list] = {c: [] for c in RESULT_COLUMNS}
@@ -300,7 +387,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
             if progress:
                 progress(step, len(metric_objs), f"scoring {metric.name}")
             try:
-                scored = scorer.score(metric, batches)
+                scored = next(each)
             except MetricError as exc:
                 raise MuttlabError(str(exc)) from None
             by_key = dict(zip(batch_index, scored))
@@ -322,6 +409,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
+        each.close()  # stops a forked child whose scores are no longer wanted
         scorer.close()
     table = {c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
              for c, v in columns.items()}
