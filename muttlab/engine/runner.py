@@ -205,14 +205,14 @@ class _Scorer:
     def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
         """:meth:`score` of each metric, in order (a generator: each metric is scored when its turn comes).
 
-        With ``fork``, the last metrics (a third of those after the first, all :attr:`~Metric.forkable`) are
+        With ``fork``, the last metrics (half of those after the first, all :attr:`~Metric.forkable`) are
         scored in a forked copy of this process while this one scores the others and writes every score to
-        the cache (hence a third, not a half). The first metric is scored before the fork: it fills the
+        the cache. The first metric is scored before the fork: it fills the
         process-wide state (tokenised sentences, n-gram tables) that the copy then inherits instead of
         rebuilding it. Cache lookups stay here, before the fork; the copy only scores.
         """
         rest = list(metrics[1:])
-        n_child = len(rest) // 3 if fork and forked.AVAILABLE else 0
+        n_child = len(rest) // 2 if fork and forked.AVAILABLE else 0
         while n_child and not all(m.forkable for m in rest[len(rest) - n_child:]):
             n_child -= 1
         child_metrics = rest[len(rest) - n_child:] if n_child else []
