@@ -205,25 +205,20 @@ class _Scorer:
     def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
         """:meth:`score` of each metric, in order (a generator: each metric is scored when its turn comes).
 
-        With ``fork``, the last metrics (half of those after the first, all :attr:`~Metric.forkable`) are
-        scored in a forked copy of this process while this one scores the others and writes every score to
-        the cache. The first metric is scored before the fork: it fills the
-        process-wide state (tokenised sentences, n-gram tables) that the copy then inherits instead of
-        rebuilding it. Cache lookups stay here, before the fork; the copy only scores.
+        With ``fork``, the last third of the metrics (when all are :attr:`~Metric.forkable`) is scored in a
+        forked copy of this process while this one scores the others and writes every score to the cache
+        (hence a third, not a half). Cache lookups stay here, before the fork; the copy only scores.
         """
-        rest = list(metrics[1:])
-        n_child = len(rest) // 2 if fork and forked.AVAILABLE else 0
-        while n_child and not all(m.forkable for m in rest[len(rest) - n_child:]):
+        n_child = len(metrics) // 3 if fork and forked.AVAILABLE else 0
+        while n_child and not all(m.forkable for m in metrics[len(metrics) - n_child:]):
             n_child -= 1
-        child_metrics = rest[len(rest) - n_child:] if n_child else []
-        child = None
+        here, in_child = metrics[:len(metrics) - n_child], metrics[len(metrics) - n_child:]
+        plans = [self._plan(m, batches) for m in in_child]
+        child = self._start_child(in_child, plans) if in_child else None
         try:
-            for i, metric in enumerate(metrics[:len(metrics) - n_child]):
+            for metric in here:
                 yield self.score(metric, batches)
-                if i == 0 and child_metrics:
-                    plans = [self._plan(m, batches) for m in child_metrics]
-                    child = self._start_child(child_metrics, plans)
-            if child_metrics:
+            if child is not None:
                 for plan, job_scores in zip(plans, child.result()):
                     yield self._store(plan, job_scores)
         finally:
