@@ -258,7 +258,8 @@ class _Scorer:
         if not missing:
             return _Plan(keys, cached, [], [])
         items, item_keys_ = list(missing.values()), list(missing)
-        n_jobs = max(1, self.workers) if len(items) >= PARALLEL_MIN_ITEMS else 1
+        # Split only for worker processes: a metric scored here is fastest over the whole batch at once.
+        n_jobs = max(1, self.workers) if metric.parallel and len(items) >= PARALLEL_MIN_ITEMS else 1
         size = -(-len(items) // n_jobs)
         starts = range(0, len(items), size)
         return _Plan(keys, cached, [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
