@@ -101,8 +101,9 @@ class Order:
         self._starts = _Growing(np.zeros(1, np.int64))
         self._gram, self._count, self._keys, self._key_count = _Growing(), _Growing(), _Growing(), _Growing()
         # Gram g (order > 1) is its first k-1 tokens' gram prefix[g] followed by token last[g]: how a gram
-        # is named outside this process (gram_names). ``ids`` numbers (prefix << 32 | last) combinations.
-        self.ids: dict[int, int] = {}
+        # is named outside this process (gram_names). The known (prefix << 32 | last) combinations, sorted, and
+        # their gram ids: numbering a batch's combinations is then a few array operations.
+        self.combos = self.combo_ids = _EMPTY
         self._prefix, self._last = _Growing(), _Growing()
 
     starts = property(lambda self: self._starts.values)
@@ -115,7 +116,25 @@ class Order:
 
     @property
     def n_grams(self) -> int:
-        return len(self.ids) if self.ids else len(_WORDS)
+        return self.combos.size if self.combos.size else len(_WORDS)
+
+    def number(self, combos: np.ndarray) -> np.ndarray:
+        """Gram ids of sorted, distinct combinations; the unknown ones are numbered after the known ones, in
+        their sorted order, and remembered."""
+        pos = np.searchsorted(self.combos, combos)
+        found = np.zeros(combos.size, bool)
+        inside = pos < self.combos.size
+        found[inside] = self.combos[pos[inside]] == combos[inside]
+        gram_of = np.empty(combos.size, np.int64)
+        gram_of[found] = self.combo_ids[pos[found]]
+        fresh = ~found
+        gram_of[fresh] = self.combos.size + np.arange(np.count_nonzero(fresh))
+        # Inserting each new combination before its sorted position keeps ``combos`` sorted.
+        self.combos = np.insert(self.combos, pos[fresh], combos[fresh])
+        self.combo_ids = np.insert(self.combo_ids, pos[fresh], gram_of[fresh])
+        self._prefix.extend(combos[fresh] >> SHIFT)
+        self._last.extend(combos[fresh] & LOW)
+        return gram_of
 
 
 class SentenceTable:
@@ -156,14 +175,8 @@ class SentenceTable:
                 m = max(ids.size - k + 1, 0)
                 valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
                 combos, inverse = np.unique((keys[:m] << SHIFT | ids[k - 1:k - 1 + m])[valid], return_inverse=True)
-                known, table = len(order.ids), order.ids
-                gram_of = np.fromiter((table.setdefault(c, len(table)) for c in combos.tolist()), np.int64, combos.size)
-                # setdefault numbered the unknown combos in their sorted order; keep how each is built.
-                fresh = combos[gram_of >= known]
-                order._prefix.extend(fresh >> SHIFT)
-                order._last.extend(fresh & LOW)
                 keys = np.full(m, -1, np.int64)
-                keys[valid] = gram_of[inverse.reshape(-1)]
+                keys[valid] = order.number(combos)[inverse.reshape(-1)]
             pos = np.flatnonzero(keys >= 0)
             packed = sent_of[pos] << SHIFT | keys[pos]
             uniq, first, counts = np.unique(packed, return_index=True, return_counts=True)
