@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -135,15 +136,9 @@ class _Plan:
     job_keys: list[list[bytes]]
 
 
-class _Later:
-    """A computation done here when its result is asked for (:class:`~muttlab.engine.forked.ForkedCall`'s
-    stand-in when forking does not pay off)."""
-
-    def __init__(self, compute: Callable[[], object]):
-        self.result = compute
-
-    def close(self) -> None:
-        pass
+def _score_jobs(metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
+    """A forkable metric's scores of each job, in this process (no worker pool: it scores in-process)."""
+    return [metric.score(c, r) for c, r in jobs]
 
 
 class _Scorer:
@@ -207,37 +202,26 @@ class _Scorer:
 
         With ``fork``, the last third of the metrics (when all are :attr:`~Metric.forkable`) is scored in a
         forked copy of this process while this one scores the others and writes every score to the cache
-        (hence a third, not a half). Cache lookups stay here, before the fork; the copy only scores.
+        (hence a third, not a half). Cache lookups stay here, before the fork; the copy only scores, and hands
+        each metric's scores over as soon as it has them.
         """
         n_child = len(metrics) // 3 if fork and forked.AVAILABLE else 0
         while n_child and not all(m.forkable for m in metrics[len(metrics) - n_child:]):
             n_child -= 1
         here, in_child = metrics[:len(metrics) - n_child], metrics[len(metrics) - n_child:]
         plans = [self._plan(m, batches) for m in in_child]
-        child = self._start_child(in_child, plans) if in_child else None
+        calls = [partial(_score_jobs, m, plan.jobs) for m, plan in zip(in_child, plans)]
+        # Below PARALLEL_MIN_ITEMS a fork does not pay off: those metrics are scored here, last.
+        child = forked.ForkedCalls(calls) if sum(len(c) for p in plans for c, _ in p.jobs) >= PARALLEL_MIN_ITEMS \
+            else None
         try:
             for metric in here:
                 yield self.score(metric, batches)
-            if child is not None:
-                for plan, job_scores in zip(plans, child.result()):
-                    yield self._store(plan, job_scores)
+            for plan, job_scores in zip(plans, child.results() if child else (call() for call in calls)):
+                yield self._store(plan, job_scores)
         finally:
             if child is not None:
                 child.close()
-
-    def _start_child(self, metrics: list[Metric], plans: list[_Plan]):
-        """Something whose ``result()`` is the job scores of each plan: a forked child scoring them, or
-        (too little to score for a fork to pay off) this process when asked."""
-        jobs = [(m, plan.jobs) for m, plan in zip(metrics, plans)]
-
-        def here() -> list[list[np.ndarray]]:
-            return [self._parallel(m, metric_jobs) for m, metric_jobs in jobs]
-
-        if sum(len(c) for _, metric_jobs in jobs for c, _ in metric_jobs) < PARALLEL_MIN_ITEMS:
-            return _Later(here)
-        # Forkable metrics score in-process (no worker pool to start in the copy).
-        return forked.ForkedCall(lambda: [[m.score(c, r) for c, r in metric_jobs] for m, metric_jobs in jobs],
-                                 fallback=here)
 
     def _plan(self, metric: Metric, batches: Sequence[Batch]) -> _Plan:
         """The cache keys of every item, the scores the cache has, and the jobs that score the rest."""

@@ -162,7 +162,7 @@ def test_metrics_scored_in_a_forked_child_give_the_same_scores(mutt_suite, data_
     if not forked.AVAILABLE:
         pytest.skip("forking is used on Linux only")
     forks = []
-    monkeypatch.setattr(forked.ForkedCall, "__init__", _counting(forked.ForkedCall.__init__, forks))
+    monkeypatch.setattr(forked.ForkedCalls, "__init__", _counting(forked.ForkedCalls.__init__, forks))
     monkeypatch.setattr(runner_module, "PARALLEL_MIN_ITEMS", 100)
     suite = Suite("mutt", mutt_suite.of("det_sub") + mutt_suite.of("neg_verb"))
     metrics = ["BLEU-1", "BLEU-4", "ROUGE-L", "CIDEr-D"]
