@@ -17,6 +17,7 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
 from muttlab.engine import forked
+from muttlab.engine.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
@@ -327,6 +328,12 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
       MuttlabError: unknown or unavailable metric, unknown corruption or split, impossible reference count,
       empty suite.
     """
+    with collections_paused():
+        return _run(suite, metrics, ref_counts, settings, registry, progress, split, scorer)
+
+
+def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None, settings: Settings | None,
+         registry: Registry | None, progress: ProgressFn | None, split: str | None, scorer: _Scorer | None) -> Results:
     settings = settings or Settings()
     registry = registry or registry_for(settings)
     if split is not None:
