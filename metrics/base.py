@@ -140,6 +140,9 @@ class Metric(ABC):
         frequencies come from the batch's references); the runner then caches per batch context.
       parallel: False when the runner must score the metric in-process rather than rebuild it by name in
         worker processes (a JVM behind it, a model that is slow to load, code vectorised over the batch).
+      forkable: True when the metric holds only Python and numpy state (no JVM, model, thread or open file),
+        so that a forked copy of the process can score with it: the runner then scores it on a second core
+        beside the others (:meth:`muttlab.engine.runner._Scorer.score_each`).
       languages: ISO 639-1 codes of the target languages the metric handles (``("en",)`` for metrics built on
         English resources); None for a language-independent metric. Pairs in another language are reported
         as unsupported rather than scored.
@@ -154,6 +157,7 @@ class Metric(ABC):
     requires: ClassVar[tuple[str, ...]] = ()
     corpus_dependent: ClassVar[bool] = False
     parallel: ClassVar[bool] = True
+    forkable: ClassVar[bool] = False
     description: ClassVar[str] = ""
     languages: ClassVar[tuple[str, ...] | None] = None
     uses_source: ClassVar[bool] = False

@@ -60,6 +60,7 @@ class Bleu(Metric):
     version = "1"
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
+    forkable = True  # numpy over process-wide tables only
     description = "clipped n-gram precision with brevity penalty, coco-caption per-sentence variant"
     score_range = (0.0, 1.0)
 

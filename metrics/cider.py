@@ -129,6 +129,7 @@ class CiderD(Metric):
     score_range = (0.0, 10.0)
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
+    forkable = True  # numpy over process-wide tables only
     corpus_dependent = True
     # 2: sums run in the grams' order of occurrence, so a score no longer depends on the process's vocabulary.
     version = "2"

@@ -61,11 +61,32 @@ def lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray, m
     return np.where(table_keys[pos] == keys, table_values[pos], missing)
 
 
-def _grow(array: np.ndarray, more: np.ndarray) -> np.ndarray:
-    return more if array.size == 0 else np.concatenate((array, more))
-
-
 _EMPTY = np.zeros(0, np.int64)
+
+
+class _Growing:
+    """An append-only int64 array with spare room (capacity doubles as it fills): adding a batch's sentences
+    copies only them. A table fed one CIDEr-D cell at a time would otherwise copy all of its arrays at every
+    cell. Views handed out earlier stay valid: appending writes only past their end, or into a new buffer."""
+
+    __slots__ = ("_buffer", "_size")
+
+    def __init__(self, initial: np.ndarray = _EMPTY):
+        self._buffer = np.array(initial, np.int64)
+        self._size = self._buffer.size
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._buffer[:self._size]
+
+    def extend(self, more: np.ndarray) -> None:
+        end = self._size + more.size
+        if end > self._buffer.size:
+            grown = np.empty(max(end, 2 * self._buffer.size), np.int64)
+            grown[:self._size] = self._buffer[:self._size]
+            self._buffer = grown
+        self._buffer[self._size:end] = more
+        self._size = end
 
 
 class Order:
@@ -77,16 +98,43 @@ class Order:
     """
 
     def __init__(self):
-        self.starts = np.zeros(1, np.int64)
-        self.gram = self.count = self.keys = self.key_count = _EMPTY
+        self._starts = _Growing(np.zeros(1, np.int64))
+        self._gram, self._count, self._keys, self._key_count = _Growing(), _Growing(), _Growing(), _Growing()
         # Gram g (order > 1) is its first k-1 tokens' gram prefix[g] followed by token last[g]: how a gram
-        # is named outside this process (gram_names). ``ids`` numbers (prefix << 32 | last) combinations.
-        self.ids: dict[int, int] = {}
-        self.prefix = self.last = _EMPTY
+        # is named outside this process (gram_names). The known (prefix << 32 | last) combinations, sorted, and
+        # their gram ids: numbering a batch's combinations is then a few array operations.
+        self.combos = self.combo_ids = _EMPTY
+        self._prefix, self._last = _Growing(), _Growing()
+
+    starts = property(lambda self: self._starts.values)
+    gram = property(lambda self: self._gram.values)
+    count = property(lambda self: self._count.values)
+    keys = property(lambda self: self._keys.values)
+    key_count = property(lambda self: self._key_count.values)
+    prefix = property(lambda self: self._prefix.values)
+    last = property(lambda self: self._last.values)
 
     @property
     def n_grams(self) -> int:
-        return len(self.ids) if self.ids else len(_WORDS)
+        return self.combos.size if self.combos.size else len(_WORDS)
+
+    def number(self, combos: np.ndarray) -> np.ndarray:
+        """Gram ids of sorted, distinct combinations; the unknown ones are numbered after the known ones, in
+        their sorted order, and remembered."""
+        pos = np.searchsorted(self.combos, combos)
+        found = np.zeros(combos.size, bool)
+        inside = pos < self.combos.size
+        found[inside] = self.combos[pos[inside]] == combos[inside]
+        gram_of = np.empty(combos.size, np.int64)
+        gram_of[found] = self.combo_ids[pos[found]]
+        fresh = ~found
+        gram_of[fresh] = self.combos.size + np.arange(np.count_nonzero(fresh))
+        # Inserting each new combination before its sorted position keeps ``combos`` sorted.
+        self.combos = np.insert(self.combos, pos[fresh], combos[fresh])
+        self.combo_ids = np.insert(self.combo_ids, pos[fresh], gram_of[fresh])
+        self._prefix.extend(combos[fresh] >> SHIFT)
+        self._last.extend(combos[fresh] & LOW)
+        return gram_of
 
 
 class SentenceTable:
@@ -95,8 +143,13 @@ class SentenceTable:
     def __init__(self, tokenize: Callable[[str], str] | None):
         self.tokenize = tokenize
         self.index: dict[str, int] = {}
-        self.lengths = _EMPTY
+        self._lengths = _Growing()
         self.orders = [Order() for _ in range(MAX_N)]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Token count of each sentence, by sentence id."""
+        return self._lengths.values
 
     def ids(self, sentences: Sequence[str]) -> np.ndarray:
         """The table's ids of ``sentences``, counting the ones it has not seen."""
@@ -113,7 +166,7 @@ class SentenceTable:
         tokenize = self.tokenize
         arrays = [token_ids(tokenize(s) if tokenize else s) for s in sentences]
         lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
-        self.lengths = _grow(self.lengths, lengths)
+        self._lengths.extend(lengths)
         ids = np.concatenate(arrays) if arrays else _EMPTY
         sent_of = np.repeat(np.arange(first_id, first_id + len(arrays)), lengths)
         keys = ids  # id of the gram of the current order starting at each position (-1: none)
@@ -122,26 +175,20 @@ class SentenceTable:
                 m = max(ids.size - k + 1, 0)
                 valid = (sent_of[:m] == sent_of[k - 1:k - 1 + m]) & (keys[:m] >= 0)
                 combos, inverse = np.unique((keys[:m] << SHIFT | ids[k - 1:k - 1 + m])[valid], return_inverse=True)
-                known, table = len(order.ids), order.ids
-                gram_of = np.fromiter((table.setdefault(c, len(table)) for c in combos.tolist()), np.int64, combos.size)
-                # setdefault numbered the unknown combos in their sorted order; keep how each is built.
-                fresh = combos[gram_of >= known]
-                order.prefix = _grow(order.prefix, fresh >> SHIFT)
-                order.last = _grow(order.last, fresh & LOW)
                 keys = np.full(m, -1, np.int64)
-                keys[valid] = gram_of[inverse.reshape(-1)]
+                keys[valid] = order.number(combos)[inverse.reshape(-1)]
             pos = np.flatnonzero(keys >= 0)
             packed = sent_of[pos] << SHIFT | keys[pos]
             uniq, first, counts = np.unique(packed, return_index=True, return_counts=True)
-            order.keys = _grow(order.keys, uniq)
-            order.key_count = _grow(order.key_count, counts)
+            order._keys.extend(uniq)
+            order._key_count.extend(counts)
             # Sentences are contiguous and in id order, so sorting by position of first occurrence sorts by
             # (sentence, first occurrence).
             by_occurrence = np.argsort(pos[first], kind="stable")
-            order.gram = _grow(order.gram, (uniq & LOW)[by_occurrence])
-            order.count = _grow(order.count, counts[by_occurrence])
+            order._gram.extend((uniq & LOW)[by_occurrence])
+            order._count.extend(counts[by_occurrence])
             per_sentence = np.bincount((uniq >> SHIFT) - first_id, minlength=len(sentences))
-            order.starts = _grow(order.starts[:-1], order.starts[-1] + np.concatenate(([0], np.cumsum(per_sentence))))
+            order._starts.extend(order.starts[-1] + np.cumsum(per_sentence))
 
     def rows(self, k: int, sentences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Count rows of order ``k`` of each of ``sentences`` (by occurrence): (row indices, owner index)."""

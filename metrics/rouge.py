@@ -10,6 +10,9 @@ a few integer operations per pair and token. References longer than 63 tokens us
 """
 from __future__ import annotations
 
+from itertools import chain
+from typing import Callable
+
 import numpy as np
 
 from muttlab.metrics.base import Metric
@@ -91,18 +94,19 @@ def lcs_lengths(cands: list[np.ndarray], refs: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def rouge_l(candidates: list[str], references: list[list[str]], beta: float = BETA) -> np.ndarray:
-    """coco-caption's ROUGE-L for already tokenised, space-separated sentences."""
-    # The LCS is computed once per distinct (candidate, reference) pair: a grid repeats them across
-    # reference counts (the first 5 references are also among the first 10 and 20).
-    sentence_ids: dict[str, int] = {}
-    cand_sid = np.fromiter((sentence_ids.setdefault(c, len(sentence_ids)) for c in candidates), np.int64,
-                           len(candidates))
-    ref_sid = np.fromiter((sentence_ids.setdefault(r, len(sentence_ids)) for refs in references for r in refs),
-                          np.int64)
-    ids = [_coco_ids(s) for s in sentence_ids]
+def rouge_l(candidates: list[str], references: list[list[str]], beta: float = BETA,
+            tokenize: Callable[[str], str] | None = None) -> np.ndarray:
+    """coco-caption's ROUGE-L; sentences tokenised by ``tokenize`` (None: already tokenised, space-separated)."""
+    # Each distinct sentence is tokenised once and the LCS computed once per distinct (candidate, reference)
+    # pair: a grid repeats them across reference counts (the first 5 references are also among the first 10
+    # and 20). Ids are numbered with C-level dict and map calls: a grid has ~170,000 sentences to number.
+    flat = list(chain.from_iterable(references))
+    sentence_ids = {s: i for i, s in enumerate(dict.fromkeys(chain(candidates, flat)))}
+    cand_sid = np.fromiter(map(sentence_ids.__getitem__, candidates), np.int64, len(candidates))
+    ref_sid = np.fromiter(map(sentence_ids.__getitem__, flat), np.int64, len(flat))
+    ids = [_coco_ids(tokenize(s) if tokenize else s) for s in sentence_ids]
     lengths = np.fromiter(map(len, ids), np.int64, len(ids)).astype(np.float64)
-    pair_item = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
+    pair_item = np.repeat(np.arange(len(candidates)), np.fromiter(map(len, references), np.int64, len(references)))
     distinct, pair_of = np.unique(cand_sid[pair_item] << SHIFT | ref_sid, return_inverse=True)
     lcs = lcs_lengths([ids[i] for i in (distinct >> SHIFT).tolist()],
                       [ids[i] for i in (distinct & LOW).tolist()]).astype(np.float64)[pair_of.reshape(-1)]
@@ -124,6 +128,7 @@ class RougeL(Metric):
     score_range = (0.0, 1.0)
     # Vectorised over the whole batch: splitting it across worker processes costs more than it saves.
     parallel = False
+    forkable = True  # numpy over process-wide tables only
     version = "1"
     description = "longest-common-subsequence F-measure against the best-matching references"
 
@@ -136,8 +141,4 @@ class RougeL(Metric):
         return {"beta": self.beta, "tok": self.tokenize}
 
     def _score(self, candidates, references):
-        tok = self._tokenizer
-        if tok is not None:
-            candidates = [tok(c) for c in candidates]
-            references = [[tok(r) for r in refs] for refs in references]
-        return rouge_l(candidates, references, self.beta)
+        return rouge_l(candidates, references, self.beta, self._tokenizer)

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from muttlab.corruptions import catalog
 from muttlab.engine import runner, sources
@@ -28,7 +27,9 @@ from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, load_settings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
+    import pandas as pd
+
     from muttlab.human.reproduce import ReproductionReport
 
 __all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
@@ -127,6 +128,8 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
+    import pandas as pd
+
     # Checked here, before any cache key is made of them: a malformed batch is wrong for every metric.
     candidates, references = check_batch(candidates, references)
     reg = registry or registry_for(settings)
@@ -150,6 +153,8 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
     """
+    import pandas as pd
+
     from muttlab.engine.suites import generated_trials
 
     rows = []
@@ -171,6 +176,8 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     Returns:
       columns metric, corruption (its label), s_orig, s_corr, margin, passed.
     """
+    import pandas as pd
+
     rows = []
     for metric, part in scores.groupby("metric", sort=False):
         by_candidate = dict(zip(part["candidate"], part["score"]))

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,6 +145,22 @@ def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, i
     if fmt == "latex":
         return frame.to_latex(index=index, float_format=f"%.{decimals}f")
     return frame.to_string(index=index, float_format=lambda v: f"{v:.{decimals}f}") + "\n"
+
+
+def csv_text(columns: dict[str, list]) -> str:
+    """Columns of plain Python values as CSV, exactly as pandas' ``to_csv(index=False)`` writes them (a float
+    as its shortest repr, NaN as an empty cell), for commands whose output needs no frame."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(zip(*([_csv_cell(v) for v in values] for values in columns.values())))
+    return buffer.getvalue()
+
+
+def _csv_cell(value):
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    return value
 
 
 def progress_bar():

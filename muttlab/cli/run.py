@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.cli import summary
-from muttlab.cli.common import (add_output_options, emit, parse_int_list, progress_bar, render,
+from muttlab.cli.common import (add_output_options, csv_text, emit, parse_int_list, progress_bar, render,
                                 settings_from_args, split_names)
 from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
@@ -35,11 +35,19 @@ def grid_frame(results: "Results") -> "pd.DataFrame":
 
 
 def accuracy_records(results: "Results") -> list[dict]:
-    table = results.accuracy()
-    return [{"metric": r.metric, "corruption": r.corruption, "refs": int(r.refs), "n": int(r.n),
-             "passed": int(r.passed), "accuracy": round(float(r.accuracy), 4), "ci_low": round(float(r.ci_low), 4),
-             "ci_high": round(float(r.ci_high), 4), "tie_rate": round(float(r.tie_rate), 4),
-             "signature": r.signature} for r in table.itertuples()]
+    cells = results.accuracy_cells()
+    return [{"metric": m, "corruption": c, "refs": r, "n": n, "passed": p, "accuracy": round(a, 4),
+             "ci_low": round(lo, 4), "ci_high": round(hi, 4), "tie_rate": round(t, 4), "signature": sig}
+            for m, c, r, n, p, a, lo, hi, t, sig in zip(*(_as_list(cells[k]) for k in ACCURACY_FIELDS))]
+
+
+# The columns of `muttlab run --format csv/json`, as Results.accuracy() has them.
+ACCURACY_FIELDS = ("metric", "corruption", "refs", "n", "passed", "accuracy", "ci_low", "ci_high", "tie_rate",
+                   "signature")
+
+
+def _as_list(column) -> list:
+    return column.tolist() if hasattr(column, "tolist") else list(column)
 
 
 def write_trials(results: "Results", path) -> None:
@@ -84,9 +92,11 @@ def handle(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if args.trials_out is not None:
         write_trials(results, args.trials_out)
-    if args.format in ("csv", "json"):
-        frame = results.accuracy()
-        emit(render(frame, args.format, records=accuracy_records(results)), args.output)
+    if args.format == "csv":  # written from the cells: the CSV and JSON forms never need pandas
+        cells = results.accuracy_cells()
+        emit(csv_text({k: _as_list(cells[k]) for k in ACCURACY_FIELDS}), args.output)
+    elif args.format == "json":
+        emit(render(None, "json", records=accuracy_records(results)), args.output)
     else:
         print(f"cells: accuracy % (passed/n) and tie rate %; rules {results.rules}", file=sys.stderr)
         emit(render(grid_frame(results), args.format), args.output)

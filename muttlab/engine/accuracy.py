@@ -11,14 +11,19 @@ difference formula is computed on the scores as reported (an error rate's relati
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
-import pandas as pd
 
 from muttlab.corruptions.base import Rule
 from muttlab.human.stats import wilson_interval
 from muttlab.settings import DEFAULT_TIE_TOLERANCE
 
+if TYPE_CHECKING:  # `muttlab run` computes its accuracy cells without importing pandas
+    import pandas as pd
+
 EPS = 1e-9
+ACCURACY_COLUMNS = ("metric", "corruption", "refs", "n", "passed", "accuracy", "ci_low", "ci_high", "tie_rate")
 
 
 def passed(margin, rule: Rule) -> np.ndarray:
@@ -49,8 +54,35 @@ def margins(s_orig, s_corr, rule: Rule, higher_is_better: bool, tolerance: float
     return tolerance - np.abs(s_orig - s_corr) / (np.abs(s_orig) + EPS)
 
 
+def accuracy_cells(metric: Sequence[str], corruption: Sequence[str], refs, passed, tied=None) -> dict[str, list | np.ndarray]:
+    """Accuracy per metric x corruption x refs (cells in order of first appearance), with counts, a 95% Wilson
+    interval and the tie rate (percent), from the tidy table's columns (lists, arrays or a frame's columns).
+
+    Returns:
+      the columns of :data:`ACCURACY_COLUMNS`: names as lists, numbers as arrays; tie_rate is NaN when
+      ``tied`` is None.
+    """
+    refs = np.asarray(refs, dtype=np.int64)
+    cells: dict[tuple, int] = {}
+    cell = np.fromiter((cells.setdefault(key, len(cells)) for key in zip(metric, corruption, refs.tolist())),
+                       np.int64, refs.size)
+    n = np.bincount(cell, minlength=len(cells))
+    # Sums of booleans as float64 are exact; the counts are integers again.
+    passes = np.bincount(cell, weights=np.asarray(passed, dtype=np.float64), minlength=len(cells)).astype(np.int64)
+    low, high = wilson_interval(passes, n)
+    if tied is None:
+        tie_rate = np.full(len(cells), np.nan)
+    else:
+        ties = np.bincount(cell, weights=np.asarray(tied, dtype=np.float64), minlength=len(cells))
+        tie_rate = 100.0 * ties / n
+    keys = list(cells)
+    return {"metric": [k[0] for k in keys], "corruption": [k[1] for k in keys],
+            "refs": np.array([k[2] for k in keys], dtype=np.int64), "n": n, "passed": passes,
+            "accuracy": 100.0 * passes / n, "ci_low": 100.0 * low, "ci_high": 100.0 * high, "tie_rate": tie_rate}
+
+
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per metric x corruption x refs, with counts, a 95% Wilson interval and the tie rate (percent).
+    """:func:`accuracy_cells` of the runner's tidy table as a frame.
 
     Args:
       results: the runner's tidy table (columns metric, corruption, refs, passed and, when known, tied).
@@ -58,19 +90,11 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
       columns metric, corruption, refs, n, passed, accuracy, ci_low, ci_high, tie_rate (NaN when the table
       has no ``tied`` column).
     """
-    keys = ["metric", "corruption", "refs"]
-    grouped = results.groupby(keys, sort=False)["passed"].agg(n="size", passed="sum").reset_index()
-    grouped["passed"] = grouped["passed"].astype(int)
-    low, high = wilson_interval(grouped["passed"].to_numpy(), grouped["n"].to_numpy())
-    grouped["accuracy"] = 100.0 * grouped["passed"] / grouped["n"]
-    grouped["ci_low"] = 100.0 * low
-    grouped["ci_high"] = 100.0 * high
-    if "tied" in results:
-        ties = results.groupby(keys, sort=False)["tied"].sum().to_numpy()
-        grouped["tie_rate"] = 100.0 * ties.astype(np.float64) / grouped["n"].to_numpy()
-    else:
-        grouped["tie_rate"] = np.nan
-    return grouped
+    import pandas as pd
+
+    cells = accuracy_cells(results["metric"], results["corruption"], results["refs"], results["passed"],
+                           results.get("tied"))
+    return pd.DataFrame(cells, columns=list(ACCURACY_COLUMNS))
 
 
 def accuracy_grid(table: pd.DataFrame) -> pd.DataFrame:

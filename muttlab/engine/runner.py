@@ -7,21 +7,26 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.engine.accuracy import accuracy_table, margins, passed, tied
+from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
+from muttlab.engine import forked
+from muttlab.engine.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.engine.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
+
+if TYPE_CHECKING:  # `muttlab run --format csv/json` never needs a frame: pandas is imported when one is asked for
+    import pandas as pd
 
 ProgressFn = Callable[[int, int, str], None]
 Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per candidate
@@ -32,29 +37,54 @@ PARALLEL_MIN_ITEMS = 4000
 RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed", "tied"]
 
 
-@dataclass
 class Results:
-    """What a run produced. ``table`` is tidy: one row per trial x metric x reference count."""
+    """What a run produced. ``table`` is tidy: one row per trial x metric x reference count.
 
-    table: pd.DataFrame
-    signatures: dict[str, str] = field(default_factory=dict)
-    suite: str = ""
-    is_sample: bool = False
-    tolerance: float = DEFAULT_TOLERANCE
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
-    warnings: list[str] = field(default_factory=list)
+    The runner hands over the table's columns (:data:`RESULT_COLUMNS`); the frame is made on first use of
+    ``table``, so that a caller that wants only the accuracy cells (``muttlab run --format csv``) never
+    imports pandas. A Results made from a frame (the dashboard merges chunks) reads its columns from it.
+    """
+
+    def __init__(self, table: pd.DataFrame | None = None, signatures: dict[str, str] | None = None, suite: str = "",
+                 is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
+                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE, warnings: list[str] | None = None,
+                 columns: dict[str, list | np.ndarray] | None = None):
+        if (table is None) == (columns is None):
+            raise TypeError("Results takes a table or its columns, not both")
+        self._table = table
+        self._columns = columns
+        self.signatures = signatures if signatures is not None else {}
+        self.suite = suite
+        self.is_sample = is_sample
+        self.tolerance = tolerance
+        self.tie_tolerance = tie_tolerance
+        self.warnings = warnings if warnings is not None else []
+
+    @property
+    def table(self) -> pd.DataFrame:
+        if self._table is None:
+            import pandas as pd
+            self._table = pd.DataFrame(self._columns, columns=RESULT_COLUMNS)
+        return self._table
 
     @property
     def rules(self) -> str:
         """The accuracy rules' settings, ``tol:0.15|tie:1e-09``: part of every cell's signature."""
         return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
 
+    def accuracy_cells(self) -> dict[str, list | np.ndarray]:
+        """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
+        columns = self._columns if self._columns is not None else self._table
+        cells = accuracy_cells(columns["metric"], columns["corruption"], columns["refs"], columns["passed"],
+                               columns.get("tied"))
+        cells["signature"] = [f"{self.signatures[m]}|{self.rules}" for m in cells["metric"]]
+        return cells
+
     def accuracy(self) -> pd.DataFrame:
         """Accuracy and tie rate per metric x corruption x refs with counts and 95% CIs; each cell's signature
         is its metric's signature followed by the rules' settings."""
-        table = accuracy_table(self.table)
-        table["signature"] = table["metric"].map(self.signatures) + "|" + self.rules
-        return table
+        import pandas as pd
+        return pd.DataFrame(self.accuracy_cells(), columns=[*ACCURACY_COLUMNS, "signature"])
 
 
 def cache_for(settings: Settings) -> ScoreCache:
@@ -96,6 +126,22 @@ def _score_in_worker(name: str, candidates: list[str], references: list[list[str
     return metric.signature(), metric.score(candidates, references)
 
 
+@dataclass
+class _Plan:
+    """What scoring one metric's batches takes: each batch's cache keys, the scores found in the cache, and
+    the jobs (batches of what is missing) with the keys of their items in order."""
+
+    keys: list[list[bytes]]
+    cached: dict[bytes, float]
+    jobs: list[Batch]
+    job_keys: list[list[bytes]]
+
+
+def _score_jobs(metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
+    """A forkable metric's scores of each job, in this process (no worker pool: it scores in-process)."""
+    return [metric.score(c, r) for c, r in jobs]
+
+
 class _Scorer:
     """Scores batches for one run, sharing a cache and (lazily) one worker pool."""
 
@@ -105,12 +151,21 @@ class _Scorer:
         self.registry = registry
         self._pool: ProcessPoolExecutor | None = None
         self._refs_keys: dict[tuple[str, ...], str] = {}
+        self._batch_refs_keys: dict[int, tuple[list[list[str]], list[str]]] = {}
 
     def _refs_key(self, refs: Sequence[str]) -> str:
         key = tuple(refs)
         if key not in self._refs_keys:
             self._refs_keys[key] = refs_digest(key)
         return self._refs_keys[key]
+
+    def _refs_keys_of(self, references: list[list[str]]) -> list[str]:
+        """The digests of a batch's reference lists; every metric of a run asks for the same batches' (the
+        batch's list is kept with them, so its id cannot be reused for another list during the run)."""
+        found = self._batch_refs_keys.get(id(references))
+        if found is None or found[0] is not references:
+            found = self._batch_refs_keys[id(references)] = (references, [self._refs_key(r) for r in references])
+        return found[1]
 
     def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
         """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
@@ -140,33 +195,71 @@ class _Scorer:
 
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
         """One score array per batch, from the cache where possible."""
+        plan = self._plan(metric, batches)
+        return self._store(plan, self._parallel(metric, plan.jobs))
+
+    def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
+        """:meth:`score` of each metric, in order (a generator: each metric is scored when its turn comes).
+
+        With ``fork``, the last quarter of the metrics (at least one; when all are :attr:`~Metric.forkable`)
+        is scored in a forked copy of this process while this one scores the others. A quarter, because this
+        process also writes every score to the cache, and the copy tokenises and counts the sentences again
+        (measured on the grid: CIDEr-D alone in the copy beside BLEU-1..4 and ROUGE-L here is the best split).
+        Cache lookups stay here, before the fork; the copy only scores, and hands each metric's scores over as
+        soon as it has them.
+        """
+        n_child = max(1, len(metrics) // 4) if fork and forked.AVAILABLE and len(metrics) > 1 else 0
+        while n_child and not all(m.forkable for m in metrics[len(metrics) - n_child:]):
+            n_child -= 1
+        here, in_child = metrics[:len(metrics) - n_child], metrics[len(metrics) - n_child:]
+        plans = [self._plan(m, batches) for m in in_child]
+        calls = [partial(_score_jobs, m, plan.jobs) for m, plan in zip(in_child, plans)]
+        # Below PARALLEL_MIN_ITEMS a fork does not pay off: those metrics are scored here, last.
+        child = forked.ForkedCalls(calls) if sum(len(c) for p in plans for c, _ in p.jobs) >= PARALLEL_MIN_ITEMS \
+            else None
+        try:
+            for metric in here:
+                yield self.score(metric, batches)
+            for plan, job_scores in zip(plans, child.results() if child else (call() for call in calls)):
+                yield self._store(plan, job_scores)
+        finally:
+            if child is not None:
+                child.close()
+
+    def _plan(self, metric: Metric, batches: Sequence[Batch]) -> _Plan:
+        """The cache keys of every item, the scores the cache has, and the jobs that score the rest."""
         signature = metric.signature()
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
-        keys = [item_keys(signature, ctx, cands, [self._refs_key(r) for r in refs])
+        keys = [item_keys(signature, ctx, cands, self._refs_keys_of(refs))
                 for (cands, refs), ctx in zip(batches, contexts)]
         cached = self.cache.get_many([k for ks in keys for k in ks])
-        new: dict[bytes, float] = {}
         if metric.corpus_dependent:
             # A sentence's score depends on the whole batch: rescore any batch with a miss, whole.
             todo = [i for i, ks in enumerate(keys) if any(k not in cached for k in ks)]
-            for i, scores in zip(todo, self._parallel(metric, [batches[i] for i in todo])):
-                new.update(zip(keys[i], scores.tolist()))
-        else:
-            missing: dict[bytes, tuple[str, list[str]]] = {}
-            for (cands, refs), ks in zip(batches, keys):
-                for k, c, r in zip(ks, cands, refs):
-                    if k not in cached and k not in missing:
-                        missing[k] = (c, r)
-            if missing:
-                items = list(missing.values())
-                n_jobs = max(1, self.workers) if len(items) >= PARALLEL_MIN_ITEMS else 1
-                size = -(-len(items) // n_jobs)
-                jobs = [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
-                        for s in range(0, len(items), size)]
-                scores = np.concatenate(self._parallel(metric, jobs))
-                new.update(zip(missing, scores.tolist()))
+            return _Plan(keys, cached, [batches[i] for i in todo], [keys[i] for i in todo])
+        missing: dict[bytes, tuple[str, list[str]]] = {}
+        for (cands, refs), ks in zip(batches, keys):
+            for k, c, r in zip(ks, cands, refs):
+                if k not in cached and k not in missing:
+                    missing[k] = (c, r)
+        if not missing:
+            return _Plan(keys, cached, [], [])
+        items, item_keys_ = list(missing.values()), list(missing)
+        # Split only for worker processes: a metric scored here is fastest over the whole batch at once.
+        n_jobs = max(1, self.workers) if metric.parallel and len(items) >= PARALLEL_MIN_ITEMS else 1
+        size = -(-len(items) // n_jobs)
+        starts = range(0, len(items), size)
+        return _Plan(keys, cached, [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
+                                    for s in starts], [item_keys_[s:s + size] for s in starts])
+
+    def _store(self, plan: _Plan, job_scores: list[np.ndarray]) -> list[np.ndarray]:
+        """The plan's jobs' scores into the cache; one score array per batch, cached scores filled in."""
+        new: dict[bytes, float] = {}
+        for ks, scores in zip(plan.job_keys, job_scores):
+            new.update(zip(ks, scores.tolist()))
         self.cache.put_many(new)
-        return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in keys]
+        cached = plan.cached
+        return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in plan.keys]
 
     def close(self) -> None:
         if self._pool is not None:
@@ -237,6 +330,12 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
       MuttlabError: unknown or unavailable metric, unknown corruption or split, impossible reference count,
       empty suite.
     """
+    with collections_paused():
+        return _run(suite, metrics, ref_counts, settings, registry, progress, split, scorer)
+
+
+def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None, settings: Settings | None,
+         registry: Registry | None, progress: ProgressFn | None, split: str | None, scorer: _Scorer | None) -> Results:
     settings = settings or Settings()
     registry = registry or registry_for(settings)
     if split is not None:
@@ -264,7 +363,10 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
+    # A scorer built here may fork to score some metrics on a second core (a cluster's scorer does not).
+    fork = scorer is None and settings.workers > 1
     scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
+    each = scorer.score_each(metric_objs, batches, fork=fork)
     # The table's columns, gathered as lists and arrays and made into one frame at the end (a frame per
     # cell costs more than the scoring of a cell).
     columns: dict[str, list] = {c: [] for c in RESULT_COLUMNS}
@@ -274,7 +376,7 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
             if progress:
                 progress(step, len(metric_objs), f"scoring {metric.name}")
             try:
-                scored = scorer.score(metric, batches)
+                scored = next(each)
             except MetricError as exc:
                 raise MuttlabError(str(exc)) from None
             by_key = dict(zip(batch_index, scored))
@@ -296,10 +398,11 @@ def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | 
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
+        each.close()  # stops a forked child whose scores are no longer wanted
         scorer.close()
-    table = pd.DataFrame({c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
-                          for c, v in columns.items()})
+    table = {c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
+             for c, v in columns.items()}
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
-    return Results(table=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
+    return Results(columns=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
                    is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,
                    warnings=warnings)

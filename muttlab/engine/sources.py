@@ -14,6 +14,7 @@ from pathlib import Path
 
 from muttlab.corruptions.extract import EXTRACTORS
 from muttlab.errors import DataError
+from muttlab.engine.allocation import collections_paused
 from muttlab.resources.bundled import sample_dir
 from muttlab.settings import Settings, active_limits
 from muttlab.engine.trials import Suite, Trial
@@ -168,10 +169,11 @@ def _load_mutt_set(data_dir: Path, name: str) -> list[Trial]:
 
 @lru_cache(maxsize=8)
 def _mutt_suite_cached(data_dir: Path, names: tuple[str, ...]) -> tuple[Trial, ...]:
-    trials = [t for name in names for t in _load_mutt_set(data_dir, name)]
-    sick_path = data_dir / DATA_LAYOUT["sick"]
-    if sick_path.is_file():
-        trials = join_sick(trials, _sick_cached(sick_path))
+    with collections_paused():
+        trials = [t for name in names for t in _load_mutt_set(data_dir, name)]
+        sick_path = data_dir / DATA_LAYOUT["sick"]
+        if sick_path.is_file():
+            trials = join_sick(trials, _sick_cached(sick_path))
     return tuple(trials)
 
 

@@ -152,3 +152,31 @@ def test_empty_suite_and_unknown_corruption(data_settings):
     odd = Suite("odd", [Trial("x/0", "no_such_type", "a cat", "a dog", ("a cat sits",))])
     with pytest.raises(MuttlabError, match="unknown corruption type 'no_such_type'"):
         run(odd, ["BLEU-4"], [1], data_settings)
+
+
+def test_metrics_scored_in_a_forked_child_give_the_same_scores(mutt_suite, data_dir, tmp_path, monkeypatch):
+    """With two workers the last n-gram metrics are scored in a forked copy of the process; the numbers, and
+    what reaches the cache, are those of a one-process run."""
+    from muttlab.engine import forked, runner as runner_module
+    from muttlab.engine.cache import ScoreCache
+    if not forked.AVAILABLE:
+        pytest.skip("forking is used on Linux only")
+    forks = []
+    monkeypatch.setattr(forked.ForkedCalls, "__init__", _counting(forked.ForkedCalls.__init__, forks))
+    monkeypatch.setattr(runner_module, "PARALLEL_MIN_ITEMS", 100)
+    suite = Suite("mutt", mutt_suite.of("det_sub") + mutt_suite.of("neg_verb"))
+    metrics = ["BLEU-1", "BLEU-4", "ROUGE-L", "CIDEr-D"]
+    serial = run(suite, metrics, [5, 20], Settings(data_dir=data_dir, cache_dir=tmp_path / "a", workers=1))
+    assert not forks
+    both = run(suite, metrics, [5, 20], Settings(data_dir=data_dir, cache_dir=tmp_path / "b", workers=2))
+    assert len(forks) == 1
+    columns = ["trial", "metric", "refs", "s_orig", "s_corr", "passed"]
+    assert serial.table[columns].equals(both.table[columns])
+    assert len(ScoreCache(tmp_path / "a" / "scores.sqlite")) == len(ScoreCache(tmp_path / "b" / "scores.sqlite"))
+
+
+def _counting(init, calls):
+    def counted(self, *args, **kwargs):
+        calls.append(args)
+        init(self, *args, **kwargs)
+    return counted
