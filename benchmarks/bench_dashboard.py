@@ -19,7 +19,9 @@ serve`` starts racing the visitor): its first answer (n-gram metrics and METEOR)
 (B) the first grid (the precomputed one) of the first visit, then — once the warm-up is done — the first grid
 in new tabs of the warm server, a drill-down link and a page switch. ``--muttlab`` starts another
 installation's ``muttlab serve`` (e.g. the main checkout's) for a before/after comparison in the same run;
-``--rounds`` repeats the whole measurement alternating the installations.
+``--rounds`` repeats the whole measurement alternating the installations; ``--floor`` also times, once per
+round, a bare Streamlit app (one ``st.write``) served with the same flags and timed the same way: the part
+of the first grid that is Streamlit's own page boot.
 
     .venv/bin/python benchmarks/bench_dashboard.py --views --data-dir ../shared/data \
         --cache-dir $(mktemp -d) --muttlab ../main/.venv/bin/muttlab --muttlab .venv/bin/muttlab
@@ -39,7 +41,7 @@ import urllib.request
 from pathlib import Path
 
 from muttlab.engine import runner
-from muttlab.cli.serve import environment
+from muttlab.cli.serve import environment, flag_options
 from muttlab.settings import Settings
 from muttlab.engine.sources import load_mutt_experiments
 
@@ -57,10 +59,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(settings: Settings, port: int, log: Path, muttlab: Path = MUTTLAB) -> subprocess.Popen:
+def start_server(settings: Settings, port: int, log: Path, muttlab: Path = MUTTLAB,
+                 command: list[str] | None = None) -> subprocess.Popen:
+    """``muttlab serve`` (or ``command``) on ``port``, once ``/_stcore/health`` says ok."""
     env = environment(settings, os.environ)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(muttlab), "serve", "--port", str(port)], env=env, stdout=out,
+        proc = subprocess.Popen(command or [str(muttlab), "serve", "--port", str(port)], env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -216,15 +220,57 @@ def views(settings: Settings, muttlab: Path, settle: float, new_tabs: int) -> di
     return out
 
 
-def compare(settings: Settings, installations: list[Path], rounds: int, settle: float, tabs: int) -> None:
+FLOOR_APP = 'import streamlit as st\nst.set_page_config(page_title="floor", layout="wide")\nst.write("bare page")\n'
+
+
+def floor(settings: Settings, tabs: int) -> float:
+    """Median seconds to a bare Streamlit page (one ``st.write``) in a new tab, served with the dashboard's
+    flags and timed as the first grid is: Streamlit's own page boot, what no page script can take away."""
+    from playwright.sync_api import sync_playwright
+
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    port = free_port()
+    app = tmp / f"bench-dashboard-floor-{port}.py"
+    app.write_text(FLOOR_APP)
+    flags = [arg for name, value in flag_options(port).items()
+             for arg in (f"--{name}", str(value).lower() if isinstance(value, bool) else str(value))]
+    proc = start_server(settings, port, tmp / f"bench-dashboard-floor-{port}.log",
+                        command=[sys.executable, "-m", "streamlit", "run", str(app), *flags])
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                times = []
+                for i in range(tabs + 1):  # the first tab is the server's first session, like B's first visit
+                    tab = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    tab.set_default_timeout(600_000)
+                    took = timed(tab, f"http://localhost:{port}", text="bare page")
+                    tab.close()
+                    if i:
+                        times.append(took)
+            finally:
+                browser.close()
+    finally:
+        stop_server(proc)
+        app.unlink()
+    print(f"  floor: a bare Streamlit app in a new tab: median {statistics.median(times):6.2f} s of "
+          f"{', '.join(f'{t:.2f}' for t in times)}  ({load()})")
+    return statistics.median(times)
+
+
+def compare(settings: Settings, installations: list[Path], rounds: int, settle: float, tabs: int,
+            with_floor: bool = False) -> None:
     """--views for each installation, alternating, then the medians side by side with their ratio to the first."""
     # The drill-down's cell is scored into the cache first, so that no installation pays for filling it.
     runner.run(load_mutt_experiments(settings, names=("neg_subj",)), ["METEOR-1.5"], [5], settings)
     results: dict[Path, list[dict[str, float]]] = {m: [] for m in installations}
+    floors: list[float] = []
     for round_ in range(1, rounds + 1):
         for muttlab in installations:
             print(f"round {round_}: {muttlab}")
             results[muttlab].append(views(settings, muttlab.resolve(), settle, tabs))
+        if with_floor:
+            floors.append(floor(settings, tabs))
     keys = list(results[installations[0]][0])
     medians = {m: {k: statistics.median(r[k] for r in runs) for k in keys} for m, runs in results.items()}
     base = installations[0]
@@ -233,6 +279,11 @@ def compare(settings: Settings, installations: list[Path], rounds: int, settle: 
         cells = [f"{medians[m][key]:7.2f}" + (f" ({medians[m][key] / medians[base][key]:4.2f}x)" if m != base else "")
                  for m in installations]
         print(f"  {key:36s} " + "   ".join(cells))
+    if floors:
+        bare = statistics.median(floors)
+        key = "first grid, new tab, warm server"
+        print(f"  {'floor: bare Streamlit app, new tab':36s} {bare:7.2f}; first grid in a new tab / floor: "
+              + "   ".join(f"{medians[m][key] / bare:4.2f}x" for m in installations))
     landing_script(settings)
 
 
@@ -265,12 +316,15 @@ def main() -> None:
                              "installations in one run (default: this one's)")
     parser.add_argument("--rounds", type=int, default=1, help="with --views: measurements per installation")
     parser.add_argument("--tabs", type=int, default=3, help="with --views: new tabs timed on the warm server")
+    parser.add_argument("--floor", action="store_true",
+                        help="with --views: also time a bare Streamlit app (one st.write) in new tabs, served with "
+                             "the same flags, once per round: Streamlit's own share of the first grid")
     parser.add_argument("--settle", type=float, default=90.0,
                         help="with --views: seconds to wait for the warm-up of a version that does not report it")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
     if args.views:
-        compare(settings, args.muttlab or [MUTTLAB], args.rounds, args.settle, args.tabs)
+        compare(settings, args.muttlab or [MUTTLAB], args.rounds, args.settle, args.tabs, args.floor)
         return
     suite = load_mutt_experiments(settings)
     registry = runner.registry_for(settings)

@@ -44,6 +44,7 @@ DEFAULT_METRICS = api.DEFAULT_METRICS
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 RESULTS_KEPT = 64  # finished runs kept in memory, across sessions
+PAGES_KEPT = 16  # pieces of pages that every visitor gets alike (the landing grid per filter)
 
 
 def settings() -> Settings:
@@ -187,6 +188,21 @@ def shipped_grid():
     return shipped.load()
 
 
+def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], ref_counts: tuple[int, ...]) -> str:
+    """The shipped grid's cells for this filter as the Run page's HTML table, built once per filter for the
+    whole server: it is the same for every visitor and the landing page's largest piece of work."""
+    def build() -> str:
+        from muttlab.dashboard import shipped
+        from muttlab.dashboard.grid_table import accuracy_grid_html
+
+        grid = shipped_grid()
+        return accuracy_grid_html(shipped.select(grid, metrics, corruptions, ref_counts),
+                                  corruption_labels(grid.corruptions), metrics, corruptions)
+
+    # A memo of its own: a visitor trying many filters must not push the finished runs out of theirs.
+    return memoised(("shipped grid html", metrics, corruptions, ref_counts), build, memo=_pages_memo())
+
+
 def corruption_label(name: str) -> str:
     try:
         return catalog.get(name).label
@@ -239,18 +255,25 @@ def _memo() -> _Memo:
     return _Memo(RESULTS_KEPT)
 
 
+@singleton
+def _pages_memo() -> _Memo:
+    return _Memo(PAGES_KEPT)
+
+
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
 _KEY_LOCKS_GUARD = threading.Lock()
 
 
-def memoised(key: tuple, compute: Callable[[], object], settings: Settings):
-    """``compute()`` once per ``key`` for the whole server (two sessions asking at once compute it once).
+def memoised(key: tuple, compute: Callable[[], object], settings: Settings | None = None,
+             memo: _Memo | None = None):
+    """``compute()`` once per ``key`` for the whole server (two sessions asking at once compute it once),
+    kept in ``memo`` (by default the memo of finished runs).
 
     Used instead of ``st.cache_data`` where the computation reports progress to a Streamlit element,
     which ``st.cache_data``'s element replay forbids. Callers treat the value as read-only. ``compute``
     sends its scoring through the fair queue itself; the lock here is per key, never global.
     """
-    memo = _memo()
+    memo = memo or _memo()
     value = memo.get(key)
     if value is None:
         with _KEY_LOCKS_GUARD:

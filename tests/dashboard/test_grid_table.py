@@ -1,0 +1,62 @@
+"""The landing grid's HTML table: colours from the heatmap's scale, one drill-down link per cell, names escaped."""
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import parse_qs
+
+import pandas as pd
+from plotly.colors import sample_colorscale
+
+from muttlab.dashboard.charts import ACCURACY_SCALE
+from muttlab.dashboard.grid_table import accuracy_grid_html
+
+
+def _cells(rows):
+    return pd.DataFrame(rows, columns=["metric", "corruption", "refs", "n", "passed", "accuracy", "ci_low", "ci_high"])
+
+
+def _cell_links(body: str) -> dict[tuple[str, str, int], tuple[str, str]]:
+    """(metric, corruption, refs) -> (class of the cell, text shown), from the table's links."""
+    out = {}
+    for cls, href, text in re.findall(r'<td class="([^"]+)"><a href="drilldown\?([^"]+)"[^>]*>([^<]*)</a>', body):
+        query = parse_qs(html.unescape(href))
+        out[(query["metric"][0], query["corruption"][0], int(query["refs"][0]))] = (cls, text)
+    return out
+
+
+def _background(body: str, cls: str) -> str:
+    rule = re.search(rf"td\.{cls}\{{background:([^}}]+)\}}", body)
+    assert rule, f"no colour rule for {cls}"
+    return rule.group(1)
+
+
+def test_each_cell_is_coloured_at_the_percentage_it_shows():
+    cells = _cells([("BLEU-4", "neg_subj", 5, 200, 7, 3.5, 1.7, 7.0),
+                    ("BLEU-4", "det_sub", 5, 200, 101, 50.5, 43.6, 57.3),
+                    ("TER", "neg_subj", 5, 336, 331, 98.51, 96.6, 99.4),
+                    ("TER", "det_sub", 5, 65, 65, 100.0, 94.4, 100.0)])
+    body = accuracy_grid_html(cells)
+    links = _cell_links(body)
+    # Python formats 3.5 and 50.5 to the even neighbour, as the number in the cell does.
+    assert {k: text for k, (_, text) in links.items()} == {
+        ("BLEU-4", "neg_subj", 5): "4", ("BLEU-4", "det_sub", 5): "50", ("TER", "neg_subj", 5): "99",
+        ("TER", "det_sub", 5): "100"}
+    for (metric, corruption, refs), (cls, text) in links.items():
+        expected = sample_colorscale(ACCURACY_SCALE, [int(text) / 100.0])[0]
+        assert _background(body, cls) == expected
+    # The ends of the scale: RdYlGn's red and green.
+    assert _background(body, links[("TER", "det_sub", 5)][0]) == "rgb(0, 104, 55)"
+    assert re.search(r"td\.mutt-a100 a\{color:#ffffff\}", body)  # white text on dark green
+
+
+def test_missing_cells_are_empty_and_names_are_escaped():
+    evil = 'M<script>alert("x")</script>&'
+    cells = _cells([(evil, "neg_subj", 5, 10, 5, 50.0, 23.7, 76.3),
+                    ("BLEU-4", "neg_subj", 5, 10, 1, float("nan"), float("nan"), float("nan"))])
+    body = accuracy_grid_html(cells, labels={"neg_subj": "Negated <b>Subject</b>"})
+    assert "<script>" not in body and "<b>" not in body
+    assert html.escape(evil) in body and "Negated &lt;b&gt;Subject&lt;/b&gt;" in body
+    # The metric's name reaches the drill-down intact through its link.
+    assert list(_cell_links(body)) == [(evil, "neg_subj", 5)]
+    assert body.count('<td class="mutt-empty"></td>') == 1
