@@ -288,6 +288,7 @@ def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
             sys.stdout = open(1, "w", closefd=False)
             sys.stderr = open(2, "w", closefd=False)
             os.setsid()  # no controlling terminal: whatever waits on one would hang, and is counted
+            os.chdir(workdir)  # a fuzzed relative --output lands in the case's folder, not the checkout
             _accept_serve()
             for word in [w for w in argv if w.startswith(ENV_PREFIX)]:
                 name, _, value = word[len(ENV_PREFIX):].partition("=")
@@ -358,7 +359,7 @@ def _run_in_subprocess(argv: list[str], workdir: Path, timeout: float, err_path:
         try:
             proc = subprocess.run([sys.executable, "-c", CHILD, *args], stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=err, env=env, timeout=timeout,
-                                  start_new_session=True)
+                                  start_new_session=True, cwd=workdir)
         except subprocess.TimeoutExpired:
             return Outcome(argv, "hang", None, _read(err_path))
     return _classify(argv, proc.returncode, _read(err_path))
