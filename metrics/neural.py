@@ -37,9 +37,12 @@ _LOCK = threading.Lock()
 # Sentences whose embeddings a metric keeps (BERTScore's token embeddings: ~50 KB each); the distinct
 # sentences of the whole MUTT experiment set fit.
 EMBEDDING_MEMO = 30_000
-# Batches encoded side by side, each with one torch thread (see _ModelMetric._remember): one per core. At most 4:
-# the Python between the model's layers runs one thread at a time, and beyond 2 cores this is not measured.
-ENCODING_THREADS = max(1, min(4, os.cpu_count() or 1))
+# Batches encoded side by side, each with one torch thread (see _ModelMetric._remember). One: on the shared 2-core
+# machine two lost to one whenever it was busy, as a thread that waits for the interpreter lock waits for the OS to
+# schedule it again after every layer's operation: the whole MUTT grid, cold, at load 4-10, took 51.4 and 56.8 s
+# with one thread against 75.7 and 108.8 s with two (alternated, same run; two took 41.3 s once, at load 3.1).
+# Raise it only on a machine with cores to spare.
+ENCODING_THREADS = 1
 
 
 def default_model_folder() -> Path:
@@ -183,10 +186,9 @@ class _ModelMetric(Metric):
         encode = lambda chunk: self._encode([s for s, _ in chunk], [ids for _, ids in chunk])  # noqa: E731
         # One torch thread per encoding thread: on a shared 2-core machine a second OpenMP thread spin-waits for
         # a core (300 MUTT sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2, load
-        # average 11-16). Python threads that each run a whole batch single-threaded sleep while they wait, so
-        # they take a free core without that cost (a third of the MUTT sentences: 12.4 s CPU with 2 threads,
-        # 12.9 s with 1, load 7.5), and each batch is computed by the same single-threaded kernels whichever
-        # thread runs it, bit for bit.
+        # average 11-16). Python threads that each run a whole batch single-threaded sleep while they wait
+        # (a third of the MUTT sentences: 12.4 s CPU with 2 threads, 12.9 s with 1, load 7.5), and each batch
+        # is computed by the same single-threaded kernels whichever thread runs it, bit for bit.
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
