@@ -40,8 +40,8 @@ EMBEDDING_MEMO = 30_000
 # Batches encoded side by side, each with one torch thread (see _ModelMetric._remember). One: on the shared 2-core
 # machine two lost to one whenever it was busy, as a thread that waits for the interpreter lock waits for the OS to
 # schedule it again after every layer's operation: the whole MUTT grid, cold, at load 4-10, took 51.4 and 56.8 s
-# with one thread against 75.7 and 108.8 s with two (alternated, same run; two took 41.3 s once, at load 3.1).
-# Raise it only on a machine with cores to spare.
+# with one thread against 75.7 and 108.8 s with two (alternated, same run). At load 2 two threads won: 43.5 s
+# against 46.2 s (BERTScore-F1), 27.0 s against 46.0 s (EmbeddingCosine). Raise it on a machine with cores to spare.
 ENCODING_THREADS = 1
 
 
