@@ -19,6 +19,7 @@ import hashlib
 import os
 import threading
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
@@ -36,6 +37,12 @@ _LOCK = threading.Lock()
 # Sentences whose embeddings a metric keeps (BERTScore's token embeddings: ~50 KB each); the distinct
 # sentences of the whole MUTT experiment set fit.
 EMBEDDING_MEMO = 30_000
+# Batches encoded side by side, each with one torch thread (see _ModelMetric._remember). One: on the shared 2-core
+# machine two lost to one whenever it was busy, as a thread that waits for the interpreter lock waits for the OS to
+# schedule it again after every layer's operation: the whole MUTT grid, cold, at load 4-10, took 51.4 and 56.8 s
+# with one thread against 75.7 and 108.8 s with two (alternated, same run). At load 2 two threads won: 43.5 s
+# against 46.2 s (BERTScore-F1), 27.0 s against 46.0 s (EmbeddingCosine). Raise it on a machine with cores to spare.
+ENCODING_THREADS = 1
 
 
 def default_model_folder() -> Path:
@@ -77,6 +84,12 @@ def _require(module: str) -> None:
         __import__(module)
     except ImportError as exc:
         raise MetricUnavailable(f"{module} is not installed ({exc}); pip install 'muttlab[neural]'") from exc
+
+
+def _same(a, b) -> bool:
+    """Whether two memo entries (an array or a tuple of arrays) are equal bit for bit."""
+    pair = (a, b) if isinstance(a, tuple) else ((a,), (b,))
+    return all(np.array_equal(x, y) for x, y in zip(*pair))
 
 
 def _device(device: str | None) -> str:
@@ -133,12 +146,13 @@ class _ModelMetric(Metric):
     def _load(self):
         raise NotImplementedError
 
-    def _length(self, sentence: str) -> int:
-        """The number of model tokens of a sentence (special tokens included), as the model will see it."""
+    def _tokenize(self, sentences: list[str]) -> list[list[int]]:
+        """Each sentence's model token ids (special tokens included), as the model will see them."""
         raise NotImplementedError
 
-    def _encode(self, sentences: list[str]) -> list:
-        """The memo entries of sentences that all have the same number of model tokens, encoded together."""
+    def _encode(self, sentences: list[str], ids: list[list[int]]) -> list:
+        """The memo entries of sentences that all have the same number of model tokens (``ids``: their token
+        ids from ``_tokenize``), encoded together."""
         raise NotImplementedError
 
     def _remember(self, sentences: list[str]) -> None:
@@ -148,8 +162,10 @@ class _ModelMetric(Metric):
         compared across runs). Padding is what would make it depend (float32 results change in the last
         bits), so a batch only holds sentences of one length: none is padded, every row is computed as it
         would be alone. That the model's kernels also round a row the same whatever the batch size is
-        checked for each length (``_batch_safe``); where they do not (another BLAS, a GPU), sentences are
-        encoded one at a time.
+        checked for each length, on the first batch of that length: its first and last sentence are encoded
+        alone as well. Where they do not (another BLAS, a GPU), sentences are encoded one at a time from then
+        on. Each sentence is tokenised once: its ids give its length and, for a metric that encodes from ids,
+        the model's input.
         """
         import torch
 
@@ -157,40 +173,41 @@ class _ModelMetric(Metric):
         todo = [s for s in dict.fromkeys(sentences) if s not in memo]
         if not todo:
             return
-        groups: dict[int, list[str]] = {}
-        for sentence in todo:
-            groups.setdefault(self._length(sentence), []).append(sentence)
-        # One torch thread: on a shared 2-core machine a second OpenMP thread spin-waits for a core. 300 MUTT
-        # sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2 (load average 11-16).
+        groups: dict[int, list[tuple[str, list[int]]]] = {}
+        for sentence, ids in zip(todo, self._tokenize(todo)):
+            groups.setdefault(len(ids), []).append((sentence, ids))
+        chunks = [group[k:k + self.batch_size] for group in groups.values()
+                  for k in range(0, len(group), self.batch_size)]
+        first = {}  # length -> index of its first chunk, for lengths whose batches are not checked yet
+        for index, chunk in enumerate(chunks):
+            if len(chunk) > 1 and len(chunk[0][1]) not in self._checked:
+                first.setdefault(len(chunk[0][1]), index)
+        probes = [[chunks[i][end]] for i in first.values() for end in (0, -1)]
+        encode = lambda chunk: self._encode([s for s, _ in chunk], [ids for _, ids in chunk])  # noqa: E731
+        # One torch thread per encoding thread: on a shared 2-core machine a second OpenMP thread spin-waits for
+        # a core (300 MUTT sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2, load
+        # average 11-16). Python threads that each run a whole batch single-threaded sleep while they wait
+        # (a third of the MUTT sentences: 12.4 s CPU with 2 threads, 12.9 s with 1, load 7.5), and each batch
+        # is computed by the same single-threaded kernels whichever thread runs it, bit for bit.
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            for length, group in groups.items():
-                for k in range(0, len(group), self.batch_size):
-                    chunk = group[k:k + self.batch_size]
-                    if len(chunk) > 1 and self._batching:
-                        together = self._encode(chunk)
-                        if self._batch_safe(chunk, together, length):
-                            memo.update(zip(chunk, together))
-                            continue
-                    for sentence in chunk:
-                        memo[sentence] = self._encode([sentence])[0]
+            with ThreadPoolExecutor(ENCODING_THREADS) as pool:
+                if self._batching:
+                    encoded = list(pool.map(encode, chunks + probes))
+                    together, alone = encoded[:len(chunks)], encoded[len(chunks):]
+                    batched = [together[i][end] for i in first.values() for end in (0, -1)]
+                    self._batching = all(_same(x, y) for (x,), y in zip(alone, batched))
+                    self._checked.update(first)
+                if not self._batching:
+                    chunks = [[one] for chunk in chunks for one in chunk]
+                    together = list(pool.map(encode, chunks))
         finally:
             torch.set_num_threads(threads)
+        for chunk, entries in zip(chunks, together):
+            memo.update(zip((s for s, _ in chunk), entries))
         while len(memo) > EMBEDDING_MEMO:
             memo.pop(next(iter(memo)))
-
-    def _batch_safe(self, chunk: list[str], together: list, length: int) -> bool:
-        """Whether a batch of this length (``together``: the chunk encoded as one batch) gives each sentence the
-        bits it gets alone: checked on the first chunk of each length (its first and last sentence), and
-        batching stops at the first mismatch."""
-        if self._batching and length not in self._checked:
-            alone = [self._encode([s])[0] for s in (chunk[0], chunk[-1])]
-            parts = lambda entry: entry if isinstance(entry, tuple) else (entry,)  # noqa: E731
-            self._batching = all(np.array_equal(x, y) for a, b in zip(alone, (together[0], together[-1]))
-                                 for x, y in zip(parts(a), parts(b)))
-            self._checked.add(length)
-        return self._batching
 
     def loaded(self):
         with _LOCK:
@@ -247,23 +264,26 @@ class BertScore(_ModelMetric):
             tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
         return scorer
 
-    def _length(self, sentence: str) -> int:
+    def _tokenize(self, sentences: list[str]) -> list[list[int]]:
         from bert_score.utils import sent_encode
-        return len(sent_encode(self.loaded()._tokenizer, sentence))
+        tokenizer = self.loaded()._tokenizer
+        return [sent_encode(tokenizer, sentence) for sentence in sentences]
 
-    def _encode(self, sentences: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        from bert_score.utils import get_bert_embedding
+    def _encode(self, sentences: list[str], ids: list[list[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        # What bert-score's get_bert_embedding does for a batch that needs no padding, without tokenising again.
+        import torch
+        from bert_score.utils import bert_encode
         scorer = self.loaded()
         tokenizer = scorer._tokenizer
+        tokens = torch.tensor(ids, dtype=torch.long, device=scorer.device)
+        emb = bert_encode(scorer._model, tokens, attention_mask=torch.ones_like(tokens))
         # No idf: every token weighs 1 but the special tokens, as bert-score weighs them with idf=False.
         weights = defaultdict(lambda: 1.0, {tokenizer.sep_token_id: 0.0, tokenizer.cls_token_id: 0.0})
-        emb, mask, idf = get_bert_embedding(sentences, scorer._model, tokenizer, weights, device=scorer.device)
         out = []
-        for k in range(len(sentences)):
-            length = int(mask[k].sum())
-            vectors = emb[k, :length].double().cpu().numpy()
+        for k, row in enumerate(ids):
+            vectors = emb[k].double().cpu().numpy()
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            out.append((vectors, idf[k, :length].double().cpu().numpy()))
+            out.append((vectors, np.array([weights[token] for token in row], dtype=np.float64)))
         return out
 
     def embedding(self, sentence: str) -> tuple[np.ndarray, np.ndarray]:
@@ -287,7 +307,14 @@ class BertScore(_ModelMetric):
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         self._remember(candidates + [r for refs in references for r in refs])
-        return np.array([max(self.f1(c, r) for r in refs) for c, refs in zip(candidates, references)])
+        # Each (candidate, reference) pair is matched once: the 5, 10 and 20 references of a trial share their
+        # first ones, so half the pairs of the MUTT grid come again.
+        f1: dict[tuple[str, str], float] = {}
+        for candidate, refs in zip(candidates, references):
+            for reference in refs:
+                if (candidate, reference) not in f1:
+                    f1[candidate, reference] = self.f1(candidate, reference)
+        return np.array([max(f1[c, r] for r in refs) for c, refs in zip(candidates, references)])
 
 
 class EmbeddingCosine(_ModelMetric):
@@ -309,10 +336,12 @@ class EmbeddingCosine(_ModelMetric):
         from sentence_transformers import SentenceTransformer
         return SentenceTransformer(str(self.folder()), device=_device(self.device))
 
-    def _length(self, sentence: str) -> int:
-        return int(self.loaded().tokenize([sentence])["attention_mask"].sum())
+    def _tokenize(self, sentences: list[str]) -> list[list[int]]:
+        features = self.loaded().preprocess(sentences)  # one padded batch, as encode would tokenise them
+        return [row[mask.bool()].tolist() for row, mask in zip(features["input_ids"], features["attention_mask"])]
 
-    def _encode(self, sentences: list[str]) -> list[np.ndarray]:
+    def _encode(self, sentences: list[str], ids: list[list[int]]) -> list[np.ndarray]:
+        # sentence-transformers tokenises the batch itself; the ids only decided which sentences share it.
         vectors = self.loaded().encode(sentences, batch_size=len(sentences), convert_to_numpy=True,
                                        normalize_embeddings=True, show_progress_bar=False)
         return list(np.asarray(vectors, dtype=np.float64))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from muttlab.engine.sources import load_flickr_captions
+from muttlab.metrics import neural
 from muttlab.metrics.neural import BertScore, EmbeddingCosine
 from muttlab.settings import Settings
 
@@ -19,6 +20,8 @@ def captions(data_dir):
 
 def test_bertscore_equals_bert_score_library(captions):
     candidates, references = captions
+    # Each candidate again with the first two of its references, as a MUTT grid repeats a trial at 5/10/20.
+    candidates, references = candidates + candidates, references + [refs[:2] for refs in references]
     metric = BertScore()
     ours = metric.score(candidates, references)
     _, _, f1 = metric.loaded().score(candidates, references, verbose=False)  # best over each pool
@@ -41,14 +44,18 @@ def test_embedding_cosine_equals_sentence_transformers(captions):
 
 
 @pytest.mark.parametrize("kind", [BertScore, EmbeddingCosine])
-def test_embeddings_batched_by_length_equal_each_sentence_alone(kind, captions):
-    """Sentences of one token count share a batch (no padding); each gets the bits it gets alone."""
+def test_embeddings_batched_by_length_equal_each_sentence_alone(kind, captions, monkeypatch):
+    """Sentences of one token count share a batch (no padding), batches are encoded by two threads side by side;
+    each sentence gets the bits it gets alone, in one thread."""
     candidates, references = captions
     sentences = list(dict.fromkeys(candidates + [r for refs in references for r in refs]))
     together = kind()
+    monkeypatch.setattr(neural, "ENCODING_THREADS", 2)
     together._remember(sentences)
-    lengths = [together._length(s) for s in sentences]
+    assert together._batching
+    lengths = [len(ids) for ids in together._tokenize(sentences)]
     assert max(lengths.count(n) for n in set(lengths)) > 10  # real batches were formed
+    monkeypatch.setattr(neural, "ENCODING_THREADS", 1)
     for sentence in sentences[::7]:
         alone = kind()
         alone._remember([sentence])
