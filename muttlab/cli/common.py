@@ -163,12 +163,20 @@ def _csv_cell(value):
     return value
 
 
+class _NoBar:
+    def close(self) -> None:
+        pass
+
+
 def progress_bar():
-    """A tqdm bar on standard error (silent when not a terminal) and the ``progress(done, total, message)``
-    callback that the engine functions take."""
+    """A tqdm bar on standard error and the ``progress(done, total, message)`` callback that the engine functions
+    take; when standard error is not a terminal, no bar and tqdm is not imported (a script or a pipe shows
+    nothing, and a short run does not pay for the import)."""
+    if not sys.stderr.isatty():
+        return _NoBar(), None
     from tqdm import tqdm
 
-    bar = tqdm(total=0, disable=None, file=sys.stderr)
+    bar = tqdm(total=0, file=sys.stderr)
 
     def progress(done: int, total: int, message: str) -> None:
         bar.total = total
