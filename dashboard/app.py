@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 
@@ -38,10 +39,10 @@ def pages() -> dict[str, list[st.Page]]:
 
 
 def served() -> bool:
-    """True under ``streamlit run`` by hand, where the first session starts the warm-up; False under AppTest,
-    where a warm-up per test configuration would load every model again for nothing, and under ``muttlab
-    serve``, which started it before the server accepted a connection (a second call would be a no-op)."""
-    return len(sys.argv) > 1 and sys.argv[1] == "run" and "streamlit" in sys.argv[0]
+    """True in a Streamlit server, which sets ``sys.argv[0]`` to this script (``streamlit run`` by hand, and
+    ``muttlab serve``, whose warm-up started before the server, so this second call finds it running); False
+    under AppTest, where a warm-up per test configuration would load every model again for nothing."""
+    return bool(sys.argv) and Path(sys.argv[0]).resolve() == Path(__file__).resolve()
 
 
 def main() -> None:

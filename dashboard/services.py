@@ -490,7 +490,6 @@ class WarmState:
     quick: threading.Event = field(default_factory=threading.Event)
 
 
-@singleton
 def _freeze_heap() -> None:
     """Move everything loaded so far (the suite, models, spaCy: ~400k objects) out of the garbage collector's
     reach. A full collection walks every tracked object and holds the GIL while it does; with the warm heap that
@@ -502,6 +501,7 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
+@singleton
 def warm_start(settings: Settings) -> WarmState:
     """Load what pages need in a background thread, once per server process and configuration, so that no
     visitor waits for it: ``muttlab serve`` calls this before the server accepts connections and starts the

@@ -22,3 +22,12 @@ def test_app_opens_on_the_run_page(app_env):
     at = open_page("run")
     assert at.title[0].value == "Run the metric unit tests"
     assert not at.exception
+
+
+def test_the_warm_up_starts_in_a_streamlit_server_and_not_under_apptest(monkeypatch):
+    # `streamlit run` (by hand, or muttlab serve's bootstrap) sets sys.argv[0] to the app's script.
+    assert not app.served()  # pytest's own argv
+    monkeypatch.setattr("sys.argv", [str(APP), "--server.port", "8501"])
+    assert app.served()
+    monkeypatch.setattr("sys.argv", ["streamlit", "run", str(APP)])
+    assert not app.served()
