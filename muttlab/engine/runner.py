@@ -5,6 +5,8 @@ batches, split over worker processes when there is enough of it, and written bac
 """
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -147,7 +149,7 @@ class _Scorer:
         self.cache = cache
         self.workers = workers
         self.registry = registry
-        self._pool = None  # a ProcessPoolExecutor, made when a metric first goes to worker processes
+        self._pool: ProcessPoolExecutor | None = None
         self._refs_keys: dict[tuple[str, ...], str] = {}
         self._batch_refs_keys: dict[int, tuple[list[list[str]], list[str]]] = {}
 
@@ -171,10 +173,6 @@ class _Scorer:
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             return [metric.score(c, r) for c, r in jobs]
         if self._pool is None:
-            # Imported here: most runs never start worker processes, and a cold start pays for every import.
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker,
                                              initargs=(self.registry.extra_paths, self.registry.model_dir))
