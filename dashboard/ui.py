@@ -150,6 +150,14 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
         bar.empty()
 
 
+def loadable_metrics(settings: Settings) -> list[str]:
+    """The metrics this installation can load; when there are none, the page says so (and gets an empty list)."""
+    available = services.available_metrics(settings)
+    if not available:
+        st.error("No metric can be loaded in this installation (see the Run page).")
+    return available
+
+
 def not_available(what: str, module: str, issue_hint: str = "") -> None:
     """The notice a page shows in place of a part of the project that is not installed."""
     st.warning(f"**{what} is not available in this installation** (the module `{module}` is missing). "

@@ -50,9 +50,8 @@ def page() -> None:
                                            "strictly better (a tie is a failure).")
     from muttlab.suites import CONTRASTIVE_FORMATS
 
-    available = services.available_metrics(settings)
+    available = ui.loadable_metrics(settings)
     if not available:
-        st.error("No metric can be loaded in this installation (see the Run page).")
         return
     chosen = _file(settings)
     formats = [AUTO] + [f for f in FORMAT_LABELS if f in CONTRASTIVE_FORMATS]

@@ -75,9 +75,8 @@ def page() -> None:
     suite = ui.load_suite(settings)
     if suite is None:
         return
-    available = services.available_metrics(settings)
+    available = ui.loadable_metrics(settings)
     if not available:
-        st.error("No metric can be loaded in this installation (see the Run page).")
         return
     chosen = {**(st.session_state.get(CELL_KEY) or {}),
               **{k: v for k, v in (("metric", ui.query_value("metric")), ("corruption", ui.query_value("corruption")),

@@ -27,9 +27,8 @@ def page() -> None:
         st.info("This study uses SICK's gold relatedness scores, which need the data dir (`MUTTLAB_DATA_DIR`); "
                 "the bundled sample has no human scores.", icon=":material/science:")
         return
-    available = services.available_metrics(settings)
+    available = ui.loadable_metrics(settings)
     if not available:
-        st.error("No metric can be loaded in this installation (see the Run page).")
         return
     corruptions = list(sick.SICK_CORRUPTIONS)
     labels = services.corruption_labels(corruptions)

@@ -49,9 +49,8 @@ def page() -> None:
     settings = ui.header("Playground", "Type one or more references and a candidate sentence. Every metric "
                                        "scores it; each corruption generator then rewrites the candidate, and "
                                        "you see which metrics notice.")
-    available = services.available_metrics(settings)
+    available = ui.loadable_metrics(settings)
     if not available:
-        st.error("No metric can be loaded in this installation (see the Run page).")
         return
     types = services.generator_types()
     labels = services.corruption_labels(types)

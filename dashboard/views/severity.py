@@ -22,9 +22,8 @@ def page() -> None:
                                             "corruption at least as much as a weaker one?")
     from muttlab.corruptions.generate import STRENGTHS
 
-    available = services.available_metrics(settings)
+    available = ui.loadable_metrics(settings)
     if not available:
-        st.error("No metric can be loaded in this installation (see the Run page).")
         return
     types = list(STRENGTHS)
     labels = services.corruption_labels(types)
