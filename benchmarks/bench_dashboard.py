@@ -362,8 +362,7 @@ def main() -> None:
             finally:
                 browser.close()
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop_server(proc)
     print(f"first visit, fresh server: page open {first_open:6.2f} s, open -> full grid {first_total:6.2f} s "
           f"({first_total / baseline:5.2f} x baseline)")
     print(f"second visit (new session): page open {second_open:6.2f} s, open -> full grid {second_total:6.2f} s "

@@ -4,12 +4,12 @@ entries, hover text and subplot titles. Checked in the figure's JSON, and in rea
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from muttlab.dashboard import charts
+from tests.dashboard.conftest import browser  # noqa: F401 (the shared Chromium fixture)
 
 LINK = '<a href="http://127.0.0.1:9/a">x</a>'
 IMAGE = '<img src="http://127.0.0.1:9/i.png">'
@@ -81,14 +81,8 @@ def test_plain_round_trips_through_entities():
 
 
 @pytest.mark.browser
-def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path):
+def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path, browser):
     """plotly.js itself: no link or image element, no request to the injected addresses, the text visible."""
-    from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).is_file():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
     figs = figures()
     page_file = tmp_path / "charts.html"
     parts = [charts.offline_html(fig, full_html=False) if i == 0 else fig.to_html(include_plotlyjs=False,
@@ -96,21 +90,16 @@ def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path):
              for i, fig in enumerate(figs.values())]
     page_file.write_text("<html><body>" + "".join(parts) + "</body></html>", encoding="utf-8")
     requested: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1200})
-            page.on("request", lambda request: requested.append(request.url))
-            page.goto(page_file.as_uri())
-            page.wait_for_function("document.querySelectorAll('.main-svg').length >= %d" % (2 * len(figs)),
-                                   timeout=60_000)
-            assert page.locator("svg a").count() == 0
-            # Heatmaps are drawn as <image> with a data: URL of their own; none may point at the injected address.
-            assert page.locator("img[src*='127.0.0.1:9'], svg image[href*='127.0.0.1:9']").count() == 0
-            text = page.evaluate("Array.from(document.querySelectorAll('svg text')).map(t => t.textContent)")
-            drawn = json.dumps(text)
-            assert METRIC in text and any(CORRUPTION in t for t in text), drawn[:2000]
-            assert any(IMAGE in t for t in text if t.startswith("label")), drawn[:2000]
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(page_file.as_uri())
+    page.wait_for_function("document.querySelectorAll('.main-svg').length >= %d" % (2 * len(figs)),
+                           timeout=60_000)
+    assert page.locator("svg a").count() == 0
+    # Heatmaps are drawn as <image> with a data: URL of their own; none may point at the injected address.
+    assert page.locator("img[src*='127.0.0.1:9'], svg image[href*='127.0.0.1:9']").count() == 0
+    text = page.evaluate("Array.from(document.querySelectorAll('svg text')).map(t => t.textContent)")
+    drawn = json.dumps(text)
+    assert METRIC in text and any(CORRUPTION in t for t in text), drawn[:2000]
+    assert any(IMAGE in t for t in text if t.startswith("label")), drawn[:2000]
     assert not [url for url in requested if "127.0.0.1:9" in url]

@@ -94,43 +94,38 @@ def serving(env: dict, log: Path):
             proc.wait()
 
 
-def test_small_grid_and_drilldown_in_chromium(server):
-    from playwright.sync_api import expect, sync_playwright
+def test_small_grid_and_drilldown_in_chromium(server, browser):
+    from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(180_000)
-            expect.set_options(timeout=180_000)
-            # The address bar preselects two fast metrics; the run itself is started with the button.
-            page.goto(f"{server}/?metrics=BLEU-4,ROUGE-L&refs=5")
-            expect(page.get_by_role("heading", name="Run the metric unit tests")).to_be_visible()
-            expect(page.get_by_text("Sample data.")).to_be_visible()
-            page.get_by_role("button", name="Run").click()
-            page.locator(".mutt-grid td a").first.wait_for()
-            expect(page.get_by_text("mean accuracy")).to_be_visible()
-            assert page.locator(EXCEPTION).count() == 0
-            page.screenshot(path=str(ARTIFACTS / "dashboard-run.png"), full_page=True)
-            # The table under the grid downloads as CSV (written when clicked).
-            with page.expect_download() as download:
-                page.get_by_role("button", name="Download CSV").first.click()
-            csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
-            assert csv[0].split(",")[0] == "metric" and {row.split(",")[0] for row in csv[1:]} == {"BLEU-4", "ROUGE-L"}
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page.set_default_timeout(180_000)
+    expect.set_options(timeout=180_000)
+    # The address bar preselects two fast metrics; the run itself is started with the button.
+    page.goto(f"{server}/?metrics=BLEU-4,ROUGE-L&refs=5")
+    expect(page.get_by_role("heading", name="Run the metric unit tests")).to_be_visible()
+    expect(page.get_by_text("Sample data.")).to_be_visible()
+    page.get_by_role("button", name="Run").click()
+    page.locator(".mutt-grid td a").first.wait_for()
+    expect(page.get_by_text("mean accuracy")).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-run.png"), full_page=True)
+    # The table under the grid downloads as CSV (written when clicked).
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").first.click()
+    csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert csv[0].split(",")[0] == "metric" and {row.split(",")[0] for row in csv[1:]} == {"BLEU-4", "ROUGE-L"}
 
-            page.get_by_role("button", name="Open trials").click()
-            expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
-            page.locator(".mutt-diff").first.wait_for()
-            expect(page.get_by_text("trials shown")).to_be_visible()
-            assert page.locator(EXCEPTION).count() == 0
-            page.screenshot(path=str(ARTIFACTS / "dashboard-drilldown.png"), full_page=True)
+    page.get_by_role("button", name="Open trials").click()
+    expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
+    page.locator(".mutt-diff").first.wait_for()
+    expect(page.get_by_text("trials shown")).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-drilldown.png"), full_page=True)
 
-            # A deep link opens its page inside the app's navigation.
-            page.goto(f"{server}/human")
-            expect(page.get_by_role("heading", name="Human judgments")).to_be_visible()
-            expect(page.get_by_role("link", name="Correlation studies")).to_be_visible()
-            assert page.locator(EXCEPTION).count() == 0
-        finally:
-            browser.close()
+    # A deep link opens its page inside the app's navigation.
+    page.goto(f"{server}/human")
+    expect(page.get_by_role("heading", name="Human judgments")).to_be_visible()
+    expect(page.get_by_role("link", name="Correlation studies")).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
     assert (ARTIFACTS / "dashboard-drilldown.png").stat().st_size > 10_000

@@ -8,7 +8,7 @@ import pytest
 from muttlab.engine.trials import Trial
 from muttlab.pairs.store import open_store
 from muttlab.settings import Settings
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, EXCEPTION, server  # noqa: F401 (fixture)
+from tests.dashboard.test_browser import EXCEPTION, server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -24,35 +24,30 @@ def poisoned_pair(tmp_path):
                          ("A man plays a guitar",), source=f"{IMAGE} {TAG}")], author="loader")
 
 
-def test_anonymous_visitor_cannot_train_and_sees_injected_markdown_as_text(poisoned_pair, server):
-    from playwright.sync_api import expect, sync_playwright
+def test_anonymous_visitor_cannot_train_and_sees_injected_markdown_as_text(poisoned_pair, server, browser):
+    from playwright.sync_api import expect
 
     requested: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2000})
-            page.on("request", lambda request: requested.append(request.url))
-            page.set_default_timeout(180_000)
-            expect.set_options(timeout=180_000)
+    page = browser.new_page(viewport={"width": 1400, "height": 2000})
+    page.on("request", lambda request: requested.append(request.url))
+    page.set_default_timeout(180_000)
+    expect.set_options(timeout=180_000)
 
-            page.goto(f"{server}/learned")
-            expect(page.get_by_role("heading", name="Learned metrics")).to_be_visible()
-            expect(page.get_by_text("Training is for maintainers")).to_be_visible()
-            expect(page.get_by_role("heading", name="Models")).to_be_visible()
-            for name in ("Train", "Install", "Use the shipped model", "Clear the server's caches"):
-                assert page.get_by_role("button", name=name, exact=True).count() == 0, name
-            assert page.locator(EXCEPTION).count() == 0
+    page.goto(f"{server}/learned")
+    expect(page.get_by_role("heading", name="Learned metrics")).to_be_visible()
+    expect(page.get_by_text("Training is for maintainers")).to_be_visible()
+    expect(page.get_by_role("heading", name="Models")).to_be_visible()
+    for name in ("Train", "Install", "Use the shipped model", "Clear the server's caches"):
+        assert page.get_by_role("button", name=name, exact=True).count() == 0, name
+    assert page.locator(EXCEPTION).count() == 0
 
-            page.goto(f"{server}/annotate")
-            expect(page.get_by_role("heading", name="Pair #1")).to_be_visible()
-            # The pair list's grid holds the sentence too, in cells its canvas hides from the page: look at the
-            # pair's own view, the visible copy.
-            expect(page.get_by_text("There is no man playing").filter(visible=True).first).to_be_visible()
-            assert page.locator("img[src*='127.0.0.1:9']").count() == 0
-            assert page.locator("a[href*='127.0.0.1:9']").count() == 0
-            expect(page.get_by_text(f"source: {IMAGE} {TAG}")).to_be_visible(timeout=20_000)  # as characters
-            assert page.locator(EXCEPTION).count() == 0
-        finally:
-            browser.close()
+    page.goto(f"{server}/annotate")
+    expect(page.get_by_role("heading", name="Pair #1")).to_be_visible()
+    # The pair list's grid holds the sentence too, in cells its canvas hides from the page: look at the
+    # pair's own view, the visible copy.
+    expect(page.get_by_text("There is no man playing").filter(visible=True).first).to_be_visible()
+    assert page.locator("img[src*='127.0.0.1:9']").count() == 0
+    assert page.locator("a[href*='127.0.0.1:9']").count() == 0
+    expect(page.get_by_text(f"source: {IMAGE} {TAG}")).to_be_visible(timeout=20_000)  # as characters
+    assert page.locator(EXCEPTION).count() == 0
     assert not [url for url in requested if "127.0.0.1:9" in url]
