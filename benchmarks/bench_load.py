@@ -27,8 +27,6 @@ import argparse
 import json
 import os
 import random
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +37,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from bench_dashboard import free_port, stop_server  # this folder, on the path when run as a script
 from muttlab import api
 from muttlab.settings import load_settings
 
@@ -85,9 +84,7 @@ class Server:
     def __init__(self, settings, wait_timeout: int):
         from muttlab.cli import serve
 
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         argv = serve.command(self.port, "127.0.0.1") + [
             "--server.enableAgentApi", "true", "--server.agentWaitTimeout", str(wait_timeout),
             "--server.agentMaxSessions", "200"]
@@ -112,12 +109,7 @@ class Server:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+            stop_server(self.proc)
 
 
 class Session:
