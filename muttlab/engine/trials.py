@@ -5,12 +5,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from muttlab.errors import MuttlabError
 
 # SICK's SemEval-2014 splits, and the split of a trial whose two SICK pairs lie in different ones.
 SICK_SPLITS = ("TRIAL", "TRAIN", "TEST")
 MIXED_SPLIT = "MIXED"
+
+
+class Expectation(str, Enum):
+    """What a metric must do with a trial's two texts for the trial to pass.
+
+    FIRST_BETTER: the first text (original, good translation) scores strictly better; a tie fails.
+    SECOND_BETTER: the second text scores strictly better (DEMETR's reference-as-translation baseline,
+      where the "perturbed" side is the reference itself); a tie fails.
+    ABOUT_SAME: the two scores differ by no more than the relative tolerance (MUTT's Difference formula).
+    """
+
+    FIRST_BETTER = "first better"
+    SECOND_BETTER = "second better"
+    ABOUT_SAME = "about the same"
 
 
 @dataclass(frozen=True)
@@ -29,6 +44,10 @@ class Trial:
         study took first; empty for a generated trial. SICK holds some sentence
         pairs in both orders (two ids, one relatedness each), so a trial can have two.
       sick_splits: the SemEval-2014 split of each of those pairs (``TRIAL`` / ``TRAIN`` / ``TEST``).
+      expectation: what a metric must do with the two texts; None = the rule of the corruption type's
+        family (``orig > corr`` -> FIRST_BETTER, the Difference formula -> ABOUT_SAME).
+      severity: the dataset's severity label of the phenomenon (DEMETR: minor / major / critical / base).
+      weight: the dataset's weight of the item, where it has one.
     """
 
     id: str
@@ -41,6 +60,9 @@ class Trial:
     status: str = "accepted"
     sick_pairs: tuple[int, ...] = ()
     sick_splits: tuple[str, ...] = ()
+    expectation: Expectation | None = None
+    severity: str | None = None
+    weight: float | None = None
 
     def refs(self, k: int) -> tuple[str, ...]:
         return self.references[:k]
