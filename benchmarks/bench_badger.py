@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from muttlab.engine.runner import run
-from muttlab.engine.sources import MUTT_SETS, load_mutt_experiments
+from muttlab.sources import MUTT_SETS, load_mutt_experiments
 from muttlab.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]

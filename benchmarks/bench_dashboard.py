@@ -43,7 +43,7 @@ from pathlib import Path
 from muttlab.engine import runner
 from muttlab.cli.serve import environment, flag_options
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",

@@ -30,7 +30,7 @@ from pathlib import Path
 from muttlab.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-from muttlab.engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
+from muttlab.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 
 TABLE = ("BLEU-4", "ROUGE-L", "CIDEr-D", "TER", "METEOR-1.5", "ML-METEOR", "W2V-AVG", "BADGER-like", "TERp", "DeltaBLEU",
          "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM", "ML-DREEM")

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.coco_reference: the pycocoevalcap side
 
 from muttlab.settings import load_settings  # noqa: E402
-from muttlab.engine.sources import load_mutt_experiments  # noqa: E402
+from muttlab.sources import load_mutt_experiments  # noqa: E402
 from tests.coco_reference import coco_scores, java_ptb  # noqa: E402
 
 METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L", "CIDEr-D"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from muttlab.engine.sources import MUTT_SETS, load_mutt_experiments
+from muttlab.sources import MUTT_SETS, load_mutt_experiments
 from muttlab.metrics.terp import TerPlus
 from muttlab.settings import Settings, load_settings
 

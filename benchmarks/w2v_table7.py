@@ -17,7 +17,7 @@ from muttlab.corruptions import catalog
 from muttlab.corruptions.base import Rule
 from muttlab.engine.accuracy import margins, passed
 from muttlab.engine.runner import model_dir
-from muttlab.engine.sources import data_file, load_mutt_experiments
+from muttlab.sources import data_file, load_mutt_experiments
 from muttlab.metrics.w2v import W2VAvg
 from muttlab.settings import load_settings
 

@@ -13,7 +13,7 @@ Which side is the corruption (the rule, applied the same way to every type):
   from the source caption by character edit distance on normalised text; on a tie it is sentence B,
   SICK's rewritten side. This is the rule of the study's extraction code (``gather_corruptions.py``).
 
-Extractors take anything with the fields of :class:`PairLike` (``muttlab.engine.sources.SickPair`` has them),
+Extractors take anything with the fields of :class:`PairLike` (``muttlab.sources.SickPair`` has them),
 so this package does not depend on the engine.
 """
 from __future__ import annotations

@@ -32,11 +32,12 @@ from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
-from muttlab.engine import runner, sources
+from muttlab import sources
+from muttlab.engine import runner
 from muttlab.errors import MuttlabError
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 from muttlab.metrics.registry import MetricInfo, Registry
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
@@ -589,7 +590,7 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
     """
     import hashlib
 
-    from muttlab.engine.sources import active_limits
+    from muttlab.sources import active_limits
     from muttlab.errors import DataError
 
     limits = active_limits()
@@ -609,7 +610,7 @@ def challenge_file_in_data_dir(settings: Settings, relative: str) -> tuple[bytes
     """
     from pathlib import Path
 
-    from muttlab.engine.sources import read_bytes
+    from muttlab.sources import read_bytes
     from muttlab.errors import DataError
 
     if settings.data_dir is None:
@@ -654,12 +655,12 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
 
 def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int,
                       suite_name: str = "default"):
-    """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.human.stats.mcnemar`).
+    """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.stats.mcnemar`).
 
     Returns:
       (McNemarResult, accuracy of A in %, accuracy of B in %).
     """
-    from muttlab.human.stats import mcnemar
+    from muttlab.stats import mcnemar
 
     a = cell_trials(settings, metric_a, corruption, refs, suite_name).set_index("trial")["passed"]
     b = cell_trials(settings, metric_b, corruption, refs, suite_name).set_index("trial")["passed"]

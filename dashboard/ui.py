@@ -23,7 +23,7 @@ from muttlab.dashboard import charts, services
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 
 SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT Lab's small bundled sample "
                  "(sentences written for the project, corrupted by its own generators; no human scores). "

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from muttlab.corruptions import catalog
-from muttlab.engine import runner, sources
+from muttlab import sources
+from muttlab.engine import runner
 from muttlab.engine.accuracy import margins, passed
 from muttlab.engine.runner import Results, registry_for
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
 from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry

@@ -118,7 +118,7 @@ def unavailable(reason: str, named: bool) -> Check:
 
 def sample_pairs(items: int = DEFAULT_ITEMS, refs: int = DEFAULT_REFS) -> tuple[list[str], list[list[str]]]:
     """Real sentences: the bundled sample's originals and corruptions, each with its first ``refs`` references."""
-    from muttlab.engine.sources import load_sample
+    from muttlab.sources import load_sample
     trials = load_sample().trials[: max(1, items // 2)]
     candidates, references = [], []
     for t in trials:

@@ -71,7 +71,7 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
       columns metric, strength, n, pass_rate (%), mean_drop, monotone ("yes", or where the curve falls).
     """
     if sentences is None:
-        from muttlab.engine.sources import load_sample_scenes
+        from muttlab.sources import load_sample_scenes
         sentences = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
     strengths = sorted(set(int(k) for k in strengths))
     items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)

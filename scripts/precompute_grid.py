@@ -29,7 +29,7 @@ import pandas as pd
 
 from muttlab import __version__, api
 from muttlab.dashboard import shipped
-from muttlab.engine import sources
+from muttlab import sources
 from muttlab.errors import MuttlabError
 
 BUILT_IN = "built-in"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 
 # The tests live in the repository (the package does not); its shared data sits beside the checkout.
 REPO = Path(__file__).resolve().parents[1]

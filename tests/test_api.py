@@ -6,7 +6,7 @@ import pytest
 
 from muttlab import api
 from muttlab.cli import main
-from muttlab.engine.sources import load_sample
+from muttlab.sources import load_sample
 from muttlab.errors import MuttlabError, UnknownCorruption, UnknownMetric
 
 

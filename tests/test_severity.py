@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from muttlab.corruptions.generate import STRENGTHS, double_pp, drop_content, remove_prep, swap_chunks, typo
-from muttlab.engine.sources import load_sample_scenes
+from muttlab.sources import load_sample_scenes
 from muttlab.errors import MuttlabError
 from muttlab.resources.spacy_nlp import parse
 from muttlab.settings import Settings

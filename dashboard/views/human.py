@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab.dashboard import charts, services, ui
-from muttlab.human import stats
+from muttlab import stats
 
 READING_LABELS = {"trials": "MUTT trials", "paper": "paper (Table 3)"}
 METHOD_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_b": "Kendall τ-b",

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from muttlab.human import stats
+from muttlab import stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError

@@ -236,7 +236,7 @@ def _render(frame: pd.DataFrame, fmt: str, records: list[dict] | None = None) ->
 
 
 def _read_pairs(path: Path) -> tuple[list[str], list[list[str]]]:
-    from muttlab.engine.sources import read_lines
+    from muttlab.sources import read_lines
 
     cands, refs = [], []
     for number, line in enumerate(read_lines(path), start=1):

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from muttlab.cli.common import emit, render
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.settings import Settings
 
 MAX_PROBLEMS_SHOWN = 20

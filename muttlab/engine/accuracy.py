@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from muttlab.corruptions.base import Rule
-from muttlab.human.stats import wilson_interval
+from muttlab.stats import wilson_interval
 from muttlab.settings import DEFAULT_TIE_TOLERANCE
 
 if TYPE_CHECKING:  # `muttlab run` computes its accuracy cells without importing pandas

@@ -32,7 +32,7 @@ import numpy as np
 
 from muttlab.engine import runner
 from muttlab.engine.runner import Batch, Results, _Scorer, cache_for
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.errors import MuttlabError
 from muttlab.metrics.base import Metric, MetricUnavailable
 from muttlab.metrics.registry import Registry

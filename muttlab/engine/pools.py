@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from muttlab.settings import Settings
-from muttlab.engine.sources import data_file, load_flickr_captions, load_mutt_experiments, read_lines
+from muttlab.sources import data_file, load_flickr_captions, load_mutt_experiments, read_lines
 
 FLICKR, SEMEVAL = "FLICKR", "SEMEVAL"
 # The sets of the study taken from SICK; only these have an extracted list to align with.

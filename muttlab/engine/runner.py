@@ -17,11 +17,11 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
 from muttlab.engine import forked
-from muttlab.engine.allocation import collections_paused
+from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
-from muttlab.engine.trials import Suite, count_in_splits
+from muttlab.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
 

@@ -24,10 +24,10 @@ from muttlab.corruptions.generate import GENERATORS
 from muttlab.errors import MuttlabError
 from muttlab.engine.pools import load_pools
 from muttlab.settings import DEFAULT_SEED, Settings
-from muttlab.engine.sources import (DATA_LAYOUT, SAMPLE_SCENES, SAMPLE_TRIALS, join_sick, load_sample_scenes,
+from muttlab.sources import (DATA_LAYOUT, SAMPLE_SCENES, SAMPLE_TRIALS, join_sick, load_sample_scenes,
                                     load_sick)
 from muttlab.pairs.store import ACCEPTED, EDITED, PROPOSED, open_store
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 
 SOURCES = ("sick", "sample")
 STUDY_MIN_REFS = 20

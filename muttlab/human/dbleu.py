@@ -35,11 +35,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from muttlab.human import stats
-from muttlab.human.judged import JudgedSet, caption_text
+from muttlab import stats
+from muttlab.judged import JudgedSet, caption_text
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.sources import DATA_LAYOUT, load_flickr_captions, load_flickr_expert, read_lines
+from muttlab.sources import DATA_LAYOUT, load_flickr_captions, load_flickr_expert, read_lines
 from muttlab.metrics.delta_bleu import MAX_N
 
 METRICS = ("BLEU", "sentence-BLEU", "DeltaBLEU")

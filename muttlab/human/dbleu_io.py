@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muttlab.errors import DataError
-from muttlab.engine.sources import parse_json, read_lines
+from muttlab.sources import parse_json, read_lines
 from muttlab.metrics.delta_bleu import WeightedRef
 
 FORMAT_HINT = ('each line must be {"hypothesis": str, "references": [[str, weight], ...]} (JSONL) or '

@@ -10,7 +10,7 @@ Protocol (as in the caption-metric literature, e.g. Elliott & Keller 2014; Vedan
   judgments; a candidate that is one of the image's captions is removed from its own references (four
   remain); Kendall **τ-b**.
 
-τ is reported × 100 with a paired bootstrap percentile CI (:func:`muttlab.human.stats.correlate`), on scores
+τ is reported × 100 with a paired bootstrap percentile CI (:func:`muttlab.stats.correlate`), on scores
 oriented so that larger is better (an error rate such as TER is negated), so every τ reads the same way.
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from muttlab.engine.runner import registry_for
-from muttlab.human import judged as judged_sets
-from muttlab.human import stats
-from muttlab.human.judged import JudgedSet
+from muttlab import judged as judged_sets
+from muttlab import stats
+from muttlab.judged import JudgedSet
 from muttlab.human.scoring import ProgressFn, choose_metrics, oriented, score_with
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
@@ -53,7 +53,7 @@ class FlickrStudy:
 
 
 def load_judged(settings: Settings, dataset: str) -> JudgedSet:
-    """``expert`` or ``crowdflower`` under the protocol above (:mod:`muttlab.human.judged`)."""
+    """``expert`` or ``crowdflower`` under the protocol above (:mod:`muttlab.judged`)."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown Flickr8K dataset {dataset!r}; use one of {', '.join(DATASETS)}")
     return judged_sets.load_judged(settings, f"flickr8k-{dataset}")

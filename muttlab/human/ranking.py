@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from muttlab.errors import DataError, MuttlabError
-from muttlab.engine.sources import read_lines, read_table
+from muttlab.sources import read_lines, read_table
 
 COLUMNS = ("judgment", "segment", "system", "rank", "reference", "candidate")
 DEFAULT_MIN_JUDGMENTS = 2

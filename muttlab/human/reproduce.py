@@ -32,7 +32,7 @@ from muttlab.corruptions.base import Rule
 from muttlab.engine.accuracy import margins, passed
 from muttlab.engine.cache import item_key
 from muttlab.engine.runner import cache_for, registry_for, run
-from muttlab.engine.sources import DATA_LAYOUT, data_file, load_mutt_experiments, read_table
+from muttlab.sources import DATA_LAYOUT, data_file, load_mutt_experiments, read_table
 from muttlab.errors import MuttlabError
 from muttlab.human import flickr, sick
 from muttlab.metrics.base import MetricUnavailable

@@ -11,7 +11,7 @@ Where the numbers come from:
 * the pairs: the study's lists ``mutt/corruptions/<type>.txt`` (:func:`parse_corruption_list`): blocks of
   ``dataset`` / ``orig`` (source caption) / ``sent`` (SICK sentence A) / ``corr`` (sentence B) / ``score``;
 * the references: the MUTT experiment pool of the trial with the same (original, corruption) sentences
-  (``mutt/experiments``, :func:`muttlab.engine.sources.load_mutt_experiments`); list entries with no such trial
+  (``mutt/experiments``, :func:`muttlab.sources.load_mutt_experiments`); list entries with no such trial
   had no reference cluster in the study and are left out (counted in ``SickStudy.unmatched``);
 * a metric's score of a pair: the corrupted sentence B scored against the original's references — the
   metric's counterpart of "how related is B to A" — with ``reference="sentence"``, B is scored against
@@ -34,14 +34,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from muttlab.human import stats
+from muttlab import stats
 from muttlab.errors import DataError, MuttlabError
 from muttlab.engine.runner import registry_for
 from muttlab.settings import Settings
 from muttlab.corruptions.extract import EXTRACTORS
-from muttlab.engine.sources import data_file, load_mutt_experiments, load_sick, read_lines
+from muttlab.sources import data_file, load_mutt_experiments, load_sick, read_lines
 from muttlab.human.scoring import ProgressFn, choose_metrics, oriented, score_with
-from muttlab.engine.trials import Trial
+from muttlab.trials import Trial
 from muttlab.metrics.registry import Registry
 
 # The corruption types the study took from SICK (the others were generated and have no gold score).

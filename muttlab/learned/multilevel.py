@@ -28,12 +28,12 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from muttlab.human import stats
+from muttlab import stats
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import model_dir, score_batches, writable_model_dir
 from muttlab.settings import Settings
-from muttlab.human import judged
-from muttlab.human.judged import JudgedSet
+from muttlab import judged
+from muttlab.judged import JudgedSet
 from muttlab.metrics.base import Metric
 from muttlab.metrics.dependencies import pair_f
 from muttlab.metrics.dreem import BUNDLED_MODELS, COMPONENTS, Dreem, flatten, pair_components

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from muttlab.access.roles import Action, Identity, require
-from muttlab.human import stats
+from muttlab import stats
 from muttlab.errors import DataError, MuttlabError
 from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sick, read_table
+from muttlab.sources import load_sick, read_table
 from muttlab.metrics.reval.metric import (PUBLISHED_DIR, checkpoint_name, find_checkpoint,
                                          installed_checkpoint, model_id)  # noqa: F401 (model_id: re-export)
 from muttlab.metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
@@ -352,7 +352,7 @@ def evaluate_model(settings: Settings, model: str = "treelstm", split: str = "te
     or on the scored pairs of ``pairs_file`` (:func:`read_pairs_file`; the split is then its name).
 
     The model is the one the ReVal metric would use (model dir first, then the bundled ``data/models``)
-    unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs (``muttlab.human.stats``), seeded by ``settings.seed``.
+    unless ``checkpoint`` names a file. CIs: percentile bootstrap over pairs (``muttlab.stats``), seeded by ``settings.seed``.
     """
     if pairs_file is None and split not in SPLITS:
         raise MuttlabError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")

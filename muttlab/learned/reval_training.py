@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from muttlab.human import stats
+from muttlab import stats
 from muttlab.learned.reval_config import TrainConfig
 from muttlab.metrics.reval.model import ModelConfig, ReValModel, WordVectors, kl_loss, target_distribution
 from muttlab.metrics.reval.trees import DepTree

@@ -18,7 +18,7 @@ from pathlib import Path
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import writable_model_dir
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_captions, load_sick
+from muttlab.sources import load_flickr_captions, load_sick
 from muttlab.metrics.tokenize import ptb_tokenize
 from muttlab.metrics.reval.installed import file_id
 from muttlab.metrics.w2v import CORPUS_FILE

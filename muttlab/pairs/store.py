@@ -41,8 +41,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from muttlab.corruptions import catalog
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Limits, Settings, active_limits
-from muttlab.engine.sources import parse_json, read_bytes
-from muttlab.engine.trials import Trial
+from muttlab.sources import parse_json, read_bytes
+from muttlab.trials import Trial
 
 PROPOSED, ACCEPTED, REJECTED, EDITED = "proposed", "accepted", "rejected", "edited"
 STATUSES = (PROPOSED, ACCEPTED, REJECTED, EDITED)

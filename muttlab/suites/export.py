@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 from muttlab.errors import MuttlabError
 from muttlab.suites.model import SuiteFile
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 
 # Formats read by :func:`muttlab.suites.read_suite`.
 TRIALS_JSONL = "trials-jsonl"          # MUTT Lab's own suite file (``muttlab corrupt --output``)

@@ -23,8 +23,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from muttlab.engine.sources import read_bytes
-from muttlab.engine.trials import Suite, Trial
+from muttlab.sources import read_bytes
+from muttlab.trials import Suite, Trial
 from muttlab.errors import DataError
 from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
                                   RowProblem, SuiteFile)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.errors import DataError
 from muttlab.suites.model import RowProblem
 

@@ -61,7 +61,7 @@ def test_trials_out_keeps_full_precision(cli, data_dir, tmp_path, suffix):
     import pandas as pd
 
     from muttlab.engine.runner import run
-    from muttlab.engine.sources import load_mutt_experiments
+    from muttlab.sources import load_mutt_experiments
     from muttlab.settings import Settings
 
     out = tmp_path / f"trials{suffix}"

@@ -10,7 +10,7 @@ from muttlab.corruptions.extract import (EXTRACTORS, TEMPLATES, edit_distance, e
                                  one_word_difference, without_articles)
 from muttlab.engine.pools import read_study_list
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sick
+from muttlab.sources import load_sick
 
 # "num:" in the header of each study list, mutt/corruptions/<type>.txt.
 STUDY_LIST_COUNTS = {"neg_subj": 543, "neg_verb": 339, "sem_opps": 619, "shuffled": 19, "passive": 304,

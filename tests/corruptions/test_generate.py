@@ -9,7 +9,7 @@ import pytest
 from muttlab.corruptions.generate import (GENDER_PAIRS, GENERATORS, NUMBER_WORDS, double_pp, generate,
                                   prepositional_phrases, remove_prep, swap_chunks)
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sample_scenes, load_sick
+from muttlab.sources import load_sample_scenes, load_sick
 from muttlab.resources.spacy_nlp import load_nlp, parse
 
 SEED = 13

@@ -16,7 +16,7 @@ from muttlab.access.roles import ANONYMOUS, Identity, Role, local_operator
 from muttlab.access.sessions import RateLimiter, Session
 from muttlab.access.users import UserStore
 from muttlab.dashboard import auth, services, shared
-from muttlab.engine.trials import Trial
+from muttlab.trials import Trial
 from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import guarded
 from muttlab.pairs.store import open_store

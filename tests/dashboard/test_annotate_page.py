@@ -6,7 +6,7 @@ import pytest
 
 from muttlab.settings import load_settings
 from muttlab.pairs.store import ReadOnlyError, open_store
-from muttlab.engine.trials import Trial
+from muttlab.trials import Trial
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
 
 TOKEN = "annotator-secret"
@@ -16,7 +16,7 @@ SCRIPT = "<script>alert('x')</script> A man plays a guitar"
 @pytest.fixture
 def stocked(app_env, data_dir):
     """A store holding three real MUTT trials (the first of neg_subj, passive and det_sub)."""
-    from muttlab.engine.sources import load_mutt_experiments
+    from muttlab.sources import load_mutt_experiments
     settings = load_settings()
     suite = load_mutt_experiments(settings)
     trials = [suite.of(name)[0] for name in ("neg_subj", "passive", "det_sub")]

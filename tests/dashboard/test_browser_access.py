@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from muttlab.engine.trials import Trial
+from muttlab.trials import Trial
 from muttlab.pairs.store import open_store
 from muttlab.settings import Settings
 from tests.dashboard.test_browser import EXCEPTION, server  # noqa: F401 (fixture)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from muttlab.engine.sources import load_sample
+from muttlab.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import new_page

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from muttlab.engine import runner
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
 
 CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}

@@ -5,7 +5,7 @@ import pytest
 
 from muttlab.dashboard import shipped
 from muttlab.engine import runner
-from muttlab.engine.sources import SAMPLE_TRIALS, load_mutt_experiments
+from muttlab.sources import SAMPLE_TRIALS, load_mutt_experiments
 from tests.dashboard.conftest import grid_cells, grid_html, open_page, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]

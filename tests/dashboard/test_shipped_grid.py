@@ -8,7 +8,7 @@ import pytest
 
 from muttlab.dashboard import shipped
 from muttlab.engine import runner
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 from muttlab.errors import DataError
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import Settings

@@ -54,7 +54,7 @@ def test_drilldown_link_opens_its_cell_and_records_filters(app_env):
 
 
 def test_annotate_link_opens_a_pair_that_staysopen_link(app_env, data_dir):
-    from muttlab.engine.sources import load_mutt_experiments
+    from muttlab.sources import load_mutt_experiments
     settings = load_settings()
     suite = load_mutt_experiments(settings)
     with open_store(settings) as store:

@@ -14,7 +14,7 @@ import pytest
 from muttlab.engine import cache as cache_module
 from muttlab.engine.cache import CacheUnavailable, ScoreCache, item_key
 from muttlab.engine.runner import run
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
 from tests.engine.counting_metric import WordOverlap

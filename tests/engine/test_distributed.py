@@ -15,7 +15,7 @@ import pytest
 
 from muttlab.engine import runner
 from muttlab.engine.cache import ScoreCache
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.settings import Settings
 
 distributed = pytest.importorskip("distributed")

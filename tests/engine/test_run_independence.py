@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from muttlab.engine.runner import registry_for, run
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.registry import BUILTIN
 from muttlab.settings import Settings

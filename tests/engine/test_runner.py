@@ -7,7 +7,7 @@ import pytest
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import run
 from muttlab.settings import Settings
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 from muttlab.metrics.registry import Registry
 from tests.engine.counting_metric import WordOverlap
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from muttlab.engine.runner import run
-from muttlab.engine.sources import load_sick, sick_join_report
-from muttlab.engine.trials import MIXED_SPLIT, Suite
+from muttlab.sources import load_sick, sick_join_report
+from muttlab.trials import MIXED_SPLIT, Suite
 from muttlab.errors import MuttlabError
 from muttlab.human.sick import SICK_CORRUPTIONS, load_corruption_list
 from muttlab.metrics.registry import Registry

@@ -8,7 +8,7 @@ import pytest
 
 from muttlab.errors import DataError
 from muttlab.settings import Settings
-from muttlab.engine.sources import (MUTT_SETS, load_flickr_captions, load_flickr_crowdflower, load_flickr_expert,
+from muttlab.sources import (MUTT_SETS, load_flickr_captions, load_flickr_crowdflower, load_flickr_expert,
                             load_mutt_experiments, load_sick, read_json, read_jsonl, read_lines)
 
 # Trial counts of the MUTT experiment sets, from the shared data README (the study's release).

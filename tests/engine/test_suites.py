@@ -11,10 +11,10 @@ from muttlab.errors import MuttlabError
 from muttlab.engine.pools import load_pools, normalise
 from muttlab.engine.runner import run
 from muttlab.settings import Settings
-from muttlab.engine.sources import SAMPLE_TRIALS, load_flickr_captions, load_sample, load_sample_scenes, load_sick
+from muttlab.sources import SAMPLE_TRIALS, load_flickr_captions, load_sample, load_sample_scenes, load_sick
 from muttlab.pairs.store import open_store
 from muttlab.engine.suites import build_suite, store_suite, suite_from_store, write_sample_trials
-from muttlab.engine.trials import Suite
+from muttlab.trials import Suite
 
 EXTRACTED = ["neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "near_syms", "det_sub"]
 

@@ -9,7 +9,7 @@ from scipy import stats as sp
 
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_expert
+from muttlab.sources import load_flickr_expert
 from muttlab.human import dbleu
 from muttlab.metrics.delta_bleu import corpus_bleu, segment_stats, sentence_bleu
 

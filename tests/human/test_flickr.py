@@ -7,8 +7,9 @@ from scipy import stats as sp
 
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import registry_for
-from muttlab.engine.sources import load_flickr_captions
-from muttlab.human import flickr, judged
+from muttlab.sources import load_flickr_captions
+from muttlab import judged
+from muttlab.human import flickr
 from muttlab.metrics.base import Metric
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from muttlab.engine.runner import run
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 from muttlab.errors import MuttlabError
 from muttlab.human import reproduce as rp
 from muttlab.settings import Settings

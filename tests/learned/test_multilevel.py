@@ -10,8 +10,8 @@ from scipy import stats
 
 from muttlab.learned import multilevel
 from muttlab.cli import main
-from muttlab.human.judged import JudgedSet, flickr_expert
-from muttlab.human.stats import RatingsCorrelator, correlation_with_ratings, kendall_tau_c
+from muttlab.judged import JudgedSet, flickr_expert
+from muttlab.stats import RatingsCorrelator, correlation_with_ratings, kendall_tau_c
 from muttlab.learned.multilevel import PairArrays, search
 from muttlab.engine.runner import model_dir
 from muttlab.metrics.multilevel import MultiLevelDreem
@@ -48,7 +48,7 @@ def test_flickr_expert_set(flickr_set, data_dir):
 
 def test_sick_set_uses_train_for_dev_and_test_for_report(sick_full, data_dir):
     from muttlab.settings import Settings
-    from muttlab.engine.sources import load_sick
+    from muttlab.sources import load_sick
     pairs = load_sick(Settings(data_dir=data_dir))
     by_split = {s: [p for p in pairs if p.split == s] for s in ("TRAIN", "TEST")}
     dev, test = sick_full.subset("dev"), sick_full.subset("test")

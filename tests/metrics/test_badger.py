@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from muttlab.engine.runner import run
-from muttlab.engine.sources import load_mutt_experiments
+from muttlab.sources import load_mutt_experiments
 from muttlab.metrics.badger import Badger, bwt, normalise
 from muttlab.metrics.registry import Registry
 from muttlab.metrics.simmetrics import swg_windowed_affine, swg_windowed_affine_unnormalised

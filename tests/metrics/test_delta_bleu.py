@@ -131,7 +131,7 @@ def flickr_segments(data_dir):
     tokenised once with sacreBLEU's 13a tokenizer (both sides then split on whitespace)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from muttlab.engine.sources import load_flickr_captions
+    from muttlab.sources import load_flickr_captions
     from muttlab.settings import Settings
 
     tok = Tokenizer13a()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from muttlab.engine.runner import registry_for, score_batches
-from muttlab.engine.sources import load_sick
+from muttlab.sources import load_sick
 from muttlab.metrics.base import MetricError, MetricUnavailable
 from muttlab.metrics.dreem import Dreem, length_penalty, pair_components, reval_encoder
 from muttlab.metrics.tokenize import ptb_tokenize

@@ -13,7 +13,7 @@ import pytest
 
 from muttlab.engine.runner import registry_for, run, score_batches
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_captions
+from muttlab.sources import load_flickr_captions
 from muttlab.metrics.base import MetricError
 from muttlab.metrics.dependencies import ROOT_HEAD, f_measure, features, pair_f
 from muttlab.metrics.dreem import Dreem
@@ -116,7 +116,7 @@ def test_tuned_parameters_come_from_the_installed_file_then_bundled(tmp_path):
 
 
 def test_ml_dreem_in_a_run(data_settings, mutt_suite):
-    from muttlab.engine.trials import Suite
+    from muttlab.trials import Suite
     suite = Suite("neg_subj-20", mutt_suite.of("neg_subj")[:20])
     results = run(suite, ["ML-DREEM", "DREEM"], ref_counts=[5], settings=data_settings)
     assert set(results.table["metric"]) == {"ML-DREEM", "DREEM"}

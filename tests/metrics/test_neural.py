@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from muttlab.engine.sources import load_flickr_captions
+from muttlab.sources import load_flickr_captions
 from muttlab.metrics import neural
 from muttlab.metrics.neural import BertScore, EmbeddingCosine
 from muttlab.settings import Settings

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sick
+from muttlab.sources import load_sick
 from muttlab.metrics.base import MetricError, MetricUnavailable
 from muttlab.metrics.reval import metric as reval_metric
 from muttlab.metrics.reval.metric import ReVal, checkpoint_name
@@ -270,7 +270,7 @@ def test_instances_of_one_checkpoint_share_their_encodings(one_epoch, sick_subse
 @pytest.fixture(scope="module")
 def mutt_sentences(data_dir):
     """Distinct sentences of two MUTT experiment sets (originals, corruptions and reference pools)."""
-    from muttlab.engine.sources import load_mutt_experiments
+    from muttlab.sources import load_mutt_experiments
 
     suite = load_mutt_experiments(Settings(data_dir=data_dir))
     trials = suite.of("neg_subj")[:40] + suite.of("passive")[:40]

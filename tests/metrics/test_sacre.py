@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sacrebleu.metrics import TER
 
-from muttlab.engine.sources import MUTT_REF_COUNTS
+from muttlab.sources import MUTT_REF_COUNTS
 from muttlab.metrics.sacre import Ter
 
 

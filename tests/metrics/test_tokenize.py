@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_flickr_captions, load_sick
+from muttlab.sources import load_flickr_captions, load_sick
 from muttlab.metrics.tokenize import ptb_tokenize
 from tests.coco_reference import java_ptb
 

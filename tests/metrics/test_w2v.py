@@ -71,7 +71,7 @@ def test_word2vec_trained_with_gensim_by_path(tmp_path, data_dir):
     cosine of the centroids of the in-vocabulary words' vectors, computed here with numpy from the file."""
     from gensim.models import KeyedVectors, Word2Vec
 
-    from muttlab.engine.sources import load_sick
+    from muttlab.sources import load_sick
     from muttlab.metrics.tokenize import ptb_tokenize
     from muttlab.settings import Settings
 

@@ -9,7 +9,7 @@ import pytest
 
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
-from muttlab.engine.sources import load_sample
+from muttlab.sources import load_sample
 from muttlab.pairs.store import (ACCEPTED, EDITED, PROPOSED, REJECTED, ConflictError, PairNotFound, PairStore,
                           ReadOnlyError, open_store)
 
@@ -379,7 +379,7 @@ def test_cli_pairs_review_cycle(tmp_path, capsys, sample_trials):
 
 def test_revert_restores_an_earlier_version_as_a_new_revision(tmp_path):
     from muttlab.pairs.store import PairStore
-    from muttlab.engine.trials import Trial
+    from muttlab.trials import Trial
 
     store = PairStore(f"sqlite:///{tmp_path / 'pairs.sqlite'}")
     store.add([Trial("t/1", "neg_subj", "A man rides.", "No man rides.", ("A man is riding.",))], author="ann")

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from muttlab.engine.sources import (CaptionJudgment, load_flickr_captions, load_flickr_crowdflower, load_flickr_expert,
+from muttlab.sources import (CaptionJudgment, load_flickr_captions, load_flickr_crowdflower, load_flickr_expert,
                                     load_sick)
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings

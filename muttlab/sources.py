@@ -14,10 +14,10 @@ from pathlib import Path
 
 from muttlab.corruptions.extract import EXTRACTORS
 from muttlab.errors import DataError
-from muttlab.engine.allocation import collections_paused
+from muttlab.allocation import collections_paused
 from muttlab.resources.bundled import sample_dir
 from muttlab.settings import Settings, active_limits
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 
 # The ten trial sets of the MUTT study, in the order of its tables.
 MUTT_SETS = ("neg_subj", "neg_verb", "sem_opps", "shuffled", "passive", "near_syms", "det_sub",

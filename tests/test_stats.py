@@ -1,4 +1,4 @@
-"""muttlab.human.stats against scipy on fixed data, on hand-verifiable vectors, and a simulated CI coverage check."""
+"""muttlab.stats against scipy on fixed data, on hand-verifiable vectors, and a simulated CI coverage check."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats as sp
 
-from muttlab.human import stats
+from muttlab import stats
 
 # Fixed data: 40 pairs drawn once with a fixed seed, with ties in y (a 1..4 rating, as in Flickr8K-Expert).
 _RNG = np.random.default_rng(2024)
