@@ -7,6 +7,7 @@ score is mapped to [0, 1] as (ŷ − 1) / 4.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,6 +27,11 @@ NAMES = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
 def checkpoint_name(model: str) -> str:
     return f"reval-{model}.pt"
+
+
+def checkpoint_info(path: Path) -> dict:
+    """The JSON written beside a checkpoint: configuration, data, training history, scores."""
+    return json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
 
 
 def find_checkpoint(model: str, model_dir: Path | None) -> Path | None:
@@ -135,8 +141,6 @@ class ReVal(Metric):
     def sick_splits_seen(self) -> dict[str, str]:
         """TRAIN and TRIAL (epoch and seed selection) when the checkpoint was trained on SICK (its JSON says
         so); nothing for a model trained on other pairs (``muttlab reval train --pairs``)."""
-        from muttlab.learned.reval import checkpoint_info
-
         path = self.checkpoint
         try:
             source = checkpoint_info(path).get("data", {}).get("source") if path else None

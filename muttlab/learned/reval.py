@@ -25,7 +25,7 @@ from muttlab.errors import DataError, MuttlabError
 from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.settings import Settings
 from muttlab.sources import load_sick, read_table
-from muttlab.metrics.reval.metric import (PUBLISHED_DIR, checkpoint_name, find_checkpoint,
+from muttlab.metrics.reval.metric import (PUBLISHED_DIR, checkpoint_info, checkpoint_name, find_checkpoint,
                                          installed_checkpoint, model_id)  # noqa: F401 (model_id: re-export)
 from muttlab.metrics.reval.model import (MODELS, ModelConfig, ReValEnsemble, WordVectors, load_checkpoint,
                                  save_checkpoint)
@@ -326,11 +326,6 @@ def build_ensemble(settings: Settings, model: str, runs: list[Trained], limit: i
             "train_seconds": round(sum(r.info["train_seconds"] for r in runs), 1), "complete": True}
     save_checkpoint(net, path, info)
     return Trained(model, path, False, checkpoint_info(path))
-
-
-def checkpoint_info(path: Path) -> dict:
-    """The JSON written beside a checkpoint: configuration, data, training history, scores."""
-    return json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
 
 
 def _copy_checkpoint(src: Path, dest: Path, extra: dict | None = None) -> None:
