@@ -59,10 +59,6 @@ def join(parts: Sequence[Piece]) -> str:
     return "".join(out).strip()
 
 
-def span_text(tokens) -> str:
-    return "".join(t.text_with_ws for t in tokens).strip()
-
-
 def match_case(word: str, like: str) -> str:
     """``word`` capitalised the way ``like`` is (all upper, capitalised or lower)."""
     if like.isupper() and len(like) > 1:

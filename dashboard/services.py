@@ -368,17 +368,6 @@ def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,
 
 # --------------------------------------------------------------------------- playground
 
-@dataclass(frozen=True)
-class SentenceScore:
-    """One metric's score of one candidate, or why there is none."""
-
-    metric: str
-    candidate: str
-    score: float | None
-    higher_is_better: bool
-    problem: str = ""
-
-
 def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
                     references: tuple[str, ...]) -> pd.DataFrame:
     """Every chosen metric's score of each candidate against the same references, through the engine cache.

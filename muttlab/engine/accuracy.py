@@ -95,9 +95,3 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
     cells = accuracy_cells(results["metric"], results["corruption"], results["refs"], results["passed"],
                            results.get("tied"))
     return pd.DataFrame(cells, columns=list(ACCURACY_COLUMNS))
-
-
-def accuracy_grid(table: pd.DataFrame) -> pd.DataFrame:
-    """The paper's layout: one row per metric, one column per (corruption, refs), accuracy in percent."""
-    grid = table.pivot_table(index="metric", columns=["corruption", "refs"], values="accuracy", sort=False)
-    return grid

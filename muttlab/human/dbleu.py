@@ -25,7 +25,6 @@ over all assignments at once.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -485,15 +484,3 @@ def _cached(cache: dict, table: MatchTable, threshold: float | None, weighted: b
     if key not in cache:
         cache[key] = segment_statistics(table, threshold, weighted)
     return cache[key]
-
-
-def reference_counts(data: JudgedSet) -> pd.DataFrame:
-    """How many references each segment has, split into base and extra, and the extra weights' spread."""
-    extra = [w for i in range(len(data)) for (_, w), b in zip(data.weighted_references(i), data.plain_mask(i)) if not b]
-    return pd.DataFrame([{
-        "segments": len(data),
-        "base_refs": int(sum(sum(data.plain_mask(i)) for i in range(len(data)))),
-        "extra_refs": len(extra),
-        "negative": int(sum(w < 0 for w in extra)),
-        "mean_extra_weight": float(np.mean(extra)) if extra else math.nan,
-    }])
