@@ -19,13 +19,13 @@ from scipy import stats as sp
 
 from muttlab.settings import load_settings
 from muttlab.human import dbleu
-from muttlab.metrics.delta_bleu import corpus_bleu, segment_stats, sentence_bleu
+from muttlab.metrics.delta_bleu import corpus_bleu, segment_statistics, segment_stats, sentence_bleu
 
 
 def loop_baseline(data, table, assignments: int, seed: int) -> float:
     start = time.perf_counter()
-    base = dbleu.segment_statistics(table, None, False)
-    delta = dbleu.segment_statistics(table, -1.0, True)
+    base = segment_statistics(table, None, False)
+    delta = segment_statistics(table, -1.0, True)
     sentence = np.array([sentence_bleu(row) for row in base])
     index = dbleu.unit_assignments(len(data), dbleu.DEFAULT_UNIT, assignments, seed)
     for units in index:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
 import numpy as np
@@ -38,18 +39,6 @@ MAX_N = 4
 
 def _ngrams(tokens: list[str], n: int) -> Counter:
     return Counter(zip(*(tokens[i:] for i in range(n))))
-
-
-def _all_ngrams(tokens: list[str], max_n: int) -> Counter:
-    counts: Counter = Counter()
-    for n in range(1, max_n + 1):
-        counts.update(zip(*(tokens[i:] for i in range(n))))
-    return counts
-
-
-def _closest_length(hyp_len: int, ref_lens: Sequence[int]) -> int:
-    # BLEU's "closest reference length", ties broken towards the shorter reference (as sacrebleu).
-    return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
 def _check_segment(i: int, refs: Sequence[WeightedRef]) -> None:
@@ -85,41 +74,123 @@ def segment_stats(hypotheses: Sequence[str], references: Sequence[Sequence[Weigh
     """
     if len(hypotheses) != len(references):
         raise MetricError(f"ΔBLEU: {len(hypotheses)} hypotheses but {len(references)} reference lists")
-    stats = np.zeros((len(hypotheses), 2 * max_n + 2), dtype=np.float64)
-    # Segments often share references (a trial's original and corruption), so count each text once.
-    ref_cache: dict[str, tuple[int, Counter]] = {}
-    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
+    for i, refs in enumerate(references):
         _check_segment(i, refs)
+    return segment_statistics(match_table(hypotheses, [[(r, float(w)) for r, w in refs] for refs in references],
+                                          max_n=max_n))
+
+
+@dataclass(frozen=True)
+class MatchTable:
+    """Every hypothesis n-gram's clipped count against every reference, computed once.
+
+    Rows are (segment, order, distinct hypothesis n-gram); ``clipped[row, j]`` is
+    ``min(count in hypothesis, count in reference j)`` (0 where reference j lacks it or does not exist).
+    """
+
+    max_n: int
+    row_segment: np.ndarray  # (rows,)
+    row_order: np.ndarray  # (rows,) 0-based
+    clipped: np.ndarray  # (rows, R)
+    ref_exists: np.ndarray  # (segments, R) bool
+    ref_weight: np.ndarray  # (segments, R)
+    ref_base: np.ndarray  # (segments, R) bool
+    ref_len: np.ndarray  # (segments, R)
+    hyp_ngrams: np.ndarray  # (segments, max_n) n-gram counts of the hypothesis
+    hyp_len: np.ndarray  # (segments,)
+
+
+def match_table(hypotheses: Sequence[str], references: Sequence[Sequence[WeightedRef]],
+                base: Sequence[Sequence[bool]] | None = None, max_n: int = MAX_N) -> MatchTable:
+    """Every hypothesis n-gram matched against every reference once; :func:`segment_statistics` then gives
+    the statistics of any reference threshold or weighting without matching again.
+
+    ``base`` marks, per segment, the references every threshold keeps (default: all of them).
+    """
+    n_seg = len(hypotheses)
+    width = max((len(r) for r in references), default=1)
+    ref_exists = np.zeros((n_seg, width), dtype=bool)
+    ref_weight = np.zeros((n_seg, width))
+    ref_base = np.zeros((n_seg, width), dtype=bool)
+    ref_len = np.zeros((n_seg, width))
+    hyp_ngrams = np.zeros((n_seg, max_n))
+    hyp_len = np.zeros(n_seg)
+    seg_rows, order_rows, clipped_rows = [], [], []
+    # A reference often serves several hypotheses (an image's candidates, a trial's two texts): count it once.
+    ref_counts_of: dict[str, list[Counter]] = {}
+    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
         hyp_toks = hyp.split()
-        weights = [float(w) for _, w in refs]
-        max_w = max(weights)
-        # All orders in one Counter (keys are tuples of length n), so each reference is counted once and
-        # only the n-grams it shares with the hypothesis (a C-level set intersection) are visited.
-        hyp_counts = _all_ngrams(hyp_toks, max_n)
-        hyp_keys = hyp_counts.keys()
-        best: dict[tuple, float] = {}
-        ref_lens = []
-        for (ref, _), w in zip(refs, weights):
-            cached = ref_cache.get(ref)
-            if cached is None:
-                toks = ref.split()
-                cached = ref_cache[ref] = (len(toks), _all_ngrams(toks, max_n))
-            ref_len, ref_counts = cached
-            if w > 0:
-                ref_lens.append(ref_len)
-            for g in hyp_keys & ref_counts.keys():
-                c, rc = hyp_counts[g], ref_counts[g]
-                value = w * (c if c < rc else rc)
-                if value > best.get(g, -math.inf):
-                    best[g] = value
-        row = stats[i]
-        for g, value in best.items():
-            row[len(g) - 1] += value
+        ref_toks = [r.split() for r, _ in refs]
+        for r, _ in refs:
+            if r not in ref_counts_of:
+                toks = r.split()
+                ref_counts_of[r] = [_ngrams(toks, n) for n in range(1, max_n + 1)]
+        k = len(refs)
+        ref_exists[i, :k] = True
+        ref_weight[i, :k] = [w for _, w in refs]
+        ref_base[i, :k] = True if base is None else base[i]
+        ref_len[i, :k] = [len(t) for t in ref_toks]
+        hyp_len[i] = len(hyp_toks)
         for n in range(1, max_n + 1):
-            row[max_n + n - 1] = max_w * max(0, len(hyp_toks) - n + 1)
-        row[2 * max_n] = len(hyp_toks)
-        row[2 * max_n + 1] = _closest_length(len(hyp_toks), ref_lens)
-    return stats
+            hyp_counts = _ngrams(hyp_toks, n)
+            hyp_ngrams[i, n - 1] = sum(hyp_counts.values())
+            if not hyp_counts:
+                continue
+            ref_counts = [ref_counts_of[r][n - 1] for r, _ in refs]
+            for g, c in hyp_counts.items():
+                row = [0] * width
+                for j, rc in enumerate(ref_counts):
+                    m = rc.get(g, 0)
+                    row[j] = c if c < m else m
+                clipped_rows.append(row)
+                seg_rows.append(i)
+                order_rows.append(n - 1)
+    clipped = np.array(clipped_rows, dtype=np.float64).reshape(-1, width)
+    return MatchTable(max_n, np.array(seg_rows, dtype=np.int64), np.array(order_rows, dtype=np.int64), clipped,
+                      ref_exists, ref_weight, ref_base, ref_len, hyp_ngrams, hyp_len)
+
+
+def segment_statistics(table: MatchTable, threshold: float | None = None, weighted: bool = True) -> np.ndarray:
+    """ΔBLEU sufficient statistics per segment for one configuration of references.
+
+    Args:
+      threshold: extra references are used when their weight is >= threshold; None = none of them
+        (the base references only).
+      weighted: True = the references' weights (ΔBLEU); False = every used reference weighs 1 (BLEU).
+    Returns:
+      ``(segments, 2 * max_n + 2)``: weighted matches per order, denominators, hypothesis length,
+      effective reference length (the columns of :func:`segment_stats`).
+    """
+    used = table.ref_base.copy() if threshold is None else \
+        table.ref_exists & (table.ref_base | (table.ref_weight >= threshold))
+    weight = np.where(weighted, table.ref_weight, 1.0)
+    weight = np.where(used, weight, -np.inf)
+    max_n = table.max_n
+    n_seg = used.shape[0]
+    out = np.zeros((n_seg, 2 * max_n + 2))
+    # Numerator: per hypothesis n-gram, the best w_j * clipped count over references that contain it.
+    row_weights = weight[table.row_segment]
+    present = (table.clipped > 0) & np.isfinite(row_weights)
+    candidates = np.full(table.clipped.shape, -np.inf)
+    candidates[present] = row_weights[present] * table.clipped[present]
+    best = candidates.max(axis=1)
+    best = np.where(np.isfinite(best), best, 0.0)
+    flat = table.row_segment * max_n + table.row_order
+    out[:, :max_n] = np.bincount(flat, weights=best, minlength=n_seg * max_n).reshape(n_seg, max_n)
+    max_w = np.max(weight, axis=1)
+    out[:, max_n:2 * max_n] = max_w[:, None] * table.hyp_ngrams
+    out[:, 2 * max_n] = table.hyp_len
+    # Effective reference length: the closest positively weighted reference, ties to the shorter.
+    positive = used & (np.where(weighted, table.ref_weight, 1.0) > 0)
+    distance = np.where(positive, np.abs(table.ref_len - table.hyp_len[:, None]), np.inf)
+    key = distance * 1e6 + np.where(positive, table.ref_len, np.inf)
+    out[:, 2 * max_n + 1] = table.ref_len[np.arange(n_seg), np.argmin(key, axis=1)]
+    return out
+
+
+def order_columns(max_n: int, order: int) -> np.ndarray:
+    """Columns of a ``max_n`` statistics row that make the statistics row of a lower n-gram ``order``."""
+    return np.r_[0:order, max_n:max_n + order, 2 * max_n, 2 * max_n + 1]
 
 
 # sacreBLEU's smoothing methods (Chen & Cherry 2014) and their default values.

@@ -25,7 +25,6 @@ over all assignments at once.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -39,7 +38,8 @@ from muttlab.judged import JudgedSet, caption_text
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
 from muttlab.sources import DATA_LAYOUT, load_flickr_captions, load_flickr_expert, read_lines
-from muttlab.metrics.delta_bleu import MAX_N
+from muttlab.metrics import delta_bleu
+from muttlab.metrics.delta_bleu import MAX_N, MatchTable, order_columns, segment_statistics
 
 METRICS = ("BLEU", "sentence-BLEU", "DeltaBLEU")
 DEFAULT_UNIT = 100
@@ -139,117 +139,11 @@ def user_set(path: Path, ratings: Path | None = None) -> JudgedSet:
 
 # --------------------------------------------------------------------------- sufficient statistics
 
-@dataclass(frozen=True)
-class MatchTable:
-    """Every hypothesis n-gram's clipped count against every reference, computed once.
-
-    Rows are (segment, order, distinct hypothesis n-gram); ``clipped[row, j]`` is
-    ``min(count in hypothesis, count in reference j)`` (0 where reference j lacks it or does not exist).
-    """
-
-    max_n: int
-    row_segment: np.ndarray  # (rows,)
-    row_order: np.ndarray  # (rows,) 0-based
-    clipped: np.ndarray  # (rows, R)
-    ref_exists: np.ndarray  # (segments, R) bool
-    ref_weight: np.ndarray  # (segments, R)
-    ref_base: np.ndarray  # (segments, R) bool
-    ref_len: np.ndarray  # (segments, R)
-    hyp_ngrams: np.ndarray  # (segments, max_n) n-gram counts of the hypothesis
-    hyp_len: np.ndarray  # (segments,)
-
-
-def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(zip(*(tokens[i:] for i in range(n))))
-
-
 def match_table(data: JudgedSet, max_n: int = MAX_N) -> MatchTable:
-    """Precompute the n-gram matches of :func:`muttlab.metrics.delta_bleu.segment_stats` for every reference."""
-    n_seg = len(data)
-    width = max((len(r) for r in data.references), default=1)
-    ref_exists = np.zeros((n_seg, width), dtype=bool)
-    ref_weight = np.zeros((n_seg, width))
-    ref_base = np.zeros((n_seg, width), dtype=bool)
-    ref_len = np.zeros((n_seg, width))
-    hyp_ngrams = np.zeros((n_seg, max_n))
-    hyp_len = np.zeros(n_seg)
-    seg_rows, order_rows, clipped_rows = [], [], []
-    # A reference serves every candidate of its image: count its n-grams once.
-    ref_counts_of: dict[str, list[Counter]] = {}
-    for i, hyp in enumerate(data.candidates):
-        refs, base = data.weighted_references(i), data.plain_mask(i)
-        hyp_toks = hyp.split()
-        ref_toks = [r.split() for r, _ in refs]
-        for r, _ in refs:
-            if r not in ref_counts_of:
-                toks = r.split()
-                ref_counts_of[r] = [_ngrams(toks, n) for n in range(1, max_n + 1)]
-        k = len(refs)
-        ref_exists[i, :k] = True
-        ref_weight[i, :k] = [w for _, w in refs]
-        ref_base[i, :k] = base
-        ref_len[i, :k] = [len(t) for t in ref_toks]
-        hyp_len[i] = len(hyp_toks)
-        for n in range(1, max_n + 1):
-            hyp_counts = _ngrams(hyp_toks, n)
-            hyp_ngrams[i, n - 1] = sum(hyp_counts.values())
-            if not hyp_counts:
-                continue
-            ref_counts = [ref_counts_of[r][n - 1] for r, _ in refs]
-            for g, c in hyp_counts.items():
-                row = [0] * width
-                for j, rc in enumerate(ref_counts):
-                    m = rc.get(g, 0)
-                    row[j] = c if c < m else m
-                clipped_rows.append(row)
-                seg_rows.append(i)
-                order_rows.append(n - 1)
-    clipped = np.array(clipped_rows, dtype=np.float64).reshape(-1, width)
-    return MatchTable(max_n, np.array(seg_rows, dtype=np.int64), np.array(order_rows, dtype=np.int64), clipped,
-                      ref_exists, ref_weight, ref_base, ref_len, hyp_ngrams, hyp_len)
-
-
-def segment_statistics(table: MatchTable, threshold: float | None = None, weighted: bool = True) -> np.ndarray:
-    """ΔBLEU sufficient statistics per segment for one configuration, shaped like ``segment_stats``.
-
-    Args:
-      threshold: extra references are used when their weight is >= threshold; None = none of them
-        (the base references only).
-      weighted: True = the references' weights (ΔBLEU); False = every used reference weighs 1 (BLEU).
-    Returns:
-      ``(segments, 2 * max_n + 2)``: weighted matches per order, denominators, hypothesis length,
-      effective reference length — equal to :func:`muttlab.metrics.delta_bleu.segment_stats` on the same references.
-    """
-    used = table.ref_base.copy() if threshold is None else \
-        table.ref_exists & (table.ref_base | (table.ref_weight >= threshold))
-    weight = np.where(weighted, table.ref_weight, 1.0)
-    weight = np.where(used, weight, -np.inf)
-    max_n = table.max_n
-    n_seg = used.shape[0]
-    out = np.zeros((n_seg, 2 * max_n + 2))
-    # Numerator: per hypothesis n-gram, the best w_j * clipped count over references that contain it.
-    row_weights = weight[table.row_segment]
-    present = (table.clipped > 0) & np.isfinite(row_weights)
-    candidates = np.full(table.clipped.shape, -np.inf)
-    candidates[present] = row_weights[present] * table.clipped[present]
-    best = candidates.max(axis=1)
-    best = np.where(np.isfinite(best), best, 0.0)
-    flat = table.row_segment * max_n + table.row_order
-    out[:, :max_n] = np.bincount(flat, weights=best, minlength=n_seg * max_n).reshape(n_seg, max_n)
-    max_w = np.max(weight, axis=1)
-    out[:, max_n:2 * max_n] = max_w[:, None] * table.hyp_ngrams
-    out[:, 2 * max_n] = table.hyp_len
-    # Effective reference length: the closest positively weighted reference, ties to the shorter.
-    positive = used & (np.where(weighted, table.ref_weight, 1.0) > 0)
-    distance = np.where(positive, np.abs(table.ref_len - table.hyp_len[:, None]), np.inf)
-    key = distance * 1e6 + np.where(positive, table.ref_len, np.inf)
-    out[:, 2 * max_n + 1] = table.ref_len[np.arange(n_seg), np.argmin(key, axis=1)]
-    return out
-
-
-def order_columns(max_n: int, order: int) -> np.ndarray:
-    """Columns of a ``max_n`` statistics row that make the statistics row of a lower n-gram ``order``."""
-    return np.r_[0:order, max_n:max_n + order, 2 * max_n, 2 * max_n + 1]
+    """The n-gram matches of a judged set's candidates against its weighted references, the own (plain)
+    references marked as the base that every threshold keeps."""
+    return delta_bleu.match_table(data.candidates, [data.weighted_references(i) for i in range(len(data))],
+                                  [data.plain_mask(i) for i in range(len(data))], max_n)
 
 
 def bleu_rows(stats_sum: np.ndarray, order: int, max_n: int = MAX_N, smooth: bool = False) -> np.ndarray:

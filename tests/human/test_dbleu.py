@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Settings
 from muttlab.sources import load_flickr_expert
 from muttlab.human import dbleu
-from muttlab.metrics.delta_bleu import corpus_bleu, segment_stats, sentence_bleu
+from muttlab.metrics.delta_bleu import corpus_bleu, order_columns, segment_statistics, sentence_bleu
 
 
 @pytest.fixture(scope="module")
@@ -41,18 +42,41 @@ def test_flickr_expert_set_definition(data, data_dir):
         assert all(-1.0 <= w <= 1.0 for _, w in refs)
 
 
+def _galley_statistics(hypothesis: str, refs: list[tuple[str, float]], max_n: int = 4) -> list[float]:
+    """Galley et al. (2015) eq. 2 written out for one segment: per order, the sum over hypothesis n-grams of
+    the best w_j · min(count in h, count in r_j) over the references holding the n-gram, and max_j w_j times
+    the hypothesis n-gram count; then the hypothesis length and the closest positively weighted reference
+    length (ties to the shorter)."""
+    def counts(tokens, n):
+        return Counter(tuple(tokens[k:k + n]) for k in range(len(tokens) - n + 1))
+
+    hyp = hypothesis.split()
+    matches, totals = [], []
+    for n in range(1, max_n + 1):
+        ref_counts = [(counts(r.split(), n), w) for r, w in refs]
+        numerator = 0.0
+        for gram, c in counts(hyp, n).items():
+            values = [w * min(c, rc[gram]) for rc, w in ref_counts if gram in rc]
+            numerator += max(values) if values else 0.0
+        matches.append(numerator)
+        totals.append(max(w for _, w in refs) * max(0, len(hyp) - n + 1))
+    lengths = [len(r.split()) for r, w in refs if w > 0]
+    closest = min(lengths, key=lambda length: (abs(len(hyp) - length), length))
+    return matches + totals + [len(hyp), closest]
+
+
 @pytest.mark.parametrize("threshold, weighted", [(None, False), (-1.0, True), (0.0, True), (-1.0, False), (0.5, True)])
-def test_segment_statistics_equal_delta_bleu(data, table, threshold, weighted):
-    part = slice(0, 400)
-    ours = dbleu.segment_statistics(table, threshold, weighted)[part]
+def test_segment_statistics_follow_galley_equation_2(data, table, threshold, weighted):
+    ours = segment_statistics(table, threshold, weighted)[:400]
     refs = [[(r, w if weighted else 1.0) for (r, w), b in zip(data.weighted_references(i), data.plain_mask(i))
              if b or (threshold is not None and w >= threshold)] for i in range(400)]
-    np.testing.assert_allclose(ours, segment_stats(data.candidates[part], refs), atol=1e-12)
+    expected = [_galley_statistics(data.candidates[i], refs[i]) for i in range(400)]
+    np.testing.assert_allclose(ours, expected, atol=1e-12)
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 def test_vectorised_bleu_equals_delta_bleu(table, order):
-    stats = dbleu.segment_statistics(table, -1.0, True)[:, dbleu.order_columns(4, order)]
+    stats = segment_statistics(table, -1.0, True)[:, order_columns(4, order)]
     units = stats[np.random.default_rng(order).integers(0, len(stats), (40, 30))].sum(axis=1)
     np.testing.assert_allclose(dbleu.bleu_rows(units, order, order), [corpus_bleu(u, order) for u in units], atol=1e-12)
     np.testing.assert_allclose(dbleu.bleu_rows(stats[:300], order, order, smooth=True),
@@ -61,7 +85,7 @@ def test_vectorised_bleu_equals_delta_bleu(table, order):
 
 def test_all_weights_one_makes_delta_bleu_equal_bleu(table):
     # Galley et al. §3: with every weight 1, ΔBLEU is BLEU.
-    np.testing.assert_array_equal(dbleu.segment_statistics(table, None, True), dbleu.segment_statistics(table, None, False))
+    np.testing.assert_array_equal(segment_statistics(table, None, True), segment_statistics(table, None, False))
 
 
 def test_unit_assignments_are_partitions():
@@ -75,7 +99,7 @@ def test_unit_assignments_are_partitions():
 
 
 def test_unit_correlations_equal_scipy_per_assignment(data, table):
-    base = dbleu.segment_statistics(table, None, False)
+    base = segment_statistics(table, None, False)
     metric = dbleu.SegmentScores("BLEU", stats=base)
     (result,) = dbleu.unit_correlations(data.mean_human, [metric], unit_size=50, assignments=5, seed=3)
     index = dbleu.unit_assignments(len(data), 50, 5, seed=3)
