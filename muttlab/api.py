@@ -194,37 +194,40 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
 
 
-STUDIES = ("flickr8k", "sick", "dbleu")
+def studies() -> tuple:
+    """Every registered study (:class:`muttlab.human.studies.Study`: name, title, whether it computes
+    something of its own through :func:`correlate`, the published numbers :func:`reproduce` measures with it)."""
+    from muttlab.human.studies import STUDIES
+    return STUDIES
 
 
 def correlate(settings: Settings, study: str, progress: Progress | None = None,
               registry: Registry | None = None, **options):
-    """A human-judgment study: ``flickr8k`` (Kendall τ with Flickr8K-Expert / CrowdFlower), ``sick`` (MUTT
-    §5 on SICK) or ``dbleu`` (ΔBLEU observation units). ``options`` are the study function's arguments
-    (:func:`muttlab.human.flickr.flickr_correlations`, :func:`muttlab.human.sick.sick_study`,
-    :func:`muttlab.human.dbleu.unit_study` with ``data`` from ``dbleu_data``)."""
-    if study not in STUDIES:
-        raise MuttlabError(f"unknown study {study!r}; choose from {', '.join(STUDIES)}")
-    if study == "dbleu":
-        from muttlab.human import dbleu
-        data = options.pop("data", None) or dbleu.flickr_expert_set(settings)
-        return dbleu.unit_study(data, **options)
+    """A study of :mod:`muttlab.human.studies` that computes something of its own: ``flickr8k`` (Kendall τ
+    with Flickr8K-Expert / CrowdFlower), ``sick`` (MUTT §5 on SICK), ``dbleu`` (ΔBLEU observation units), ….
+    ``options`` are the keyword arguments of the study's function (its ``run`` in the registry)."""
+    from muttlab.human.studies import get
+
+    run = get(study).runner()
     reg = registry or registry_for(settings)
     try:
-        if study == "flickr8k":
-            from muttlab.human import flickr
-            return flickr.flickr_correlations(settings, registry=reg, progress=progress, **options)
-        from muttlab.human import sick
-        return sick.sick_study(settings, registry=reg, progress=progress, **options)
+        return run(settings, registry=reg, progress=progress, **options)
     finally:
         if registry is None:
             reg.close()
 
 
-def reproduce(settings: Settings, **options) -> "ReproductionReport":
-    """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`)."""
+def reproduce(settings: Settings, registry: Registry | None = None, **options) -> "ReproductionReport":
+    """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`), measured by
+    the registered studies."""
     from muttlab.human.reproduce import reproduce as _reproduce
-    return _reproduce(settings, **options)
+
+    reg = registry or registry_for(settings)
+    try:
+        return _reproduce(settings, registry=reg, **options)
+    finally:
+        if registry is None:
+            reg.close()
 
 
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,12 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from muttlab import stats
+from muttlab import api, stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.cli.common import MAX_SEED, real, whole
-from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
 
 
@@ -53,43 +53,30 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 # --------------------------------------------------------------------------- flickr8k
 
-def handle_flickr(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
+def _flickr_options(args: argparse.Namespace, settings) -> dict:
     datasets = split_names(args.datasets)
     bad = [d for d in datasets if d not in flickr.DATASETS]
     if bad or not datasets:
         raise MuttlabError(f"--datasets {args.datasets!r}: choose from {', '.join(flickr.DATASETS)}")
-    registry = registry_for(settings)
-    bar, progress = progress_bar()
-    try:
-        study = flickr.flickr_correlations(settings, args.metrics, datasets, n_boot=args.n_boot,
-                                           seed=args.seed, registry=registry, progress=progress)
-    finally:
-        bar.close()
-        registry.close()
-    _note(study.notes())
+    return {"metrics": args.metrics, "datasets": datasets, "n_boot": args.n_boot, "seed": args.seed}
+
+
+def _show_flickr(study, args: argparse.Namespace) -> None:
     if args.format == "json":
         emit(render(study.table, "json", records=study.records()), args.output)
     else:
         frame = study.table if args.format == "csv" else study.table.drop(columns=["signature"])
         emit(render(frame, args.format), args.output)
-    return 0
 
 
 # --------------------------------------------------------------------------- sick
 
-def handle_sick(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    registry = registry_for(settings)
-    bar, progress = progress_bar()
-    try:
-        study = sick.sick_study(settings, args.corruption, args.metrics, refs=args.refs, method=args.method,
-                                reference=args.reference, registry=registry, progress=progress,
-                                reading=args.reading)
-    finally:
-        bar.close()
-        registry.close()
-    _note(study.notes())
+def _sick_options(args: argparse.Namespace, settings) -> dict:
+    return {"corruption": args.corruption, "metrics": args.metrics, "refs": args.refs, "method": args.method,
+            "reference": args.reference, "reading": args.reading}
+
+
+def _show_sick(study, args: argparse.Namespace) -> None:
     if args.histograms_out is not None:
         out = Path(args.histograms_out)
         try:
@@ -117,24 +104,20 @@ def handle_sick(args: argparse.Namespace) -> int:
                 + _text(matrix, args.format) + "\n"
                 + _text(study.summary, args.format))
         emit(text, args.output)
-    return 0
 
 
 # --------------------------------------------------------------------------- dbleu
 
-def handle_dbleu(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    if args.input is not None:
-        data = dbleu.user_set(args.input, args.ratings)
-    else:
-        if args.ratings is not None:
-            raise MuttlabError("--ratings needs --input: it gives the human ratings of a user's ΔBLEU file")
-        data = dbleu.flickr_expert_set(settings)
-    seed = settings.seed if args.seed is None else args.seed
-    study = dbleu.unit_study(data, unit_size=args.unit_size, order=args.order, threshold=args.threshold,
-                             assignments=args.assignments, seed=seed, sweeps=not args.no_sweeps,
-                             sweep_assignments=args.sweep_assignments)
-    _note(study.notes)
+def _dbleu_options(args: argparse.Namespace, settings) -> dict:
+    if args.input is None and args.ratings is not None:
+        raise MuttlabError("--ratings needs --input: it gives the human ratings of a user's ΔBLEU file")
+    return {"data": None if args.input is None else dbleu.user_set(args.input, args.ratings),
+            "unit_size": args.unit_size, "order": args.order, "threshold": args.threshold,
+            "assignments": args.assignments, "seed": settings.seed if args.seed is None else args.seed,
+            "sweeps": not args.no_sweeps, "sweep_assignments": args.sweep_assignments}
+
+
+def _show_dbleu(study, args: argparse.Namespace) -> None:
     if args.format == "json":
         payload = {"dataset": study.dataset, "segments": study.segments, "seed": study.seed,
                    "main": _records(study.main), "comparison": _records(study.comparison),
@@ -154,6 +137,39 @@ def handle_dbleu(args: argparse.Namespace) -> int:
             parts.append(f"\nsweep over {name} ({args.sweep_assignments} assignments each)\n")
             parts.append(_text(group.drop(columns=["sweep"]), args.format))
         emit("".join(parts), args.output)
+
+
+# --------------------------------------------------------------------------- any other study
+
+def _show_frames(study, args: argparse.Namespace) -> None:
+    """A study without options or a view of its own here: the DataFrames of its result, in field order."""
+    frames = {f.name: getattr(study, f.name) for f in dataclasses.fields(study)
+              if isinstance(getattr(study, f.name), pd.DataFrame)}
+    if args.format == "json":
+        emit(json.dumps({name: _records(frame) for name, frame in frames.items()}, indent=2, ensure_ascii=False)
+             + "\n", args.output)
+    elif args.format == "csv":
+        emit("".join(render(frame.assign(table=name), "csv") for name, frame in frames.items()), args.output)
+    else:
+        emit("\n".join(f"{name}\n{_text(frame, args.format)}" for name, frame in frames.items()), args.output)
+
+
+def _notes_of(study) -> list[str]:
+    notes = getattr(study, "notes", [])
+    return list(notes() if callable(notes) else notes)
+
+
+def handle(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    _, options, show = VIEWS.get(args.study, (None, lambda *_: {}, _show_frames))
+    chosen = options(args, settings)
+    bar, progress = progress_bar()
+    try:
+        study = api.correlate(settings, args.study, progress=progress, **chosen)
+    finally:
+        bar.close()
+    _note(_notes_of(study))
+    show(study, args)
     return 0
 
 
@@ -162,27 +178,36 @@ def handle_dbleu(args: argparse.Namespace) -> int:
 def register(subparsers, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "correlate", parents=[common], help=summary("correlate"),
-        description="Human-judgment studies: Kendall τ on Flickr8K-Expert/CrowdFlower, MUTT's SICK "
-                    "inconsistency study, and the ΔBLEU observation-unit study. Needs the data dir.")
+        description="How metric scores relate to human judgments: the registered studies below, each with "
+                    "its own options (muttlab correlate STUDY --help). Needs the data dir.")
     studies = parser.add_subparsers(dest="study", metavar="STUDY", required=True)
+    for study in api.studies():
+        if study.run is None:
+            continue
+        p = studies.add_parser(study.name, parents=[common], help=study.title, description=study.title)
+        add_arguments = VIEWS.get(study.name, (None,))[0]
+        if add_arguments is not None:
+            add_arguments(p)
+        add_output_options(p)
+        p.set_defaults(handler=handle)
 
-    p = studies.add_parser("flickr8k", parents=[common], help="Kendall τ×100 with Flickr8K-Expert and CrowdFlower",
-                           description="Kendall τ-c (Expert) and τ-b (CrowdFlower) × 100 of each metric with the "
-                                       "human ratings, with a bootstrap percentile CI; error rates are negated so "
-                                       "larger τ always means better agreement.")
+
+def _flickr_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Kendall τ-c (Expert) and τ-b (CrowdFlower) × 100 of each metric with the human ratings, "
+                     "with a bootstrap percentile CI; error rates are negated so larger τ always means better "
+                     "agreement.")
     p.add_argument("--metrics", default="all", help="comma-separated metric names or 'all' (default: all available)")
     p.add_argument("--datasets", default=",".join(flickr.DATASETS),
                    help="expert, crowdflower or both (default: expert,crowdflower)")
     p.add_argument("--n-boot", type=whole(0, 100_000), default=stats.DEFAULT_N_BOOT,
                    help=f"bootstrap resamples for the CI; 0 for none (default: {stats.DEFAULT_N_BOOT})")
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=None, help="bootstrap seed (default: the settings' seed)")
-    add_output_options(p)
-    p.set_defaults(handler=handle_flickr)
 
-    p = studies.add_parser("sick", parents=[common], help="MUTT §5: gold relatedness vs metrics on one corruption",
-                           description="Gold SICK relatedness against each metric's score of the corrupted "
-                                       "sentence (references: the original's experiment pool) for one corruption "
-                                       "type: the pairwise correlation table, summary statistics and histogram data.")
+
+def _sick_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Gold SICK relatedness against each metric's score of the corrupted sentence (references: "
+                     "the original's experiment pool) for one corruption type: the pairwise correlation table, "
+                     "summary statistics and histogram data.")
     p.add_argument("--corruption", default="neg_subj", choices=sick.SICK_CORRUPTIONS,
                    help="SICK-derived corruption type (default: neg_subj)")
     p.add_argument("--metrics", default=",".join(sick.STUDY_METRICS),
@@ -199,15 +224,13 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--histograms-out", type=Path, metavar="DIR",
                    help="write <corruption>_histograms.csv and <corruption>_pairs.csv to DIR")
     p.add_argument("--bins", type=whole(1, 1000), default=20, help="histogram bins (default: 20)")
-    add_output_options(p)
-    p.set_defaults(handler=handle_sick)
 
-    p = studies.add_parser("dbleu", parents=[common], help="ΔBLEU observation-unit study (Galley et al. 2015)",
-                           description="Spearman ρ and Kendall τ between unit human means and unit corpus scores "
-                                       "(BLEU, sentence-BLEU averaged, ΔBLEU), averaged over random assignments of "
-                                       "sentences to units, with sweeps over unit size, n-gram order and reference "
-                                       "weight threshold. Default data: the weighted multi-reference set built "
-                                       "from Flickr8K-Expert (docs/studies.md).")
+
+def _dbleu_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Spearman ρ and Kendall τ between unit human means and unit corpus scores (BLEU, "
+                     "sentence-BLEU averaged, ΔBLEU), averaged over random assignments of sentences to units, "
+                     "with sweeps over unit size, n-gram order and reference weight threshold. Default data: the "
+                     "weighted multi-reference set built from Flickr8K-Expert (docs/studies.md).")
     p.add_argument("--input", type=Path, metavar="FILE",
                    help="a ΔBLEU file (JSONL with a 'human' rating per record, or TSV/JSONL with --ratings)")
     p.add_argument("--ratings", type=Path, metavar="FILE", help="one human rating per segment of --input")
@@ -223,5 +246,12 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-sweeps", action="store_true", help="only the main comparison")
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=None,
                    help="assignment seed (default: the settings' seed)")
-    add_output_options(p)
-    p.set_defaults(handler=handle_dbleu)
+
+
+# The command line's view of a study: its options (parser arguments -> the study function's keyword arguments)
+# and how its result is printed. A registered study without one runs with its defaults (_show_frames).
+VIEWS = {
+    "flickr8k": (_flickr_arguments, _flickr_options, _show_flickr),
+    "sick": (_sick_arguments, _sick_options, _show_sick),
+    "dbleu": (_dbleu_arguments, _dbleu_options, _show_dbleu),
+}

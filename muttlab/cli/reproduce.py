@@ -10,9 +10,9 @@ import sys
 
 import pandas as pd
 
+from muttlab import api
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
-from muttlab.engine.runner import registry_for
-from muttlab.human.reproduce import STUDIES, TOLERANCES, reproduce
+from muttlab.human.reproduce import TOLERANCES
 
 
 def _json_value(value):
@@ -23,14 +23,12 @@ def _json_value(value):
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    registry = registry_for(settings)
     bar, progress = progress_bar()
     try:
-        report = reproduce(settings, args.studies, registry=registry, progress=progress,
-                           metrics=split_names(args.metrics) or None)
+        report = api.reproduce(settings, studies=args.studies, progress=progress,
+                               metrics=split_names(args.metrics) or None)
     finally:
         bar.close()
-        registry.close()
     summary = report.summary()
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -63,7 +61,8 @@ def register(subparsers, common) -> None:
                     "tau×100 ±1.0, r ±0.02) and the known reason for a difference. Needs the data dir; scores "
                     "come from the score cache when they can, so a second run is fast.")
     parser.add_argument("--studies", default="all",
-                        help=f"comma-separated studies or 'all' (default): {', '.join(STUDIES)}")
+                        help="comma-separated studies or 'all' (default): "
+                             + ", ".join(p.name for study in api.studies() for p in study.published))
     parser.add_argument("--metrics", default=None,
                         help="only the numbers of these metrics (comma-separated, ours or the papers' names; "
                              "default: all)")

@@ -373,6 +373,14 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
     return DbleuStudy(data.name, len(data), main, sweep_frame, seed, notes, compare_on_assignments(main_results))
 
 
+def study(settings: Settings, registry=None, progress=None, data: JudgedSet | None = None,
+          **options) -> DbleuStudy:
+    """The study as registered (:mod:`muttlab.human.studies`): :func:`unit_study` of ``data``, by default
+    :func:`flickr_expert_set`. It works on n-gram statistics, so it neither scores through ``registry`` nor
+    reports ``progress``."""
+    return unit_study(data if data is not None else flickr_expert_set(settings), **options)
+
+
 def _cached(cache: dict, table: MatchTable, threshold: float | None, weighted: bool) -> np.ndarray:
     key = (threshold, weighted)
     if key not in cache:

@@ -35,6 +35,7 @@ from muttlab.engine.runner import cache_for, registry_for, run
 from muttlab.sources import DATA_LAYOUT, data_file, load_mutt_experiments, read_table
 from muttlab.errors import MuttlabError
 from muttlab.human import flickr, sick
+from muttlab.human import studies as study_registry
 from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
@@ -50,14 +51,6 @@ TOLERANCES = {
     "kendall_tau_c_x100": 1.0,
     "kendall_tau_b_x100": 1.0,
     "pearson_r": 0.02,
-}
-
-STUDIES = {
-    "mutt_accuracy": "MUTT accuracy, Boag et al. 2016, Tables 4-7",
-    "sick_neg_subj_correlation": "SICK Negated Subject correlations, Boag et al. 2016, Table 3",
-    "flickr8k_expert": "Flickr8K-Expert Kendall tau-c, Hessel et al. 2021, Table 1",
-    "flickr8k_cf": "Flickr8K-CrowdFlower Kendall tau-b, Hessel et al. 2021, Table 2",
-    "sick_relatedness": "SICK relatedness Pearson r, Tai et al. 2015, Table 3",
 }
 
 # The papers' metric names -> the registry's. BADGER is looked up at run time (see _badger_name).
@@ -244,7 +237,8 @@ def _held_back_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(extra, columns=list(PUBLISHED_COLUMNS))
 
 
-def _mutt_accuracy(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
+def measure_mutt_accuracy(settings: Settings, rows: pd.DataFrame, registry: Registry,
+                          progress: ProgressFn) -> Measured:
     # The paper compared the two scores exactly; the lab's grid counts near-ties (tie:1e-9) as failures,
     # which moves cells where coco-caption's smoothing constants separate two BLEU-4 scores of ~1e-9.
     # Reproducing the paper's numbers means applying the paper's rule.
@@ -280,7 +274,8 @@ def _mutt_accuracy(settings: Settings, rows: pd.DataFrame, registry: Registry, p
     return out
 
 
-def _sick_table3(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
+def measure_sick_table3(settings: Settings, rows: pd.DataFrame, registry: Registry,
+                        progress: ProgressFn) -> Measured:
     pairs = {i: our_name(m, registry).split("~") for i, m in rows["metric"].items()}
     metrics = list(dict.fromkeys(v for a_b in pairs.values() for v in a_b if v != sick.GOLD))
     progress(0, 1, "SICK Table 3 (paper reading)")
@@ -292,26 +287,35 @@ def _sick_table3(settings: Settings, rows: pd.DataFrame, registry: Registry, pro
     return out
 
 
-def _flickr(dataset: str) -> Callable[..., Measured]:
-    def measure(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
-        names = {i: our_name(m, registry) for i, m in rows["metric"].items()}
-        metrics = list(dict.fromkeys(n for n in names.values() if n))
-        if not metrics:
-            return {}
-        progress(0, 1, f"Flickr8K {dataset}")
-        study = flickr.flickr_correlations(settings, metrics, [dataset], n_boot=0, registry=registry)
-        taus = study.table.set_index("metric")["tau"]
-        return {i: (float(taus[n]), "") if n in taus.index else (np.nan, study.skipped.get(n, ""))
-                for i, n in names.items() if n}
+def _flickr(dataset: str, settings: Settings, rows: pd.DataFrame, registry: Registry,
+            progress: ProgressFn) -> Measured:
+    names = {i: our_name(m, registry) for i, m in rows["metric"].items()}
+    metrics = list(dict.fromkeys(n for n in names.values() if n))
+    if not metrics:
+        return {}
+    progress(0, 1, f"Flickr8K {dataset}")
+    study = flickr.flickr_correlations(settings, metrics, [dataset], n_boot=0, registry=registry)
+    taus = study.table.set_index("metric")["tau"]
+    return {i: (float(taus[n]), "") if n in taus.index else (np.nan, study.skipped.get(n, ""))
+            for i, n in names.items() if n}
 
-    return measure
+
+def measure_flickr_expert(settings: Settings, rows: pd.DataFrame, registry: Registry,
+                          progress: ProgressFn) -> Measured:
+    return _flickr("expert", settings, rows, registry, progress)
+
+
+def measure_flickr_crowdflower(settings: Settings, rows: pd.DataFrame, registry: Registry,
+                               progress: ProgressFn) -> Measured:
+    return _flickr("crowdflower", settings, rows, registry, progress)
 
 
 def _file_digest(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def _tai(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
+def measure_tai(settings: Settings, rows: pd.DataFrame, registry: Registry,
+                progress: ProgressFn) -> Measured:
     """Pearson r on SICK TEST of each shipped ReVal model. Evaluating encodes ~9,800 sentences with an
     ensemble of seven (minutes), so r is kept in the score cache under the checkpoint's and SICK.txt's
     digests: a second run, or another data dir with the same SICK, reads it back."""
@@ -345,15 +349,6 @@ def _tai(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: P
     return out
 
 
-MEASURE = {
-    "mutt_accuracy": _mutt_accuracy,
-    "sick_neg_subj_correlation": _sick_table3,
-    "flickr8k_expert": _flickr("expert"),
-    "flickr8k_cf": _flickr("crowdflower"),
-    "sick_relatedness": _tai,
-}
-
-
 def _for_metrics(rows: pd.DataFrame, metrics: set[str], registry: Registry) -> pd.DataFrame:
     """The rows whose metrics (both, for a correlation between two) are among ``metrics`` (ours or the paper's)."""
     def wanted(paper: str) -> bool:
@@ -369,7 +364,8 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
     """Compute every published number of the chosen studies (all by default) and set it beside ours.
 
     Args:
-      studies: names of the ``study`` column of the published file (:data:`STUDIES`), a list or a
+      studies: names of the ``study`` column of the published file that a registered study measures
+        (:func:`muttlab.human.studies.published`), a list or a
         comma-separated string; None or ``all`` for every one.
       metrics: only the numbers of these metrics (registry or paper names); None for all.
     Returns:
@@ -380,6 +376,7 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
     published = load_published(settings)
     chosen = choose_studies(studies, list(dict.fromkeys(published["study"])))
     registry = registry or registry_for(settings)
+    measuring = study_registry.published()
     report = (lambda done, total, message: progress(done, total, message)) if progress else (lambda *a: None)
     frames = []
     for step, study in enumerate(chosen):
@@ -390,8 +387,8 @@ def reproduce(settings: Settings, studies: Sequence[str] | str | None = None, re
             rows = _for_metrics(rows, set(metrics), registry)
             if rows.empty:
                 continue
-        measure = MEASURE.get(study)
-        measured: Measured = measure(settings, rows, registry, report) if measure else {}
+        entry = measuring.get(study)
+        measured: Measured = study_registry.load(entry.measure)(settings, rows, registry, report) if entry else {}
         frame = rows.rename(columns={"value": "published"}).copy()
         frame["metric_ours"] = [our_name(m, registry) or "" for m in frame["metric"]]
         values, why = [], []

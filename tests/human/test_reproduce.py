@@ -8,6 +8,7 @@ from muttlab.engine.runner import run
 from muttlab.sources import load_mutt_experiments
 from muttlab.errors import MuttlabError
 from muttlab.human import reproduce as rp
+from muttlab.human import studies
 from muttlab.settings import Settings
 
 
@@ -102,4 +103,10 @@ def test_bad_requests(settings, tmp_path):
 
 def test_tolerances_cover_every_published_statistic(settings):
     assert set(rp.load_published(settings)["statistic"]) == set(rp.TOLERANCES)
-    assert set(rp.load_published(settings)["study"]) == set(rp.STUDIES)
+
+
+
+def test_every_published_study_is_measured_by_a_registered_study(settings):
+    assert set(rp.load_published(settings)["study"]) == set(studies.published())
+    for entry in studies.published().values():
+        assert callable(studies.load(entry.measure)), entry
