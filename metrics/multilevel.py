@@ -167,10 +167,7 @@ class MultiLevelMeteor(_MultiLevel):
         return self._meteors[key]
 
     def check_available(self) -> None:
-        try:
-            from muttlab.metrics.meteor import Meteor
-        except ImportError as exc:
-            raise MetricUnavailable(f"ML-METEOR needs muttlab.metrics.meteor: {exc}") from None
+        from muttlab.metrics.meteor import Meteor
         Meteor(**METEOR_DEFAULTS).check_available()
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
