@@ -1,4 +1,4 @@
-"""The metric unit-test engine: trials and their sources, suites, the runner and its cache, accuracy.
+"""The metric unit-test engine: suites, the runner and its cache, accuracy.
 
 Data flows one way: :mod:`~muttlab.sources` and :mod:`~muttlab.engine.suites` build
 :class:`~muttlab.trials.Trial` lists, :mod:`~muttlab.engine.runner` scores them with the metrics

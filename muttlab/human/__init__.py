@@ -15,4 +15,5 @@ is missing). The Flickr8K and SICK studies take a :class:`~muttlab.settings.Sett
 runner's cache (:func:`muttlab.engine.runner.score_batches`); the ΔBLEU study works on precomputed n-gram statistics.
 All return dataclasses holding pandas DataFrames, which the CLI
 (``muttlab correlate …``) and the dashboard render. The statistics come from :mod:`muttlab.stats`.
+Every study is registered once in :mod:`muttlab.human.studies`.
 """
