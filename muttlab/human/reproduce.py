@@ -308,7 +308,7 @@ def _flickr(dataset: str) -> Callable[..., Measured]:
 
 
 def _file_digest(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _tai(settings: Settings, rows: pd.DataFrame, registry: Registry, progress: ProgressFn) -> Measured:
