@@ -34,7 +34,8 @@ from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.errors import MuttlabError
 from muttlab.metrics.dreem import BUNDLED_MODELS
 from muttlab.metrics.reval import metric as reval_metric
-from muttlab.metrics.reval.installed import file_id, installed_entry, model_id, read_installed, short_id, sidecars
+from muttlab.metrics.reval.installed import (file_id, installed_entry, model_id, read_installed, short_id,
+                                             sidecars)
 from muttlab.metrics.reval.installed import installed_state as _installed_state
 from muttlab.metrics.w2v import CORPUS_FILE
 from muttlab.settings import Settings
@@ -169,7 +170,8 @@ def find(settings: Settings, ident: str) -> ModelRecord:
     records = list_models(settings)
     matches = {r.id: r for r in records if len(ident) >= 6 and r.id.startswith(ident)}
     if len(matches) != 1:
-        known = ", ".join(f"{short_id(r.id)} ({r.slot}, {'shipped' if r.shipped else 'trained'})" for r in records) or "none"
+        known = ", ".join(f"{short_id(r.id)} ({r.slot}, {'shipped' if r.shipped else 'trained'})"
+                          for r in records) or "none"
         problem = "is ambiguous" if matches else "matches no model"
         raise MuttlabError(f"model id {ident!r} {problem}; known: {known} (`muttlab models list`)")
     return next(iter(matches.values()))
