@@ -247,7 +247,10 @@ class ScoreCache:
                     raise
                 return
             except sqlite3.Error as exc:
-                self._fall_back(_describe(exc, self.path))
+                # Writing failed (the folder or file became read-only for us): the file's scores are still
+                # served when it can be read.
+                self._drop_connection()
+                self._open_read_only(exc)
         with self._lock:
             self._memory.update(rows)
 
