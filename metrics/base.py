@@ -182,20 +182,26 @@ def _find_origin(cls: type) -> str:
 
 def _label(metric) -> str:
     """How an error names a metric: its name, and for an outside metric its class."""
-    try:
-        name = metric.name
-    except Exception:
-        name = None
+    name = _quietly(lambda: metric.name)
     cls = type(metric)
     shown = name if isinstance(name, str) and name else cls.__qualname__
     return shown if class_origin(cls) == BUILT_IN else f"{shown} ({cls.__module__}.{cls.__qualname__})"
 
 
-def _exception_text(exc: BaseException) -> str:
+def _quietly(get):
+    """``get()``, or None when it raises: describing a failure must not fail in its turn (an outside
+    exception's ``__str__`` or metric's ``name`` may raise anything)."""
     try:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    except Exception:
-        text = ""
+        return get()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return None
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = _quietly(lambda: str(exc).strip())
+    text = text.splitlines()[0] if isinstance(text, str) and text else ""
     text = text if len(text) <= 200 else text[:200] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -220,7 +226,7 @@ def _as_scores(metric, raw, count: int) -> np.ndarray:
     """What ``_score`` returned as float64 scores, or a MetricError: one number per candidate, none NaN."""
     scores = contained(metric, "scoring (its scores are no array)", np.asarray, raw)
     if scores.dtype.kind not in "biuf":
-        raise MetricError(f"{_label(metric)}: returned {scores.dtype} values ({_shown(raw)}) for {count} "
+        raise MetricError(f"{_label(metric)}: returned {type(raw).__name__} of {scores.dtype} values for {count} "
                           "candidates; return one number per candidate")
     if scores.shape != (count,):
         raise MetricError(f"{_label(metric)}: returned {scores.shape} scores for {count} candidates")
