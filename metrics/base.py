@@ -5,16 +5,22 @@ score per candidate. It knows nothing of corruptions, trials or caches.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
+import secrets
+import sys
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Set
 from itertools import chain
-from typing import ClassVar, Sequence
+from pathlib import Path
+from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
 
 # The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
-from muttlab.errors import MetricError, MetricUnavailable  # noqa: F401  (re-export)
+from muttlab.errors import MetricError, MetricUnavailable, MuttlabError  # noqa: F401  (re-export)
 from muttlab.settings import Limits, active_limits
 
 
@@ -125,6 +131,113 @@ def _check_sentence(text, who: str, what: str, limits: Limits) -> None:
                           f"character {exc.start}), which is not text; decode the input as UTF-8") from None
 
 
+BUILT_IN = "built-in"
+# Metric classes defined in this package's own modules are the built-in ones.
+_PACKAGE_DIRS = tuple({Path(__file__).resolve().parent, Path(sys.modules["muttlab"].__file__).resolve().parent})
+_ORIGINS: "weakref.WeakKeyDictionary[type, str]" = weakref.WeakKeyDictionary()
+# Code with no source to hash (typed into an interpreter) is keyed to this process: no other process can
+# share its cached scores.
+_PROCESS_TOKEN = secrets.token_hex(16)
+_SIGNATURE_SPECIALS = "|\\"
+
+
+def escape_field(text: str, specials: str = "") -> str:
+    """``text`` as one signature field: ``\\``, ``|`` and any of ``specials`` are escaped with a backslash and
+    control characters are written ``\\xNN``, so fields never run into each other (a name ``BLEU-4|n:4`` is
+    ``BLEU-4\\|n:4``, never two fields)."""
+    out = []
+    for ch in text:
+        if ch in _SIGNATURE_SPECIALS or ch in specials:
+            out.append("\\" + ch)
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def class_origin(cls: type) -> str:
+    """:meth:`Metric.origin` of a metric class (worked out once per class)."""
+    found = _ORIGINS.get(cls)
+    if found is None:
+        found = _ORIGINS[cls] = _find_origin(cls)
+    return found
+
+
+def _find_origin(cls: type) -> str:
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    # The class must be the one its module holds under its name: a class that only claims a built-in
+    # module in its ``__module__`` is not that module's class.
+    if file and cls.__module__.startswith("muttlab.") and getattr(module, cls.__qualname__, None) is cls \
+            and any(Path(file).resolve().is_relative_to(d) for d in _PACKAGE_DIRS):
+        return BUILT_IN
+    where = f"{cls.__module__}:{cls.__qualname__}"
+    try:
+        source = Path(file).read_bytes() if file else inspect.getsource(cls).encode("utf-8", "surrogatepass")
+    except (OSError, TypeError):
+        return f"{where}@process:{_PROCESS_TOKEN}"
+    return f"{where}@sha256:{hashlib.sha256(source).hexdigest()}"
+
+
+def _label(metric) -> str:
+    """How an error names a metric: its name, and for an outside metric its class."""
+    name = _quietly(lambda: metric.name)
+    cls = type(metric)
+    shown = name if isinstance(name, str) and name else cls.__qualname__
+    return shown if class_origin(cls) == BUILT_IN else f"{shown} ({cls.__module__}.{cls.__qualname__})"
+
+
+def _quietly(get):
+    """``get()``, or None when it raises: describing a failure must not fail in its turn (an outside
+    exception's ``__str__`` or metric's ``name`` may raise anything)."""
+    try:
+        return get()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return None
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = _quietly(lambda: str(exc).strip())
+    text = text.splitlines()[0] if isinstance(text, str) and text else ""
+    text = text if len(text) <= 200 else text[:200] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def contained(metric, doing: str, call: Callable, *args, **kwargs):
+    """``call(*args, **kwargs)`` on behalf of ``metric``. Whatever else it raises (an outside metric's own
+    exception, RecursionError, SystemExit...) becomes one MetricError naming the metric and what it was
+    doing; a MuttlabError and a real Ctrl-C (KeyboardInterrupt) go through as they are."""
+    try:
+        return call(*args, **kwargs)
+    except (MuttlabError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise MetricError(f"{_label(metric)} failed while {doing}: {_exception_text(exc)}") from exc
+
+
+def _text(metric, value, what) -> str:
+    return value if value.__class__ is str else contained(metric, f"giving its {what} as text", str, value)
+
+
+def _as_scores(metric, raw, count: int) -> np.ndarray:
+    """What ``_score`` returned as float64 scores, or a MetricError: one number per candidate, none NaN."""
+    scores = contained(metric, "scoring (its scores are no array)", np.asarray, raw)
+    if scores.dtype.kind not in "biuf":
+        raise MetricError(f"{_label(metric)}: returned {type(raw).__name__} of {scores.dtype} values for {count} "
+                          "candidates; return one number per candidate")
+    if scores.shape != (count,):
+        raise MetricError(f"{_label(metric)}: returned {scores.shape} scores for {count} candidates")
+    scores = scores.astype(np.float64, copy=False)
+    nan = np.flatnonzero(np.isnan(scores))
+    if nan.size:
+        raise MetricError(f"{_label(metric)}: returned NaN for candidate {nan[0]}; return a number for every "
+                          "candidate")
+    return scores
+
+
 class Metric(ABC):
     """Base class of all metrics.
 
@@ -168,9 +281,37 @@ class Metric(ABC):
         return {}
 
     def signature(self) -> str:
-        """``name|key:value|...|v:version``: every setting that changes a score; the cache key's prefix."""
-        parts = [self.name] + [f"{k}:{v}" for k, v in self.params().items()] + [f"v:{self.version}"]
-        return "|".join(parts)
+        """``name|key:value|...|v:version``, then ``|origin:...`` for a metric from outside this package: every
+        setting that changes a score; the cache key's prefix.
+
+        Each field is escaped (:func:`escape_field`), so no name or parameter value can stand for other
+        fields; the origin (:meth:`origin`) keeps an outside metric's signature apart from every built-in's.
+        Built by this class alone: a subclass that defines ``signature`` or ``origin`` is refused.
+        """
+        params = contained(self, "listing its parameters", self.params)
+        if not isinstance(params, Mapping):
+            raise MetricError(f"{_label(self)}: params() returned {_shown(params)}; return a dict of the "
+                              "parameters that change the scores")
+        fields = [escape_field(_text(self, self.name, "name"))]
+        fields += [f"{escape_field(_text(self, k, 'parameter name'), ':')}:{escape_field(_text(self, v, k))}"
+                   for k, v in params.items()]
+        fields.append(f"v:{escape_field(_text(self, self.version, 'version'))}")
+        origin = self.origin()
+        if origin != BUILT_IN:
+            fields.append(f"origin:{escape_field(origin)}")
+        return "|".join(fields)
+
+    def origin(self) -> str:
+        """Where the metric's code comes from: ``built-in`` for a metric class of this package, else the
+        class's import path and the SHA-256 of its module's source (``pkg.mod:Class@sha256:<hex>``)."""
+        return class_origin(type(self))
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for attr in ("signature", "origin"):
+            if attr in vars(cls):
+                raise TypeError(f"{cls.__module__}.{cls.__qualname__} defines {attr}(); a metric's signature is "
+                                "built by muttlab.metrics.base.Metric from name, params() and version")
 
     def sick_splits_seen(self) -> dict[str, str]:
         """The SICK splits a learned metric saw before scoring (split -> how: ``training``, ``model
@@ -218,15 +359,13 @@ class Metric(ABC):
             if sources is not None and len(sources) != len(candidates):
                 raise MetricError(f"{self.name}: got {len(sources)} sources for {len(candidates)} candidates; "
                                   "pass one source per candidate (or none)")
-            scores = np.asarray(self._score(candidates, references, None if sources is None else list(sources)),
-                                dtype=np.float64)
+            raw = contained(self, "scoring", self._score, candidates, references,
+                            None if sources is None else list(sources))
         elif stats is not None:
-            scores = np.asarray(self._score_with_stats(candidates, references, stats), dtype=np.float64)
+            raw = contained(self, "scoring", self._score_with_stats, candidates, references, stats)
         else:
-            scores = np.asarray(self._score(candidates, references), dtype=np.float64)
-        if scores.shape != (len(candidates),):
-            raise MetricError(f"{self.name}: returned {scores.shape} scores for {len(candidates)} candidates")
-        return scores
+            raw = contained(self, "scoring", self._score, candidates, references)
+        return _as_scores(self, raw, len(candidates))
 
     @abstractmethod
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:

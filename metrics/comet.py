@@ -69,7 +69,7 @@ class Comet(Metric):
         return self.checkpoint().parent.parent / "hparams.yaml"
 
     def checkpoint_digest(self) -> str:
-        """First 12 hex digits of the SHA-256 of the checkpoint and its ``hparams.yaml`` (when there is one)."""
+        """The SHA-256 of the checkpoint and its ``hparams.yaml`` (when there is one), in hex."""
         if self._digest is None:
             # Once per instance: a checkpoint is gigabytes, and the signature is asked for on every batch.
             digest = hashlib.sha256()
@@ -79,7 +79,7 @@ class Comet(Metric):
                     with part.open("rb") as handle:
                         for block in iter(lambda: handle.read(1 << 20), b""):
                             digest.update(block)
-            self._digest = digest.hexdigest()[:12]
+            self._digest = digest.hexdigest()
         return self._digest
 
     def params(self) -> dict[str, object]:

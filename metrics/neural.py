@@ -65,11 +65,11 @@ def _folder_digest(folder: str, stamp: tuple) -> str:
             with open(path, "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
-    return digest.hexdigest()[:12]
+    return digest.hexdigest()
 
 
 def model_digest(folder: Path) -> str:
-    """Content hash (sha256, 12 hex digits) of a model folder's weight, config and vocabulary files."""
+    """Content hash (sha256, all 64 hex digits) of a model folder's weight, config and vocabulary files."""
     folder = Path(folder)
     stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*"))
                   if p.is_file() and p.suffix in _HASHED_SUFFIXES)

@@ -2,20 +2,27 @@
 
 A researcher adds a metric without touching this package, by
   * an import path ``package.module:callable`` (``--metric-path`` on the CLI, ``MUTTLAB_METRICS``), or
-  * the Python entry-point group ``muttlab.metrics`` in their own package.
+  * the Python entry-point group ``muttlab.metrics`` in their own package, or
+  * :meth:`Registry.add` in code.
 The callable returns a :class:`~muttlab.metrics.base.Metric` instance (a Metric subclass works too).
 Metrics are never registered from the web page.
+
+The built-in names are reserved, however a metric is registered: an outside metric called ``BLEU-4`` (or
+``bleu-4``) is refused with :class:`~muttlab.errors.ReservedName`, and so is a built-in class built with other
+arguments under its built-in name; it is registered under a name of its own
+(``registry.add(BertScore(model=...), name="BERTScore-F1@my-bert")``).
 """
 from __future__ import annotations
 
 import importlib
+import unicodedata
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable
 
-from muttlab.errors import MetricPathError, UnknownMetric  # noqa: F401  (re-export)
-from muttlab.metrics.base import Metric, MetricUnavailable
+from muttlab.errors import MetricPathError, ReservedName, UnknownMetric  # noqa: F401  (re-export)
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, contained
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
 
@@ -54,6 +61,32 @@ BUILTIN: dict[str, tuple[str, dict]] = {
     "EmbeddingCosine": ("muttlab.metrics.neural:EmbeddingCosine", {}),
     "COMET": ("muttlab.metrics.comet:Comet", {}),
 }
+
+
+MAX_NAME_CHARS = 100
+
+
+def _folded(name: str) -> str:
+    """The form two names are compared in: ``BLEU-4``, ``bleu-4`` and ``ＢＬＥＵ-4`` (full-width) are one name."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+# Besides the built-in names, "all": ``--metrics all`` means every metric.
+RESERVED = frozenset(map(_folded, [*BUILTIN, "all"]))
+
+
+def check_name(name, source: str) -> str:
+    """``name`` when an outside metric may be registered under it; else a MetricPathError (ReservedName for
+    a built-in metric's name) that says how to fix it."""
+    if not isinstance(name, str) or not name.strip():
+        raise MetricPathError(f"{source}: a metric's name must be a non-empty string, got {name!r}")
+    if name != name.strip() or not name.isprintable() or "," in name or len(name) > MAX_NAME_CHARS:
+        raise MetricPathError(f"{source}: metric name {name[:MAX_NAME_CHARS]!r} must be printable, without "
+                              f"commas or surrounding spaces, and at most {MAX_NAME_CHARS} characters")
+    if _folded(name) in RESERVED:
+        raise ReservedName(f"{source}: {name!r} is the name of a built-in metric and cannot be registered again; "
+                           f"give the metric a name of its own (e.g. {name + '@mine'!r})")
+    return name
 
 
 @dataclass(frozen=True)
@@ -121,6 +154,19 @@ def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
     return metric
 
 
+def _entry_point_metric(ep: metadata.EntryPoint, source: str) -> Metric:
+    """The metric of an entry point; it must call itself by the entry point's name."""
+    try:
+        factory = ep.load()
+    except (Exception, SystemExit) as exc:
+        raise MetricPathError(f"{source} cannot be imported: {type(exc).__name__}: {exc}") from None
+    metric = _instantiate(factory, source)
+    if contained(metric, "giving its name", getattr, metric, "name", None) != ep.name:
+        raise MetricPathError(f"{source} builds a metric named {metric.name!r}; name the entry point and the "
+                              "metric alike")
+    return metric
+
+
 class Registry:
     """Builds metrics by name. One instance per process is enough; metrics are cached on it."""
 
@@ -136,8 +182,9 @@ class Registry:
             self._factories[name] = ("built-in", self._lazy(path, kwargs))
         if use_entry_points:
             for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-                self._factories[ep.name] = (f"entry point {ep.value}",
-                                            lambda ep=ep: _instantiate(ep.load(), f"entry point {ep.value}"))
+                source = f"entry point {ep.name} = {ep.value}"
+                self._factories[check_name(ep.name, source)] = (source, lambda ep=ep, source=source:
+                                                                 _entry_point_metric(ep, source))
         for path in self.extra_paths:
             self.add_path(path)
 
@@ -145,13 +192,17 @@ class Registry:
     def _lazy(path: str, kwargs: dict) -> Callable[[], Metric]:
         return lambda: _instantiate(load_callable(path), path, **kwargs)
 
-    def add(self, metric: Metric, source: str = "added in code") -> str:
-        """Register a metric instance under its name (replacing one of that name); returns the name."""
+    def add(self, metric: Metric, source: str = "added in code", name: str | None = None) -> str:
+        """Register a metric instance under its name, or under ``name`` (which becomes its name), replacing an
+        outside metric of that name; returns the name. A built-in metric's name is refused (ReservedName)."""
         if not isinstance(metric, Metric):
             raise MetricPathError(f"{source}: {type(metric).__name__} is not a muttlab.metrics.base.Metric")
-        self._factories[metric.name] = (source, lambda: metric)
-        self._instances.pop(metric.name, None)
-        return metric.name
+        if name is not None:
+            metric.name = check_name(name, source)
+        name = check_name(contained(metric, "giving its name", getattr, metric, "name", None), source)
+        self._factories[name] = (source, lambda: metric)
+        self._instances.pop(name, None)
+        return name
 
     def add_path(self, path: str) -> str:
         """Register an outside metric by import path; returns its name."""
@@ -170,7 +221,7 @@ class Registry:
             if name not in self._instances:
                 self._instances[name] = factory()
             metric = self._instances[name]
-            metric.check_available()
+            contained(metric, "checking its requirements", metric.check_available)
         except (ImportError, ValueError) as exc:
             raise MetricUnavailable(f"{name} ({source}) cannot be loaded: {exc}{_extra_hint(exc)}") from exc
         return metric
@@ -179,11 +230,12 @@ class Registry:
         source = self._factories[name][0] if name in self._factories else "?"
         try:
             metric = self.get(name)
-        except MetricUnavailable as exc:
+            signature = metric.signature()
+        except (MetricUnavailable, MetricError) as exc:  # one metric's failure never hides the others
             return MetricInfo(name=name, source=source, available=False, reason=str(exc))
         return MetricInfo(name=name, source=source, available=True, description=metric.description,
                           requires=tuple(metric.requires), higher_is_better=metric.higher_is_better,
-                          signature=metric.signature())
+                          signature=signature)
 
     def available(self) -> list[str]:
         return [n for n in self.names if self.info(n).available]
@@ -204,4 +256,4 @@ class Registry:
 
     def close(self) -> None:
         for metric in self._instances.values():
-            metric.close()
+            contained(metric, "closing", metric.close)

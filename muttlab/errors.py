@@ -6,7 +6,8 @@ Each subclass also derives from the built-in exception it refines (``ValueError`
 
 * :class:`DataError` — a data file is missing or malformed (names the file and line).
 * :class:`MetricError` — a metric cannot score this input (empty batch, a candidate without references...).
-* :class:`MetricPathError` — ``--metric-path`` / ``MUTTLAB_METRICS`` names nothing that builds a metric.
+* :class:`MetricPathError` — ``--metric-path`` / ``MUTTLAB_METRICS`` names nothing that builds a metric;
+  :class:`ReservedName` — an outside metric takes a built-in metric's name.
 * :class:`MetricUnavailable` — a metric's requirement (Java, a model, a package) is missing.
 * :class:`ResourceMissing` — a language resource (spaCy pipeline, GloVe vectors, WordNet) is not installed.
 * :class:`UnknownName` — a metric, corruption type or study name that does not exist (lists the known ones).
@@ -42,6 +43,10 @@ class MetricError(MuttlabError, ValueError):
 
 class MetricPathError(MuttlabError, ValueError):
     """An outside metric's import path (``package.module:callable``) cannot be imported or does not give a metric."""
+
+
+class ReservedName(MetricPathError):
+    """An outside metric under a built-in metric's name (or one that reads like it); it needs a name of its own."""
 
 
 class MetricUnavailable(MuttlabError, RuntimeError):

@@ -79,9 +79,19 @@ def checked_installed(slot_name: str, model_dir: Path | None, data: bytes | None
     return path, actual
 
 
+# How many hex digits of an id are shown in listings; signatures, cache keys and installed.json hold it whole.
+SHORT_ID_CHARS = 12
+
+
 def model_id(data: bytes) -> str:
-    """A model's id: the start of the SHA-256 of its checkpoint file, so different weights never share one."""
-    return hashlib.sha256(data).hexdigest()[:12]
+    """A model's id: the SHA-256 of its checkpoint file (64 hex digits), so different weights never share one.
+    A shortened id would not do: two files that agree on the first 12 digits are found in a minute."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def short_id(ident: str) -> str:
+    """An id as listings show it (its first :data:`SHORT_ID_CHARS` digits); never a key."""
+    return ident[:SHORT_ID_CHARS]
 
 
 def sidecars(path: Path) -> list[Path]:
@@ -97,13 +107,13 @@ def file_id(path: Path) -> str:
         with part.open("rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 h.update(block)
-    return h.hexdigest()[:12]
+    return h.hexdigest()
 
 
 def installed_state(model_dir: Path | None) -> str:
     """A token that changes whenever a model is installed or uninstalled in ``model_dir`` ("" for none)."""
     path = Path(model_dir) / INSTALLED_FILE if model_dir is not None else None
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path is not None else ""
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
     except OSError:
         return ""

@@ -5,6 +5,9 @@ the metric's signature (name + parameters + version), the batch context for corp
 the candidate and its references: a re-run, or an edited pair whose text did not change, costs nothing,
 and any change of text or settings is a different key.
 
+A read-only server (``MUTTLAB_READ_ONLY``) opens the file read-only (SQLite's ``mode=ro``): it serves the
+scores a writer stored there and keeps its own in memory, so nothing a visitor runs reaches the file.
+
 A cache is an optimisation, never a reason for a run to fail. A cache file that cannot be opened for
 writing (a read-only folder or file, as on a hosted demo; a file locked by another process; a truncated
 file or one that is not SQLite) gives one warning per process and path, and the run goes on with a
@@ -103,14 +106,16 @@ class ScoreCache:
     used) or ``off``.
     """
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, read_only: bool = False):
         self.path = path
         self._local = threading.local()
         self._memory: dict[bytes, float] = {}
         self._lock = threading.Lock()
         self.mode = "off" if path is None else "disk"
         self._ro_query = "mode=ro"
-        if path is not None:
+        if path is not None and read_only:
+            self._open_read_only(None)
+        elif path is not None:
             self._open()
 
     # -- opening
@@ -130,10 +135,15 @@ class ScoreCache:
             self._drop_connection()
             self._open_read_only(exc)
 
-    def _open_read_only(self, cause: Exception) -> None:
-        """Keep the file's scores when only writing is impossible (a read-only copy of a shared cache)."""
-        problem = _describe(cause)
-        if self.path.is_file() and not isinstance(cause, sqlite3.OperationalError) or "lock" in problem:
+    def _open_read_only(self, cause: Exception | None) -> None:
+        """Keep the file's scores when only writing is impossible (a read-only copy of a shared cache), or
+        when writing is not wanted (``cause`` None: a read-only server)."""
+        if cause is None and not self.path.is_file():
+            self._fall_back("it does not exist, and a read-only server never creates it")
+            return
+        problem = _describe(cause, self.path) if cause is not None else ""
+        if cause is not None and (self.path.is_file() and not isinstance(cause, sqlite3.OperationalError)
+                                  or "lock" in problem):
             self._fall_back(problem)  # damaged or locked: nothing on disk can be trusted or reached
             return
         for query in self._read_only_queries():
@@ -141,7 +151,8 @@ class ScoreCache:
                 conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True, timeout=OPEN_TIMEOUT_S)
                 conn.execute("SELECT key, value FROM scores LIMIT 1").fetchall()
                 conn.close()
-            except (sqlite3.Error, OSError, ValueError):
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                problem = problem or _describe(exc, self.path)
                 continue
             self._ro_query = query
             break
@@ -149,7 +160,8 @@ class ScoreCache:
             self._fall_back(problem)
             return
         self.mode = "read-only"
-        _warn_once(self.path, problem, "its scores are used, new ones are kept in memory for this process")
+        if cause is not None:
+            _warn_once(self.path, problem, "its scores are used, new ones are kept in memory for this process")
 
     def _read_only_queries(self) -> list[str]:
         queries = ["mode=ro"]
@@ -211,7 +223,7 @@ class ScoreCache:
                     found.update((k, v) for k, v in rows if _valid(k, v))
             except sqlite3.Error as exc:
                 # Damage found while reading (a truncated page...): what was read is still checked above.
-                self._fall_back(_describe(exc))
+                self._fall_back(_describe(exc, self.path))
         return found
 
     def put_many(self, items: dict[bytes, float]) -> None:
@@ -235,7 +247,10 @@ class ScoreCache:
                     raise
                 return
             except sqlite3.Error as exc:
-                self._fall_back(_describe(exc))
+                # Writing failed (the folder or file became read-only for us): the file's scores are still
+                # served when it can be read.
+                self._drop_connection()
+                self._open_read_only(exc)
         with self._lock:
             self._memory.update(rows)
 
@@ -247,16 +262,39 @@ class ScoreCache:
         try:
             return self._connect().execute("SELECT COUNT(*) FROM scores").fetchone()[0] + len(self._memory)
         except sqlite3.Error as exc:
-            self._fall_back(_describe(exc))
+            self._fall_back(_describe(exc, self.path))
             return len(self._memory)
 
 
-def _describe(exc: Exception) -> str:
+def _describe(exc: Exception, path: Path | None = None) -> str:
+    """What is wrong with the cache file, from what can be checked (may this process write there; is the
+    file SQLite at all) before SQLite's own words: a file that only cannot be written is never "damaged"."""
     if isinstance(exc, OSError):
         return f"cannot create it ({exc.strerror or exc})"
     text = str(exc)
-    if "readonly" in text or "read-only" in text or "unable to open" in text:
-        return f"not writable ({text})"
     if "locked" in text or "busy" in text:
         return f"locked by another process ({text})"
-    return f"damaged or not a SQLite database ({text})"
+    if path is not None and _not_sqlite(path) or "malformed" in text or "not a database" in text:
+        return f"damaged or not a SQLite database ({text})"
+    if path is not None and not _writable(path) or "readonly" in text or "read-only" in text \
+            or "unable to open" in text:
+        return f"not writable by this process ({text})"
+    return f"cannot be used ({text})"
+
+
+def _writable(path: Path) -> bool:
+    effective = os.access in os.supports_effective_ids
+    return all(os.access(p, os.W_OK, effective_ids=effective) for p in (path.parent, path) if p.exists())
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _not_sqlite(path: Path) -> bool:
+    """Whether ``path`` is a file whose first bytes are not SQLite's (an empty file is a new database)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(_SQLITE_HEADER))
+    except OSError:
+        return False  # unreadable or missing: nothing says it is damaged
+    return bool(head) and head != _SQLITE_HEADER

@@ -88,7 +88,8 @@ class Results:
 
 
 def cache_for(settings: Settings) -> ScoreCache:
-    return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None)
+    return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None,
+                      read_only=settings.read_only)
 
 
 def model_dir(settings: Settings) -> Path | None:

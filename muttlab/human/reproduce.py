@@ -311,7 +311,7 @@ def measure_flickr_crowdflower(settings: Settings, rows: pd.DataFrame, registry:
 
 
 def _file_digest(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def measure_tai(settings: Settings, rows: pd.DataFrame, registry: Registry,

@@ -3,8 +3,8 @@
 * Shipped models are package data (``muttlab.resources.bundled.models_dir()``), read-only.
 * Trained models are written into the model folder (``Settings.model_dir``): ReVal checkpoints under names
   of their own, tuned multi-level parameters (``muttlab multilevel tune``) and corpus word vectors
-  (``muttlab vectors train``) under fixed names that the next run replaces. A model's id is the start of
-  the SHA-256 of its file (:func:`muttlab.metrics.reval.installed.file_id`), and that id is in the
+  (``muttlab vectors train``) under fixed names that the next run replaces. A model's id is the
+  SHA-256 of its file (:func:`muttlab.metrics.reval.installed.file_id`), and that id is in the
   signature of every metric that uses it (``ckpt:`` of ReVal, ``reval:`` of DREEM and ML-DREEM, ``tuned:``
   of ML-METEOR, DREEM and ML-DREEM, ``vectors:word2vec-corpus@`` of W2V-AVG-corpus), so no score is ever
   cached under another model's key.
@@ -13,6 +13,9 @@
   or vectors copies them under their id into ``installed/``, so a later run that replaces the training
   output does not change what is installed. Installing and uninstalling are recorded in an append-only
   log (``install-log.jsonl``): who, when, which model, which metrics it changes.
+* Ids are whole SHA-256 digests wherever they key something (signatures, ``installed.json``, the log, the
+  installed copies' file names); listings show the first 12 digits, and any unambiguous start of 6 or more
+  digits names a model.
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from muttlab.engine.runner import model_dir, writable_model_dir
 from muttlab.errors import MuttlabError
 from muttlab.metrics.dreem import BUNDLED_MODELS
 from muttlab.metrics.reval import metric as reval_metric
-from muttlab.metrics.reval.installed import file_id, installed_entry, model_id, read_installed, sidecars
+from muttlab.metrics.reval.installed import (file_id, installed_entry, model_id, read_installed, short_id,
+                                             sidecars)
 from muttlab.metrics.reval.installed import installed_state as _installed_state
 from muttlab.metrics.w2v import CORPUS_FILE
 from muttlab.settings import Settings
@@ -66,7 +70,7 @@ class ModelRecord:
     info: dict = field(default_factory=dict, repr=False, compare=False)
 
     def as_row(self) -> dict:
-        return {"id": self.id, "slot": self.slot, "origin": "shipped" if self.shipped else "trained",
+        return {"id": short_id(self.id), "slot": self.slot, "origin": "shipped" if self.shipped else "trained",
                 "in use": self.in_use, "dev_pearson": self.info.get("dev_pearson"),
                 "ensemble": bool(self.info.get("ensemble")), "data": (self.info.get("data") or {}).get("source"),
                 "file": self.path.name}
@@ -166,7 +170,8 @@ def find(settings: Settings, ident: str) -> ModelRecord:
     records = list_models(settings)
     matches = {r.id: r for r in records if len(ident) >= 6 and r.id.startswith(ident)}
     if len(matches) != 1:
-        known = ", ".join(f"{r.id} ({r.slot}, {'shipped' if r.shipped else 'trained'})" for r in records) or "none"
+        known = ", ".join(f"{short_id(r.id)} ({r.slot}, {'shipped' if r.shipped else 'trained'})"
+                          for r in records) or "none"
         problem = "is ambiguous" if matches else "matches no model"
         raise MuttlabError(f"model id {ident!r} {problem}; known: {known} (`muttlab models list`)")
     return next(iter(matches.values()))

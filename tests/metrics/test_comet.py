@@ -54,7 +54,7 @@ def test_signature_names_the_checkpoint_by_content(tmp_path):
     folder = _download(tmp_path / "a" / "wmt22")
     signature = Comet(model=folder).signature()
     digest = signature.split("|")[1].split("@")[1]
-    assert signature == f"COMET|model:wmt22@{digest}|refs:best|v:{Comet.version}" and len(digest) == 12
+    assert signature == f"COMET|model:wmt22@{digest}|refs:best|v:{Comet.version}" and len(digest) == 64
     # The same files elsewhere: the same model; the checkpoint named as a file or by its folder: the same digest.
     assert Comet(model=_download(tmp_path / "b" / "wmt22")).signature() == signature
     assert Comet(model=folder / "checkpoints" / "model.ckpt").signature().endswith(f"@{digest}|refs:best|v:1")
