@@ -4,18 +4,27 @@ Anyone is a viewer. Accounts (annotator, maintainer) live in the users file (``M
 managed with ``muttlab users``). Without a users file, the older shared annotator credential
 (``annotator_token`` in ``.streamlit/secrets.toml`` or ``MUTTLAB_ANNOTATOR_TOKEN``) still makes whoever
 knows it an annotator. Failed sign-ins are rate limited per name and per client by a limiter shared by
-every session of the server; a sign-in lasts ``Settings.session_ttl`` seconds. With ``Settings.read_only``
-nobody signs in. The pages hide what a role cannot use; the actions themselves check the role again
+every session of the server; a sign-in is a server-side session that lasts ``Settings.session_ttl`` seconds
+unless signed out first. With ``Settings.read_only`` nobody signs in.
+
+Under ``muttlab serve`` a sign-in goes through the server's own sign-in address (:mod:`.signin`), which keeps
+the session's id in an HttpOnly cookie: the page reads it back from the request (``st.context.cookies``), so
+a reload, a new tab and a link stay signed in. A server started with ``streamlit run`` has no such address;
+there the page's own form signs in the tab it is in.
+
+The pages hide what a role cannot use; the actions themselves check the sign-in again
 (:func:`muttlab.access.roles.require`), so a hidden control is never the only guard.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import streamlit as st
 
 from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed
 from muttlab.access.sessions import Authenticator, RateLimiter, Session, SignInRefused
+from muttlab.dashboard import signin
 from muttlab.dashboard.shared import singleton
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
@@ -66,6 +75,33 @@ def _authenticator(settings: Settings) -> Authenticator:
     return Authenticator(settings, _limiter(settings))
 
 
+def authenticator(settings: Settings) -> Authenticator:
+    """The server's authenticator (its limiter shared by every session): the sign-in address uses it too."""
+    return _authenticator(settings)
+
+
+def sign_in_route() -> bool:
+    """Whether this server has the sign-in address (``muttlab serve`` adds it)."""
+    return signin.mounted()
+
+
+def sign_in_link(label: str) -> None:
+    """A button to the server's sign-in address, which brings the visitor back to this page signed in."""
+    try:
+        here = urlsplit(st.context.url or "")
+        back_to = here.path + (f"?{here.query}" if here.query else "")
+    except Exception:  # no request behind this run
+        back_to = "/"
+    st.link_button(label, signin.address(back_to or "/"), icon=":material/login:")
+
+
+def _cookie() -> str | None:
+    try:
+        return st.context.cookies.get(signin.COOKIE)
+    except Exception:  # no request behind this run (AppTest)
+        return None
+
+
 def _client() -> str:
     """The client's address as the server saw it; the session id when there is none (tests, some proxies)."""
     try:
@@ -84,10 +120,21 @@ def identity(settings: Settings) -> Identity:
     """This session's identity: the signed-in one while the sign-in lasts, else anonymous."""
     if settings.read_only:
         return ANONYMOUS
+    token = _cookie()
+    if token:
+        try:
+            current = _authenticator(settings).resume(token)
+        except MuttlabError:
+            current = None
+        if current is not None:
+            return current
     session = st.session_state.get(SESSION_KEY)
     if not isinstance(session, Session):
         return ANONYMOUS
-    current = _authenticator(settings).current(session)
+    try:
+        current = _authenticator(settings).current(session)
+    except MuttlabError:
+        current = None
     if current is None:
         st.session_state.pop(SESSION_KEY, None)
         st.session_state[EXPIRED_KEY] = True
@@ -138,12 +185,20 @@ def sign_in(name: str, secret: str, settings: Settings) -> str | None:
     return None
 
 
-def sign_out() -> None:
-    st.session_state.pop(SESSION_KEY, None)
+def sign_out(settings: Settings) -> None:
+    """Revoke this browser's session on the server (every tab of it) and forget this tab's."""
+    session = st.session_state.pop(SESSION_KEY, None)
+    for token in (_cookie(), session.token if isinstance(session, Session) else None):
+        if token:
+            _authenticator(settings).sign_out(token)
 
 
 def sign_in_form(settings: Settings, key: str, title: str) -> None:
-    """A sign-in form (name and password or credential); reruns the page once signed in."""
+    """A sign-in form (name and password or credential); reruns the page once signed in. Under
+    ``muttlab serve``, a link to the server's sign-in address instead (a sign-in every tab keeps)."""
+    if sign_in_route():
+        sign_in_link(title)
+        return
     with st.form(f"{key}-signin", border=True):
         st.markdown(f"**{title}**")
         name_col, secret_col = st.columns(2)

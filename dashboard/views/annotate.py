@@ -1,7 +1,9 @@
 """Annotate: browse, accept, reject and edit corruption pairs in the pair store, with their history.
 
 Editing needs an annotator (or maintainer) sign-in; a read-only server (the hosted demo) shows everything
-and changes nothing. Writes go through :func:`muttlab.pairs.guard.guarded`, which checks the role again.
+and changes nothing. Every write goes through :func:`muttlab.pairs.guard.guarded` with the identity of the
+moment it is made (:func:`_writer`), never one a button kept from the run that drew it, and the guard checks
+that sign-in again (account, role, session) before writing under its name.
 User text (sentences, keys, sources, names) is shown as text (``st.text``, tables, escaped HTML), never as
 Markdown or HTML.
 """
@@ -15,6 +17,7 @@ from muttlab.dashboard import auth, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 from muttlab.pairs.guard import guarded
+from muttlab.pairs.store import ConflictError
 
 PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
@@ -38,22 +41,30 @@ def _show_flash() -> None:
         st.info(message)
 
 
+def _writer(settings):
+    """The pair store as this session may write to it now: the identity is read when the write is made."""
+    return guarded(services.store(settings), auth.identity(settings), settings)
+
+
 def _access_panel(settings, access: auth.Access) -> None:
     if access.can_edit:
         left, right = st.columns([6, 1], vertical_alignment="center")
         left.success(f"Signed in as {ui.md_text(access.author)} ({access.identity.role.value}): edits are "
                      f"recorded under this name.", icon=":material/edit:")
         if right.button("Sign out", key="annotate-signout"):
-            auth.sign_out()
+            auth.sign_out(settings)
             st.rerun()
         return
     st.info(ui.md_text(access.reason), icon=":material/lock:")
     if not access.identity.anonymous:  # signed in, with a role that cannot edit
         if st.button("Sign out", key="annotate-signout"):
-            auth.sign_out()
+            auth.sign_out(settings)
             st.rerun()
         return
     if not auth.can_sign_in(settings):
+        return
+    if auth.sign_in_route():
+        auth.sign_in_link("Sign in to edit")
         return
     with st.form("annotate-signin", border=True):
         st.markdown("**Sign in to edit**")
@@ -78,21 +89,19 @@ def _write(action, success: str) -> None:
         _flash("success", success)
 
 
-def _review(store, pair_id: int, version: int, access: auth.Access, action: str) -> None:
-    """Accept/reject callback; refuses unless this session may edit.
+def _review(settings, pair_id: int, version: int, action: str) -> None:
+    """Accept/reject callback; the guard refuses unless this session may edit when it is clicked.
 
     Text typed in the edit form but not saved lives only in the browser (a form sends its values on
     submit), so the form must keep its identity: the snapshot moves to the new version instead of being
     dropped, and the typed text stays where it is, savable on the new version.
     """
-    if not access.can_edit:
-        _flash("error", f"Not saved: {ui.md_text(access.reason)}")
-        return
-    write = store.accept if action == "accept" else store.reject
     try:
-        saved = write(pair_id, access.author, base_version=version)
+        store = _writer(settings)
+        write = store.accept if action == "accept" else store.reject
+        saved = write(pair_id, base_version=version)
     except MuttlabError as exc:
-        _flash("error", f"Not saved: {exc}")
+        _flash("error", f"Not saved: {ui.md_text(str(exc))}")
         return
     _flash("success", f"Pair #{pair_id} {action}ed.")
     snapshot = st.session_state.get(SNAPSHOT_KEY, {}).get(pair_id)
@@ -100,12 +109,12 @@ def _review(store, pair_id: int, version: int, access: auth.Access, action: str)
         snapshot["version"] = saved.version
 
 
-def _revert(store, pair_id: int, version: int, access: auth.Access, widget: str) -> None:
+def _revert(settings, pair_id: int, version: int, widget: str) -> None:
     to_version = st.session_state.get(widget)
-    if not access.can_edit or to_version is None:
-        _flash("error", f"Not saved: {access.reason or 'choose a version'}")
+    if to_version is None:
+        _flash("error", "Not saved: choose a version")
         return
-    _write(lambda: store.revert(pair_id, int(to_version), access.author, base_version=version),
+    _write(lambda: _writer(settings).revert(pair_id, int(to_version), base_version=version),
            f"Pair #{pair_id} reverted to version {to_version}.")
     st.session_state.get(SNAPSHOT_KEY, {}).pop(pair_id, None)
 
@@ -140,12 +149,9 @@ def _snapshot(pair) -> dict:
     return snapshots[pair.id]
 
 
-def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
+def _save_edit(settings, pair_id: int, snapshot: dict) -> None:
     """Form callback: the changes against the form's starting values, saved on its base version."""
     state, key, start = st.session_state, snapshot["form"], snapshot.get("stored", snapshot["values"])
-    if not author:  # the form is only drawn for editors; refuse anyway if the session changed
-        _flash("error", "Not saved: this session cannot edit.")
-        return
     typed = {"corruption": state[f"{key}-type"], "original": state[f"{key}-original"],
              "corrupted": state[f"{key}-corrupted"],
              "references": [line.strip() for line in state[f"{key}-references"].splitlines() if line.strip()]}
@@ -154,18 +160,19 @@ def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
         _flash("info", "Nothing changed.")
         return
     try:
-        saved = store.edit(pair_id, snapshot["version"], changes, author)
+        store = _writer(settings)
+        saved = store.edit(pair_id, snapshot["version"], changes)
+    except ConflictError as exc:  # offer the change again on the current version; the panel says so
+        mine = {**start, **{k: v for k, v in exc.attempted.items() if k != "status"}}
+        state.setdefault(PENDING_KEY, {})[pair_id] = {k: v for k, v in exc.attempted.items() if k != "status"}
+        try:
+            base = store.version_at(pair_id, snapshot["version"])
+        except MuttlabError:
+            base = start
+        state.setdefault(CONFLICT_KEY, {})[pair_id] = {"mine": mine, "theirs": exc.current.snapshot(),
+                                                     "base": base, "base_version": snapshot["version"],
+                                                     "their_version": exc.current.version}
     except MuttlabError as exc:
-        if hasattr(exc, "attempted"):  # a conflict: offer the change again on the current version
-            mine = {**start, **{k: v for k, v in exc.attempted.items() if k != "status"}}
-            state.setdefault(PENDING_KEY, {})[pair_id] = {k: v for k, v in exc.attempted.items() if k != "status"}
-            try:
-                base = store.version_at(pair_id, snapshot["version"])
-            except MuttlabError:
-                base = start
-            state.setdefault(CONFLICT_KEY, {})[pair_id] = {"mine": mine, "theirs": exc.current.snapshot(),
-                                                         "base": base, "base_version": snapshot["version"],
-                                                         "their_version": exc.current.version}
         _flash("error", f"Not saved: {ui.md_text(str(exc))}")
     else:
         _flash("success", f"Saved pair #{saved.id} as version {saved.version}.")
@@ -174,14 +181,16 @@ def _save_edit(store, pair_id: int, snapshot: dict, author: str | None) -> None:
 
 
 def _conflict_panel(pair) -> None:
-    """Yours, theirs and the version both started from, side by side; yours stays in the form below until
-    you save it (on the current version) or discard it."""
+    """The one message of a conflict: yours, theirs and the version both started from, side by side; yours
+    stays in the form below, based on their version, until you save it again or discard it."""
     conflict = st.session_state.get(CONFLICT_KEY, {}).get(pair.id)
     if not conflict:
         return
     with st.container(border=True):
-        st.markdown(f"**Conflict on pair #{pair.id}**: it changed to version {conflict['their_version']} while you "
-                    f"were editing version {conflict['base_version']}. Your text is kept in the form below.")
+        st.markdown(f"**Conflict on pair #{pair.id}**: your edit was not saved, because the pair changed to version "
+                    f"{conflict['their_version']} while you were editing version {conflict['base_version']}. "
+                    f"Your edit is filled in below, now based on version {conflict['their_version']}: compare, "
+                    f"then save again or discard it.")
         columns = st.columns(3)
         sides = (("Your edit (unsaved)", conflict["mine"]),
                  (f"Their version {conflict['their_version']}", conflict["theirs"]),
@@ -211,14 +220,10 @@ def _guideline(corruption: str) -> None:
     st.caption("A good pair changes only what the type names; the references describe the original.")
 
 
-def _edit_form(store, pair, access: auth.Access, corruptions: list[str], labels: dict[str, str]) -> None:
+def _edit_form(settings, pair, corruptions: list[str], labels: dict[str, str]) -> None:
     snapshot = _snapshot(pair)
     values, key = snapshot["values"], snapshot["form"]
-    if snapshot["pending"]:
-        st.warning(f"Your earlier change to this pair was not saved because someone else changed it first. "
-                   f"It is filled in below, now based on version {snapshot['version']}: check it and save again.",
-                   icon=":material/warning:")
-    elif pair.version != snapshot["version"]:
+    if not snapshot["pending"] and pair.version != snapshot["version"]:
         st.warning(f"This pair has changed since you opened it (now version {pair.version}); saving this "
                    f"form will report the conflict.", icon=":material/warning:")
     _conflict_panel(pair)
@@ -235,10 +240,10 @@ def _edit_form(store, pair, access: auth.Access, corruptions: list[str], labels:
         st.text_area("References (one per line, in pool order)", "\n".join(values["references"]), height=180,
                      key=f"{key}-references")
         st.form_submit_button("Save edit", type="primary", icon=":material/save:", on_click=_save_edit,
-                              args=(store, pair.id, snapshot, access.author))
+                              args=(settings, pair.id, snapshot))
 
 
-def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], labels: dict[str, str]) -> None:
+def _pair_detail(settings, store, pair, access: auth.Access, corruptions: list[str], labels: dict[str, str]) -> None:
     with st.container(border=True):
         st.markdown(f"#### Pair #{pair.id}")
         ui.caption_text(f"key {pair.key} · {labels.get(pair.corruption, pair.corruption)} · status {pair.status} · "
@@ -252,13 +257,14 @@ def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], label
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(pair.references, start=1)))
         accept_col, reject_col, _ = st.columns([1, 1, 5])
         disabled = not access.can_edit
-        # Callbacks bind the version shown now: a change made meanwhile by someone else is a conflict.
+        # Callbacks bind the version shown now (a change made meanwhile by someone else is a conflict), not who
+        # is signed in: that is read again when the button is clicked.
         accept_col.button("Accept", icon=":material/check:", key=f"accept-{pair.id}", disabled=disabled,
-                          on_click=_review, args=(store, pair.id, pair.version, access, "accept"))
+                          on_click=_review, args=(settings, pair.id, pair.version, "accept"))
         reject_col.button("Reject", icon=":material/close:", key=f"reject-{pair.id}", disabled=disabled,
-                          on_click=_review, args=(store, pair.id, pair.version, access, "reject"))
+                          on_click=_review, args=(settings, pair.id, pair.version, "reject"))
     if access.can_edit:
-        _edit_form(store, pair, access, corruptions, labels)
+        _edit_form(settings, pair, corruptions, labels)
 
     st.markdown("**History**")
     history = _history_frame(store.history(pair.id))
@@ -269,7 +275,7 @@ def _pair_detail(store, pair, access: auth.Access, corruptions: list[str], label
         widget = f"revert-version-{pair.id}"
         left.selectbox("Earlier version", earlier[::-1], key=widget)
         right.button("Revert to this version", key=f"revert-{pair.id}", icon=":material/undo:", on_click=_revert,
-                     args=(store, pair.id, pair.version, access, widget))
+                     args=(settings, pair.id, pair.version, widget))
 
 
 def _storable(trials) -> tuple[list, dict[str, str]]:
@@ -286,7 +292,7 @@ def _storable(trials) -> tuple[list, dict[str, str]]:
     return ok, refused
 
 
-def _seed_store(store, settings, access: auth.Access) -> None:
+def _seed_store(settings, access: auth.Access) -> None:
     suite = ui.load_suite(settings)
     if suite is None:
         return
@@ -301,7 +307,7 @@ def _seed_store(store, settings, access: auth.Access) -> None:
         if refused:
             note = (f" {len(refused)} left out because the store refuses them: "
                     + "; ".join(f"{k} ({v})" for k, v in list(refused.items())[:5]))
-        _write(lambda: store.add(trials, access.author),
+        _write(lambda: _writer(settings).add(trials),
                ui.md_text(f"Added {len(trials):,} trials of suite '{suite.name}' to the store.{note}"))
         st.rerun()
 
@@ -315,7 +321,7 @@ def page() -> None:
         return
     access = auth.access(settings)
     try:
-        # Every write below goes through the guard, which checks this session's role again.
+        # The reads of this run; each write builds its own guarded store when it is made (_writer).
         store = guarded(services.store(settings), access.identity, settings)
     except MuttlabError as exc:
         st.error(f"The pair store cannot be opened: {ui.md_text(str(exc))}")
@@ -326,7 +332,7 @@ def page() -> None:
     counts = store.counts()
     if not counts:
         st.info("The pair store is empty.", icon=":material/inbox:")
-        _seed_store(store, settings, access)
+        _seed_store(settings, access)
         return
     corruptions = sorted({c for c, _ in counts})
     known = [t.name for t in catalog.all_types()]  # the edit form offers every known type
@@ -353,7 +359,8 @@ def page() -> None:
         st.info("No pair matches the filters.")
         if st.session_state.get(OPEN_KEY) or ui.query_int("pair"):
             _sync_query(chosen_types, chosen_status, text, st.session_state.get(OPEN_KEY) or ui.query_int("pair"))
-            _pair_detail_by_id(store, st.session_state.get(OPEN_KEY) or ui.query_int("pair"), access, known, labels)
+            _pair_detail_by_id(settings, store, st.session_state.get(OPEN_KEY) or ui.query_int("pair"), access, known,
+                               labels)
         return
     n_pages = max(1, -(-total // PAGE_SIZE))
     number = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="annotate-page") if n_pages > 1 else 1
@@ -379,7 +386,7 @@ def page() -> None:
     _open(chosen)
     _sync_query(chosen_types, chosen_status, text, chosen)
     ui.copy_link()
-    _pair_detail_by_id(store, chosen, access, known, labels)
+    _pair_detail_by_id(settings, store, chosen, access, known, labels)
 
 
 def _sync_query(types, statuses, text, pair_id) -> None:
@@ -390,13 +397,13 @@ def _open(pair_id: int) -> None:
     st.session_state[OPEN_KEY] = int(pair_id)
 
 
-def _pair_detail_by_id(store, pair_id: int, access, known, labels) -> None:
+def _pair_detail_by_id(settings, store, pair_id: int, access, known, labels) -> None:
     try:
         pair = store.get(pair_id)
     except MuttlabError as exc:
         st.error(str(exc))
         return
-    _pair_detail(store, pair, access, known, labels)
+    _pair_detail(settings, store, pair, access, known, labels)
 
 
 def _next_unreviewed(store, after: int | None) -> int | None:

@@ -192,7 +192,7 @@ def page() -> None:
         who, out = st.columns([6, 1], vertical_alignment="center")
         who.caption(f"Signed in as {ui.md_text(actor.name)} ({actor.role.value}).")
         if out.button("Sign out", key="learned-signout"):
-            auth.sign_out()
+            auth.sign_out(settings)
             st.rerun()
     st.subheader("Train")
     may_train, why = allowed(actor, Action.TRAIN, settings)

@@ -6,12 +6,17 @@ goes through.
 * maintainer: also trains and installs models, clears the server's caches and manages users.
 
 A read-only server (``Settings.read_only``, the hosted demo) refuses every write, whoever asks.
+
+An identity that comes from a sign-in carries its :class:`Credential`; every action beyond a viewer's asks
+the credential again (account still there, not disabled, role still enough, session not expired or
+revoked), so an identity kept by a page since it was drawn cannot act for an account that no longer may.
 """
 from __future__ import annotations
 
 import getpass
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 from muttlab.errors import MuttlabError, PermissionDenied
 from muttlab.settings import Settings
@@ -56,12 +61,21 @@ def can(role: Role, action: Action) -> bool:
     return action in PERMISSIONS[Role(role)]
 
 
+class Credential(Protocol):
+    """What a signed-in identity holds: asked again at each action beyond a viewer's."""
+
+    def recheck(self, settings: Settings) -> "Identity":
+        """The identity as it stands now; PermissionDenied when the sign-in no longer holds."""
+
+
 @dataclass(frozen=True)
 class Identity:
-    """Who asks: a name for the records (revisions, the install log) and a role."""
+    """Who asks: a name for the records (revisions, the install log), a role, and for a signed-in visitor the
+    credential that is checked again at each write (the local operator and tests have none)."""
 
     name: str
     role: Role = Role.VIEWER
+    credential: Credential | None = field(default=None, compare=False, repr=False)
 
     @property
     def anonymous(self) -> bool:
@@ -80,21 +94,33 @@ def local_operator() -> Identity:
     return Identity(f"local:{user}", Role.MAINTAINER)
 
 
-def allowed(identity: Identity | None, action: Action, settings: Settings) -> tuple[bool, str]:
-    """(True, "") when ``identity`` may do ``action`` on this server, else (False, why not)."""
+def _checked(identity: Identity | None, action: Action, settings: Settings) -> tuple[Identity | None, str]:
+    """(the identity as it stands now, "") when it may do ``action`` here, else (None, why not)."""
     identity = identity or ANONYMOUS
     if settings.read_only and action in WRITES:
-        return False, (f"this server is read-only (MUTTLAB_READ_ONLY): nobody can {action.value} here")
+        return None, (f"this server is read-only (MUTTLAB_READ_ONLY): nobody can {action.value} here")
+    if identity.credential is not None and not can(Role.VIEWER, action):
+        try:
+            identity = identity.credential.recheck(settings)
+        except PermissionDenied as exc:
+            return None, str(exc)
     if not can(identity.role, action):
         who = "a visitor who is not signed in" if identity.anonymous else f"{identity.name} ({identity.role.value})"
         needed = next(r for r in Role if can(r, action))
-        return False, f"{who} cannot {action.value}; this needs the {needed.value} role"
-    return True, ""
+        return None, f"{who} cannot {action.value}; this needs the {needed.value} role"
+    return identity, ""
+
+
+def allowed(identity: Identity | None, action: Action, settings: Settings) -> tuple[bool, str]:
+    """(True, "") when ``identity`` may do ``action`` on this server, else (False, why not)."""
+    checked, why = _checked(identity, action, settings)
+    return checked is not None, why
 
 
 def require(identity: Identity | None, action: Action, settings: Settings) -> Identity:
-    """``identity`` when it may do ``action`` here; else :class:`~muttlab.errors.PermissionDenied`."""
-    ok, why = allowed(identity, action, settings)
-    if not ok:
+    """The identity as it stands now (its credential asked again) when it may do ``action`` here; else
+    :class:`~muttlab.errors.PermissionDenied`. Callers record the returned identity's name."""
+    checked, why = _checked(identity, action, settings)
+    if checked is None:
         raise PermissionDenied(why)
-    return identity
+    return checked

@@ -1,11 +1,14 @@
-"""Signing in: the rate limit on failed attempts and sessions that expire.
+"""Signing in: the rate limit on failed attempts, the cap on password checks at once, and server-side
+sessions that expire and can be revoked.
 
 The limiter is server-side state shared by every session of the process (not a browser session's state,
-which a visitor resets by opening a new tab). Failures are counted per user name and per client; after
-``free`` failures a name (``client_free`` failures a client address, which a reverse proxy or a campus NAT
-shares between many people) is locked for ``base`` seconds, doubling with each further failure up to
-``cap`` (exponential back-off, as RFC 6238 §5.2 and NIST SP 800-63B §5.2.2 recommend for guessable
-secrets). A correct sign-in clears the name's and the client's counts.
+which a visitor resets by opening a new tab). Attempts are counted per name from one client, per client and
+per name; after ``free`` failures of a name from one client (``client_free`` of a client address, which a
+reverse proxy or a campus NAT shares between many people; ``account_free`` of a name from everywhere) the
+key backs off for ``base`` seconds, doubling with each further failure up to ``cap`` (exponential back-off,
+as RFC 6238 §5.2 and NIST SP 800-63B §5.2.2 recommend for guessable secrets). Checking and counting an
+attempt is one step (:meth:`RateLimiter.attempt`), taken before the password is verified, so simultaneous
+guesses cannot all pass the check. A correct sign-in clears the counts.
 
 The counts live in a small SQLite file in the cache dir (:data:`STATE_FILE`), so every server process that
 shares it (several ``muttlab serve`` workers behind one proxy, a restarted server) sees the same lock-outs;
@@ -16,17 +19,19 @@ process.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import secrets
 import sqlite3
 import threading
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
 from muttlab.access.roles import Identity, Role
 from muttlab.access.users import UserStore
-from muttlab.errors import MuttlabError
+from muttlab.errors import MuttlabError, PermissionDenied
 from muttlab.settings import Settings
 
 
@@ -74,6 +79,16 @@ class _MemoryCounts:
         for key in keys:
             self._failures.pop(key, None)
 
+    def reserve(self, keys: tuple[str, ...], change: Callable[[str, _Failures], _Failures], now: float) -> float:
+        wait = _longest_wait(self.get(keys), now)
+        if wait <= 0:
+            self.update(keys, change, now)
+        return wait
+
+
+def _longest_wait(found: dict[str, _Failures], now: float) -> float:
+    return max([0.0] + [f.locked_until - now for f in found.values()])
+
 
 class _SharedCounts:
     """Failure counts in a SQLite file, read and changed in one transaction per call, so that processes
@@ -110,14 +125,28 @@ class _SharedCounts:
 
     def update(self, keys: tuple[str, ...], change: Callable[[str, _Failures], _Failures], now: float) -> None:
         with self._connection() as db:
-            (size,) = db.execute("SELECT count(*) FROM failures").fetchone()
-            if size >= self.max_keys:
-                db.execute("DELETE FROM failures WHERE locked_until <= ?", (now,))
-            for key in keys:
-                row = db.execute("SELECT count, locked_until FROM failures WHERE key = ?", (key,)).fetchone()
-                entry = change(key, _Failures(int(row[0]), float(row[1])) if row else _Failures())
-                db.execute("INSERT OR REPLACE INTO failures (key, count, locked_until) VALUES (?, ?, ?)",
-                           (key, entry.count, entry.locked_until))
+            self._update(db, keys, change, now)
+
+    def _update(self, db: sqlite3.Connection, keys: tuple[str, ...], change: Callable[[str, _Failures], _Failures],
+                now: float) -> None:
+        (size,) = db.execute("SELECT count(*) FROM failures").fetchone()
+        if size >= self.max_keys:
+            db.execute("DELETE FROM failures WHERE locked_until <= ?", (now,))
+        for key in keys:
+            row = db.execute("SELECT count, locked_until FROM failures WHERE key = ?", (key,)).fetchone()
+            entry = change(key, _Failures(int(row[0]), float(row[1])) if row else _Failures())
+            db.execute("INSERT OR REPLACE INTO failures (key, count, locked_until) VALUES (?, ?, ?)",
+                       (key, entry.count, entry.locked_until))
+
+    def reserve(self, keys: tuple[str, ...], change: Callable[[str, _Failures], _Failures], now: float) -> float:
+        # One IMMEDIATE transaction: no other process counts between this check and this count.
+        with self._connection() as db:
+            rows = db.execute(f"SELECT key, count, locked_until FROM failures WHERE key IN "
+                              f"({','.join('?' * len(keys))})", keys).fetchall()
+            wait = _longest_wait({k: _Failures(int(c), float(t)) for k, c, t in rows}, now)
+            if wait <= 0:
+                self._update(db, keys, change, now)
+        return wait
 
     def forget(self, keys: tuple[str, ...]) -> None:
         with self._connection() as db:
@@ -127,15 +156,21 @@ class _SharedCounts:
 class RateLimiter:
     """Failed attempts by key, with exponential back-off. Thread-safe; ``clock`` is injectable for tests.
 
+    Three kinds of key: ``user:NAME@CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
+    (every name from one client, ``client_free``) and ``user:NAME`` (one name from anywhere, ``account_free``:
+    the limit on a guesser spread over many addresses, set high so that one client guessing a name delays
+    that client, not the account's owner elsewhere).
+
     With ``path`` the counts are shared with every process using that file (``clock`` must then be a wall
     clock, the same in every process); without, or when the file cannot be used, they are this process's.
     """
 
     def __init__(self, free: int = 5, base: float = 2.0, cap: float = 900.0, max_keys: int = 100_000,
                  clock: Callable[[], float] = time.time, client_free: int | None = None,
-                 path: Path | None = None):
+                 path: Path | None = None, account_free: int | None = None):
         self.free, self.base, self.cap, self.max_keys = free, base, cap, max_keys
         self.client_free = client_free if client_free is not None else 4 * free
+        self.account_free = account_free if account_free is not None else 10 * free
         self.clock = clock
         self._lock = threading.Lock()
         self._counts: _MemoryCounts | _SharedCounts = _MemoryCounts(max_keys)
@@ -149,6 +184,12 @@ class RateLimiter:
     def for_settings(cls, settings: Settings, **kwargs) -> "RateLimiter":
         """The limiter every process of a server shares: its counts in the cache dir."""
         return cls(path=Path(settings.cache_dir) / STATE_FILE, **kwargs)
+
+    @staticmethod
+    def keys(name: str, client: str) -> tuple[str, str, str]:
+        """The keys one sign-in of ``name`` from ``client`` counts against."""
+        name = name.strip().lower()
+        return f"user:{name}@{client}", f"client:{client}", f"user:{name}"
 
     @property
     def shared(self) -> bool:
@@ -171,70 +212,209 @@ class RateLimiter:
                 self._fall_back(self._counts.path, exc)
                 return getattr(self._counts, method)(*args)
 
-    def wait(self, *keys: str) -> float:
-        """Seconds before any of ``keys`` may try again (0 when all may)."""
-        now = self.clock()
-        found = self._call("get", keys)
-        return max([0.0] + [f.locked_until - now for f in found.values()])
+    def _free(self, key: str) -> int:
+        if key.startswith("client:"):
+            return self.client_free
+        return self.free if "@" in key else self.account_free
 
-    def failed(self, *keys: str) -> None:
-        now = self.clock()
-
+    def _count(self, now: float) -> Callable[[str, _Failures], _Failures]:
         def change(key: str, entry: _Failures) -> _Failures:
             count = entry.count + 1
-            free = self.client_free if key.startswith("client:") else self.free
+            free = self._free(key)
             locked_until = entry.locked_until
             if count >= free:
                 locked_until = max(locked_until, now + min(self.cap, self.base * 2 ** min(count - free, 64)))
             return _Failures(count, locked_until)
 
-        self._call("update", keys, change, now)
+        return change
+
+    def wait(self, *keys: str) -> float:
+        """Seconds before any of ``keys`` may try again (0 when all may)."""
+        now = self.clock()
+        return _longest_wait(self._call("get", keys), now)
+
+    def attempt(self, *keys: str) -> float:
+        """Check and count one attempt in one step: 0 when ``keys`` may try now (the attempt is counted as a
+        failure until :meth:`succeeded` clears it), else the seconds to wait (nothing counted). Two
+        simultaneous attempts can never both pass a check that only one of them may pass."""
+        now = self.clock()
+        return self._call("reserve", keys, self._count(now), now)
+
+    def failed(self, *keys: str) -> None:
+        now = self.clock()
+        self._call("update", keys, self._count(now), now)
 
     def succeeded(self, *keys: str) -> None:
         self._call("forget", keys)
 
 
+# Password verifications running at once in this process (argon2id holds 64 MiB each); a sign-in waits at
+# most VERIFY_WAIT_S for a slot, then is told to retry.
+MAX_VERIFICATIONS = 4
+VERIFY_WAIT_S = 10.0
+_VERIFY_SLOTS = threading.BoundedSemaphore(MAX_VERIFICATIONS)
+
+SESSIONS_FILE = "sessions.sqlite"
+TOKEN_BYTES = 32
+
+
+class SignInEnded(PermissionDenied):
+    """The sign-in an identity came from no longer holds (signed out, expired, account removed or disabled)."""
+
+    def __init__(self):
+        super().__init__("this sign-in has ended (signed out, expired, or the account was removed or disabled); "
+                         "sign in again")
+
+
+class SessionStore:
+    """Server-side sessions in a SQLite file of the cache dir, shared by every process of a server: a session
+    is found by its token (only the token's SHA-256 is stored), expires ``session_ttl`` seconds after the
+    sign-in and is revoked by signing out."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time):
+        self.path, self.clock = Path(path), clock
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connection() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, name TEXT NOT NULL, "
+                           "role TEXT NOT NULL, account INTEGER NOT NULL, expires_at REAL NOT NULL, "
+                           "revoked INTEGER NOT NULL DEFAULT 0)")
+        except (OSError, sqlite3.Error) as exc:
+            raise MuttlabError(f"sessions {self.path}: cannot be used ({exc}); set MUTTLAB_CACHE_DIR to a "
+                               "writable folder") from None
+
+    @classmethod
+    def for_settings(cls, settings: Settings, clock: Callable[[], float] = time.time) -> "SessionStore":
+        return cls(Path(settings.cache_dir) / SESSIONS_FILE, clock)
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        finally:
+            db.close()
+
+    @staticmethod
+    def _digest(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def create(self, identity: Identity, ttl: float, account: bool) -> "Session":
+        """A new session for ``identity`` (``account``: signed in with the users file, re-checked there)."""
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        now = self.clock()
+        with self._connection() as db:
+            db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
+            db.execute("INSERT INTO sessions (digest, name, role, account, expires_at) VALUES (?, ?, ?, ?, ?)",
+                       (self._digest(token), identity.name, identity.role.value, int(account), now + ttl))
+        credential = SignedIn(token, self.path, self.clock)
+        return Session(Identity(identity.name, identity.role, credential), now + ttl, token)
+
+    def identity(self, token: str, settings: Settings) -> Identity | None:
+        """The identity of a live session as it stands now: None when the token names no session, or an
+        expired or revoked one, or its account is gone or disabled; the account's current role otherwise."""
+        if not token or len(token) > 4 * TOKEN_BYTES:
+            return None
+        try:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
+            try:
+                row = db.execute("SELECT name, role, account, expires_at, revoked FROM sessions WHERE digest = ?",
+                                 (self._digest(token),)).fetchone()
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        name, role, account, expires_at, revoked = row
+        if revoked or self.clock() >= expires_at:
+            return None
+        role = Role(role)
+        if account:
+            if settings.users_file is None:
+                return None
+            user = UserStore.of(settings).account(name)
+            if user is None:
+                return None
+            role = user.role
+        return Identity(name, role, SignedIn(token, self.path, self.clock))
+
+    def revoke(self, token: str) -> None:
+        with self._connection() as db:
+            db.execute("UPDATE sessions SET revoked = 1 WHERE digest = ?", (self._digest(token),))
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """The credential of a signed-in identity: its session, looked up again at each write."""
+
+    token: str = field(repr=False)
+    path: Path
+    clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
+
+    def recheck(self, settings: Settings) -> Identity:
+        identity = SessionStore(self.path, self.clock).identity(self.token, settings)
+        if identity is None:
+            raise SignInEnded()
+        return identity
+
+
 @dataclass(frozen=True)
 class Session:
-    """A signed-in identity and when its sign-in stops counting (``clock`` seconds)."""
+    """A sign-in: its identity (with the credential that re-checks it), when it ends, and its token (the
+    secret the browser holds; empty for a session that lives only in one page's state)."""
 
     identity: Identity
     expires_at: float
+    token: str = field(default="", repr=False)
 
     def current(self, now: float) -> Identity | None:
         return self.identity if now < self.expires_at else None
 
 
 class Authenticator:
-    """Sign-in for one server: checks the limiter, then the users file (or the annotator token)."""
+    """Sign-in for one server: the limiter, a slot among :data:`MAX_VERIFICATIONS`, then the users file (or
+    the annotator token); a correct sign-in opens a server-side session."""
 
     def __init__(self, settings: Settings, limiter: RateLimiter | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.time):
         self.settings = settings
         self.limiter = limiter or RateLimiter.for_settings(settings)
         self.clock = clock
 
-    def _keys(self, name: str, client: str) -> tuple[str, str]:
-        return f"user:{name.strip().lower()}", f"client:{client}"
+    @property
+    def sessions(self) -> SessionStore:
+        return SessionStore.for_settings(self.settings, self.clock)
 
-    def _guarded(self, name: str, client: str, check: Callable[[], Identity | None]) -> Session:
-        keys = self._keys(name, client)
-        wait = self.limiter.wait(*keys)
-        if wait > 0:
-            raise SignInRefused(f"too many failed sign-ins; try again in {int(wait) + 1} s", retry_after=wait)
-        identity = check()
+    def _guarded(self, name: str, client: str, check: Callable[[], Identity | None], account: bool) -> Session:
+        keys = RateLimiter.keys(name, client)
+        if not _VERIFY_SLOTS.acquire(timeout=VERIFY_WAIT_S):
+            raise SignInRefused("the server is busy checking other sign-ins; try again in a few seconds",
+                                retry_after=VERIFY_WAIT_S)
+        try:
+            wait = self.limiter.attempt(*keys)
+            if wait > 0:
+                raise SignInRefused(f"too many failed sign-ins; try again in {int(wait) + 1} s", retry_after=wait)
+            identity = check()
+        finally:
+            _VERIFY_SLOTS.release()
         if identity is None:
-            self.limiter.failed(*keys)
             raise SignInRefused("that name and password do not match an account")
         self.limiter.succeeded(*keys)
-        return Session(identity, self.clock() + self.settings.session_ttl)
+        return self.sessions.create(identity, self.settings.session_ttl, account)
 
     def sign_in(self, name: str, password: str, client: str) -> Session:
-        """A session for a correct name and password; :class:`SignInRefused` otherwise or when locked out."""
+        """A session for a correct name and password; :class:`SignInRefused` otherwise or when backing off."""
         if self.settings.read_only:
             raise SignInRefused("this server is read-only: there is nothing to sign in for")
         store = UserStore.of(self.settings)
-        return self._guarded(name, client, lambda: store.verify(name, password))
+        return self._guarded(name, client, lambda: store.verify(name, password), account=True)
 
     def sign_in_with_token(self, name: str, token: str, expected: str | None, client: str) -> Session:
         """The older shared annotator credential: a correct token makes ``name`` an annotator (no other role)."""
@@ -251,8 +431,21 @@ class Authenticator:
                 return Identity(name, Role.ANNOTATOR)
             return None
 
-        return self._guarded(name, client, check)
+        return self._guarded(name, client, check, account=False)
 
     def current(self, session: Session | None) -> Identity | None:
-        """The session's identity while it lasts; None once it has expired (or without one)."""
-        return session.current(self.clock()) if session is not None else None
+        """The session's identity as it stands now; None once it has expired, been revoked or lost its account."""
+        if session is None:
+            return None
+        if not session.token:
+            return session.current(self.clock())
+        return self.sessions.identity(session.token, self.settings)
+
+    def resume(self, token: str | None) -> Identity | None:
+        """The identity of the session a browser's cookie names, if it is live."""
+        return self.sessions.identity(token, self.settings) if token else None
+
+    def sign_out(self, token: str | None) -> None:
+        """Revoke the session: its token no longer names anyone, in any tab or process."""
+        if token:
+            self.sessions.revoke(token)

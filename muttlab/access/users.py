@@ -25,6 +25,7 @@ MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte "password" is only a way to burn CPU
 
 _HASHER = None
+_DUMMY_HASH: str | None = None
 _LOCK = threading.Lock()
 
 
@@ -37,6 +38,16 @@ def _hasher():
             raise MuttlabError("user accounts need argon2-cffi: pip install argon2-cffi") from exc
         _HASHER = PasswordHasher()
     return _HASHER
+
+
+def _dummy_hash() -> str:
+    """A hash of no one's password, made once per process: an unknown name is verified against it, so it
+    costs what a known one costs (one verification, no hashing) and timing does not tell which names exist."""
+    global _DUMMY_HASH
+    with _LOCK:
+        if _DUMMY_HASH is None:
+            _DUMMY_HASH = _hasher().hash("not the password of anyone")
+        return _DUMMY_HASH
 
 
 def hash_password(password: str) -> str:
@@ -64,6 +75,7 @@ class User:
     name: str
     role: Role
     created: str
+    disabled: bool = False
 
 
 class UserStore:
@@ -71,8 +83,6 @@ class UserStore:
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
-        # Verifying an unknown name costs as much as a known one, so timing does not tell which names exist.
-        self._dummy_hash: str | None = None
 
     @classmethod
     def of(cls, settings: Settings) -> "UserStore":
@@ -100,26 +110,30 @@ class UserStore:
         return users
 
     def users(self) -> list[User]:
-        return [User(name, Role(e["role"]), e.get("created", "")) for name, e in sorted(self._read().items())]
+        return [User(name, Role(e["role"]), e.get("created", ""), bool(e.get("disabled")))
+                for name, e in sorted(self._read().items())]
+
+    def account(self, name: str) -> User | None:
+        """The account ``name`` as the file has it now; None when there is none or it is disabled."""
+        entry = self._read().get(name)
+        if entry is None or entry.get("disabled"):
+            return None
+        return User(name, Role(entry["role"]), entry.get("created", ""))
 
     def verify(self, name: str, password: str) -> Identity | None:
-        """The identity for a correct name and password, else None (never says which of the two was wrong)."""
+        """The identity for a correct name and password of an enabled account, else None (never says which
+        of the two was wrong; every name costs one verification)."""
         from argon2.exceptions import InvalidHashError, VerificationError
 
+        dummy = _dummy_hash()
         entry = self._read().get((name or "").strip())
         if not isinstance(password, str) or len(password) > MAX_PASSWORD:
             return None
-        if entry is None:
-            if self._dummy_hash is None:
-                self._dummy_hash = _hasher().hash("not a password of anyone")
-            try:
-                _hasher().verify(self._dummy_hash, password)
-            except (VerificationError, InvalidHashError):
-                pass
-            return None
         try:
-            _hasher().verify(entry["hash"], password)
+            _hasher().verify(entry["hash"] if entry is not None else dummy, password)
         except (VerificationError, InvalidHashError):
+            return None
+        if entry is None or entry.get("disabled"):
             return None
         return Identity(name.strip(), Role(entry["role"]))
 

@@ -32,6 +32,7 @@ from muttlab.settings import Settings
 DEFAULT_PORT = 8501
 EXIT_GRACE_S = 5.0
 QUICK_WAIT_S = 300.0
+APP = None  # the served app, for uvicorn, which takes it by import name
 
 # Every variable load_settings() reads; the ones a setting leaves unset are removed from the child's
 # environment so that an outer value cannot leak past an explicit option.
@@ -125,7 +126,10 @@ def handle(args: argparse.Namespace) -> int:
 def serve(options: dict[str, object]) -> None:
     """Start the warm-up, then the Streamlit server (blocks until the server stops)."""
     from streamlit import config as streamlit_config
+    from streamlit.starlette import App
     from streamlit.web import bootstrap
+
+    from muttlab.dashboard import signin
 
     # The dashboard's st.cache_data functions are declared before Streamlit's runtime exists; Streamlit warns
     # about each ("No runtime found") although their caches are made with the runtime's storage on first use.
@@ -142,6 +146,9 @@ def serve(options: dict[str, object]) -> None:
     # secrets are looked up, then the options are loaded with the flags on top.
     streamlit_config._main_script_path = os.path.abspath(app)
     bootstrap.load_config_options(flag_options=options)
+    global APP
+    # Streamlit's app with the sign-in address beside its own routes (see muttlab.dashboard.signin).
+    APP = App(app, routes=signin.routes())
     # The same settings object every page builds from the environment, so the pages find what it loaded.
     warm = services.warm_start(services.settings())
     print("muttlab: warm-up started (metrics, JVMs and models load in the background)", file=sys.stderr, flush=True)
@@ -152,7 +159,7 @@ def serve(options: dict[str, object]) -> None:
         if warm.quick.wait(QUICK_WAIT_S):
             print(f"muttlab: quick metrics ready after {time.monotonic() - warm.started:.1f} s; opening the server",
                   file=sys.stderr, flush=True)
-        bootstrap.run(app, False, [], options)
+        bootstrap.run_asgi_app(app, f"{__name__}:APP", [], options)
     finally:  # stopped, or interrupted while the warm-up was loading
         leave_soon()
 

@@ -251,7 +251,7 @@ def install(settings: Settings, actor: Identity, ident: str) -> ModelRecord:
       PermissionDenied: ``actor`` is not a maintainer, or the server is read-only.
       MuttlabError: no (or more than one) model has that id.
     """
-    require(actor, Action.INSTALL_MODEL, settings)
+    actor = require(actor, Action.INSTALL_MODEL, settings)
     folder = writable_model_dir(settings)
     record = find(settings, ident)
     with _locked(folder):
@@ -278,7 +278,7 @@ def install(settings: Settings, actor: Identity, ident: str) -> ModelRecord:
 
 def uninstall(settings: Settings, actor: Identity, slot_name: str) -> None:
     """Put a slot back on its shipped model (a maintainer's action, logged)."""
-    require(actor, Action.INSTALL_MODEL, settings)
+    actor = require(actor, Action.INSTALL_MODEL, settings)
     if slot_name not in SLOTS:
         raise MuttlabError(f"unknown model slot {slot_name!r}; choose one of {', '.join(SLOTS)}")
     folder = writable_model_dir(settings)
