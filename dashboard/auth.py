@@ -97,9 +97,10 @@ def sign_in_link(label: str) -> None:
 
 def _cookie() -> str | None:
     try:
-        return st.context.cookies.get(signin.COOKIE)
-    except Exception:  # no request behind this run (AppTest)
+        token = st.context.cookies.get(signin.COOKIE)
+    except Exception:  # no request behind this run
         return None
+    return token if isinstance(token, str) else None
 
 
 def _client() -> str:

@@ -156,7 +156,7 @@ class _SharedCounts:
 class RateLimiter:
     """Failed attempts by key, with exponential back-off. Thread-safe; ``clock`` is injectable for tests.
 
-    Three kinds of key: ``user:NAME@CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
+    Three kinds of key: ``user:NAME|CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
     (every name from one client, ``client_free``) and ``user:NAME`` (one name from anywhere, ``account_free``:
     the limit on a guesser spread over many addresses, set high so that one client guessing a name delays
     that client, not the account's owner elsewhere).
@@ -189,7 +189,7 @@ class RateLimiter:
     def keys(name: str, client: str) -> tuple[str, str, str]:
         """The keys one sign-in of ``name`` from ``client`` counts against."""
         name = name.strip().lower()
-        return f"user:{name}@{client}", f"client:{client}", f"user:{name}"
+        return f"user:{name}|{client}", f"client:{client}", f"user:{name}"  # "|" is in no user name
 
     @property
     def shared(self) -> bool:
@@ -215,7 +215,7 @@ class RateLimiter:
     def _free(self, key: str) -> int:
         if key.startswith("client:"):
             return self.client_free
-        return self.free if "@" in key else self.account_free
+        return self.free if "|" in key else self.account_free
 
     def _count(self, now: float) -> Callable[[str, _Failures], _Failures]:
         def change(key: str, entry: _Failures) -> _Failures:
@@ -319,7 +319,7 @@ class SessionStore:
     def identity(self, token: str, settings: Settings) -> Identity | None:
         """The identity of a live session as it stands now: None when the token names no session, or an
         expired or revoked one, or its account is gone or disabled; the account's current role otherwise."""
-        if not token or len(token) > 4 * TOKEN_BYTES:
+        if not isinstance(token, str) or not token or len(token) > 4 * TOKEN_BYTES:
             return None
         try:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
