@@ -102,13 +102,12 @@ def test_pair_writes_need_the_annotator_role_below_the_page(poisoned):
             view = guarded(store, actor, settings)
             assert view.get(pair_id).key == poisoned.id  # reading is fine
             with pytest.raises(PermissionDenied):
-                view.edit(pair_id, 1, {"corrupted": "owned"}, author="ann")
+                view.edit(pair_id, 1, {"corrupted": "owned"})
             with pytest.raises(PermissionDenied):
-                view.accept(pair_id, "ann")
+                view.accept(pair_id)
             with pytest.raises(PermissionDenied):
-                view.add([Trial("x/1", "neg_subj", "a b", "b a", ("c",))], "ann")
-        saved = guarded(store, Identity("ann", Role.ANNOTATOR), settings).edit(pair_id, 1, {"corrupted": "x y"},
-                                                                               author="someone-else")
+                view.add([Trial("x/1", "neg_subj", "a b", "b a", ("c",))])
+        saved = guarded(store, Identity("ann", Role.ANNOTATOR), settings).edit(pair_id, 1, {"corrupted": "x y"})
         assert saved.version == 2 and store.history(pair_id)[-1].author == "ann"  # the caller's own name
 
 
