@@ -110,7 +110,7 @@ def _client() -> str:
         address = st.context.ip_address
     except Exception:
         address = None
-    return f"ip:{address or 'unknown'}"
+    return f"ip:{address if isinstance(address, str) and address else 'unknown'}"
 
 
 def identity(settings: Settings) -> Identity:
