@@ -32,9 +32,11 @@ class GuardedStore:
         if name in READS:
             require(self.identity, Action.READ, self._settings)
             return getattr(self._store, name)
-        raise PermissionDenied(f"the pair store offers no {name!r} here; reads: {', '.join(READS)}, "
-                               "export_jsonl; writes: add, edit, accept, reject, revert (importing a server file is the "
-                               "command line's: `muttlab pairs import`)")
+        if name.startswith("__"):  # Python's own probes (copy, pickle, hasattr of protocols)
+            raise AttributeError(name)
+        raise PermissionDenied(f"the pair store offers no {name!r} here; reads: {', '.join(READS)}, export_jsonl; "
+                               "writes: add, edit, accept, reject, revert (importing a server file is the command "
+                               "line's: `muttlab pairs import`)")
 
     def export_jsonl(self, **filters) -> str:
         require(self.identity, Action.READ, self._settings)

@@ -248,7 +248,6 @@ def test_a_sign_in_holds_across_reload_tab_and_link_and_no_script_sees_the_sessi
         page = context.new_page()
         page.set_default_timeout(300_000)
         page.goto(f"{url}/annotate")
-        signed_in = page.get_by_text("Signed in as ann (annotator)")
         href = page.get_by_role("link", name="Sign in to edit").get_attribute("href")
         assert href.startswith("/_muttlab/signin?next=%2Fannotate")  # the server's sign-in address
         sign_in = page
@@ -280,5 +279,4 @@ def test_a_sign_in_holds_across_reload_tab_and_link_and_no_script_sees_the_sessi
         expect(link.get_by_role("link", name="Sign in to edit")).to_be_visible()
         tab.reload()
         expect(tab.get_by_role("link", name="Sign in to edit")).to_be_visible()
-        assert signed_in.count() == 0 or not signed_in.is_visible()
         context.close()

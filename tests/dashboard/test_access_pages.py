@@ -153,7 +153,7 @@ def test_a_correct_account_sign_in_edits_and_an_expired_one_does_not(accounts, p
     assert not shown_errors(at)
     assert any("Signed in as ann (annotator)" in s.value for s in at.success)
     assert [t for t in at.text_area]  # the edit form
-    expired = Session(Identity("ann", Role.ANNOTATOR), time.monotonic() - 1)
+    expired = Session(Identity("ann", Role.ANNOTATOR), time.time() - 1)
     at = open_page("annotate", state={auth.SESSION_KEY: expired})
     assert any("sign-in has expired" in i.value for i in at.info)
     assert not [t for t in at.text_area]
