@@ -97,23 +97,20 @@ def sign_in_link(label: str) -> None:
 
 def _cookie() -> str | None:
     try:
-        return st.context.cookies.get(signin.COOKIE)
-    except Exception:  # no request behind this run (AppTest)
+        token = st.context.cookies.get(signin.COOKIE)
+    except Exception:  # no request behind this run
         return None
+    return token if isinstance(token, str) else None
 
 
 def _client() -> str:
-    """The client's address as the server saw it; the session id when there is none (tests, some proxies)."""
+    """The client's address as the server saw it. Without one (some proxies) every such visitor is one client:
+    a new tab must not be a fresh client to the limiter."""
     try:
         address = st.context.ip_address
     except Exception:
         address = None
-    if address:
-        return f"ip:{address}"
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return f"session:{ctx.session_id if ctx else 'none'}"
+    return f"ip:{address if isinstance(address, str) and address else 'unknown'}"
 
 
 def identity(settings: Settings) -> Identity:

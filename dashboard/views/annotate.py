@@ -171,7 +171,8 @@ def _save_edit(settings, pair_id: int, snapshot: dict) -> None:
             base = start
         state.setdefault(CONFLICT_KEY, {})[pair_id] = {"mine": mine, "theirs": exc.current.snapshot(),
                                                      "base": base, "base_version": snapshot["version"],
-                                                     "their_version": exc.current.version}
+                                                     "their_version": exc.current.version,
+                                                     "their_author": exc.last_author}
     except MuttlabError as exc:
         _flash("error", f"Not saved: {ui.md_text(str(exc))}")
     else:
@@ -187,8 +188,9 @@ def _conflict_panel(pair) -> None:
     if not conflict:
         return
     with st.container(border=True):
+        by = f" (by {ui.md_text(conflict['their_author'])})" if conflict.get("their_author") else ""
         st.markdown(f"**Conflict on pair #{pair.id}**: your edit was not saved, because the pair changed to version "
-                    f"{conflict['their_version']} while you were editing version {conflict['base_version']}. "
+                    f"{conflict['their_version']}{by} while you were editing version {conflict['base_version']}. "
                     f"Your edit is filled in below, now based on version {conflict['their_version']}: compare, "
                     f"then save again or discard it.")
         columns = st.columns(3)

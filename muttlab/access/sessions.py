@@ -48,6 +48,23 @@ STATE_FILE = "signin-failures.sqlite"
 BUSY_TIMEOUT_S = 5.0
 
 
+@contextlib.contextmanager
+def _transaction(path: Path) -> Iterator[sqlite3.Connection]:
+    """One IMMEDIATE transaction on a short-lived connection: sign-ins are rare, a connection must not cross
+    threads, and no other process writes between its reads and its writes."""
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.close()
+
+
 class LimiterStateUnavailable(RuntimeWarning):
     """The shared sign-in counts cannot be used; this process counts failures in memory."""
 
@@ -102,20 +119,8 @@ class _SharedCounts:
                        "locked_until REAL NOT NULL)")
             db.execute("SELECT count(*) FROM failures").fetchone()
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        # One short-lived connection per call: sign-ins are rare and a connection must not cross threads.
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        finally:
-            db.close()
+    def _connection(self):
+        return _transaction(self.path)
 
     def get(self, keys: tuple[str, ...]) -> dict[str, _Failures]:
         with self._connection() as db:
@@ -156,7 +161,7 @@ class _SharedCounts:
 class RateLimiter:
     """Failed attempts by key, with exponential back-off. Thread-safe; ``clock`` is injectable for tests.
 
-    Three kinds of key: ``user:NAME@CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
+    Three kinds of key: ``user:NAME|CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
     (every name from one client, ``client_free``) and ``user:NAME`` (one name from anywhere, ``account_free``:
     the limit on a guesser spread over many addresses, set high so that one client guessing a name delays
     that client, not the account's owner elsewhere).
@@ -189,7 +194,7 @@ class RateLimiter:
     def keys(name: str, client: str) -> tuple[str, str, str]:
         """The keys one sign-in of ``name`` from ``client`` counts against."""
         name = name.strip().lower()
-        return f"user:{name}@{client}", f"client:{client}", f"user:{name}"
+        return f"user:{name}|{client}", f"client:{client}", f"user:{name}"  # "|" is in no user name
 
     @property
     def shared(self) -> bool:
@@ -215,7 +220,7 @@ class RateLimiter:
     def _free(self, key: str) -> int:
         if key.startswith("client:"):
             return self.client_free
-        return self.free if "@" in key else self.account_free
+        return self.free if "|" in key else self.account_free
 
     def _count(self, now: float) -> Callable[[str, _Failures], _Failures]:
         def change(key: str, entry: _Failures) -> _Failures:
@@ -271,8 +276,12 @@ class SessionStore:
     is found by its token (only the token's SHA-256 is stored), expires ``session_ttl`` seconds after the
     sign-in and is revoked by signing out."""
 
+    _ready: set[Path] = set()  # files whose table this process has made (a lookup then takes no write lock)
+
     def __init__(self, path: Path, clock: Callable[[], float] = time.time):
         self.path, self.clock = Path(path), clock
+        if self.path in self._ready and self.path.is_file():
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._connection() as db:
@@ -282,24 +291,14 @@ class SessionStore:
         except (OSError, sqlite3.Error) as exc:
             raise MuttlabError(f"sessions {self.path}: cannot be used ({exc}); set MUTTLAB_CACHE_DIR to a "
                                "writable folder") from None
+        self._ready.add(self.path)
 
     @classmethod
     def for_settings(cls, settings: Settings, clock: Callable[[], float] = time.time) -> "SessionStore":
         return cls(Path(settings.cache_dir) / SESSIONS_FILE, clock)
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        finally:
-            db.close()
+    def _connection(self):
+        return _transaction(self.path)
 
     @staticmethod
     def _digest(token: str) -> str:
@@ -319,7 +318,7 @@ class SessionStore:
     def identity(self, token: str, settings: Settings) -> Identity | None:
         """The identity of a live session as it stands now: None when the token names no session, or an
         expired or revoked one, or its account is gone or disabled; the account's current role otherwise."""
-        if not token or len(token) > 4 * TOKEN_BYTES:
+        if not isinstance(token, str) or not token or len(token) > 4 * TOKEN_BYTES:
             return None
         try:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)

@@ -32,13 +32,15 @@ class GuardedStore:
         if name in READS:
             require(self.identity, Action.READ, self._settings)
             return getattr(self._store, name)
-        raise PermissionDenied(f"the pair store offers no {name!r} here; reads: {', '.join(READS)}, "
-                               "export_jsonl; writes: add, edit, accept, reject, revert (importing a server file is the "
-                               "command line's: `muttlab pairs import`)")
+        if name.startswith("__"):  # Python's own probes (copy, pickle, hasattr of protocols)
+            raise AttributeError(name)
+        raise PermissionDenied(f"the pair store offers no {name!r} here; reads: {', '.join(READS)}, export_jsonl; "
+                               "writes: add, edit, accept, reject, revert (importing a server file is the command "
+                               "line's: `muttlab pairs import`)")
 
     def export_jsonl(self, **filters) -> str:
         require(self.identity, Action.READ, self._settings)
-        return self._store.export_jsonl(**filters)
+        return self._store.export_jsonl(None, **filters)  # a path among the filters is refused (TypeError)
 
     def _author(self) -> str:
         return require(self.identity, Action.EDIT_PAIRS, self._settings).name

@@ -61,12 +61,14 @@ class ConflictError(MuttlabError):
 
     Attributes:
       pair_id: the pair; base_version: the version the change was based on; current: the pair as it is
-      now (a :class:`PairRecord`); attempted: the refused changes, so the caller can show them again.
+      now (a :class:`PairRecord`); attempted: the refused changes, so the caller can show them again;
+      last_author: who made the current version.
     """
 
     def __init__(self, pair_id: int, base_version: int, current: "PairRecord", attempted: dict,
                  last_author: str | None):
         self.pair_id, self.base_version, self.current, self.attempted = pair_id, base_version, current, attempted
+        self.last_author = last_author
         by = f" by {last_author}" if last_author else ""
         super().__init__(
             f"pair {pair_id} was changed{by} since version {base_version} (it is now at version "

@@ -102,13 +102,12 @@ def test_pair_writes_need_the_annotator_role_below_the_page(poisoned):
             view = guarded(store, actor, settings)
             assert view.get(pair_id).key == poisoned.id  # reading is fine
             with pytest.raises(PermissionDenied):
-                view.edit(pair_id, 1, {"corrupted": "owned"}, author="ann")
+                view.edit(pair_id, 1, {"corrupted": "owned"})
             with pytest.raises(PermissionDenied):
-                view.accept(pair_id, "ann")
+                view.accept(pair_id)
             with pytest.raises(PermissionDenied):
-                view.add([Trial("x/1", "neg_subj", "a b", "b a", ("c",))], "ann")
-        saved = guarded(store, Identity("ann", Role.ANNOTATOR), settings).edit(pair_id, 1, {"corrupted": "x y"},
-                                                                               author="someone-else")
+                view.add([Trial("x/1", "neg_subj", "a b", "b a", ("c",))])
+        saved = guarded(store, Identity("ann", Role.ANNOTATOR), settings).edit(pair_id, 1, {"corrupted": "x y"})
         assert saved.version == 2 and store.history(pair_id)[-1].author == "ann"  # the caller's own name
 
 
@@ -154,7 +153,7 @@ def test_a_correct_account_sign_in_edits_and_an_expired_one_does_not(accounts, p
     assert not shown_errors(at)
     assert any("Signed in as ann (annotator)" in s.value for s in at.success)
     assert [t for t in at.text_area]  # the edit form
-    expired = Session(Identity("ann", Role.ANNOTATOR), time.monotonic() - 1)
+    expired = Session(Identity("ann", Role.ANNOTATOR), time.time() - 1)
     at = open_page("annotate", state={auth.SESSION_KEY: expired})
     assert any("sign-in has expired" in i.value for i in at.info)
     assert not [t for t in at.text_area]

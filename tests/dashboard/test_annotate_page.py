@@ -92,8 +92,11 @@ def test_a_concurrent_edit_is_detected_and_the_typing_kept(stocked):
         store.edit(1, 1, {"original": stocked[0].original + " today"}, author="Bob")
     _edit_area(at, "corrupted").input("There is nobody holding a frog")
     _save(at)
-    assert any("was changed by Bob" in e.value for e in at.error)
-    assert any("not saved because someone else changed it first" in w.value for w in at.warning)
+    # One message, which says what happened and what to do; no banner above it says otherwise.
+    conflict = [m.value for m in at.markdown if m.value.startswith("**Conflict on pair #1**")]
+    assert len(conflict) == 1 and "(by Bob)" in conflict[0] and "not saved" in conflict[0]
+    assert "filled in below" in conflict[0] and "save again" in conflict[0]
+    assert not at.error and not at.warning
     # The refused text is offered again in the form, now based on Bob's version.
     assert _edit_area(at, "corrupted").value == "There is nobody holding a frog"
     with open_store(load_settings()) as store:

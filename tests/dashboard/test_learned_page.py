@@ -18,7 +18,7 @@ from tests.dashboard.conftest import open_page, shown_errors
 
 def as_maintainer(**state) -> dict:
     """Session state of a signed-in maintainer (the sign-in form itself is tested in test_access_pages)."""
-    return {SESSION_KEY: Session(Identity("max", Role.MAINTAINER), time.monotonic() + 3600), **state}
+    return {SESSION_KEY: Session(Identity("max", Role.MAINTAINER), time.time() + 3600), **state}
 
 
 def _install_trained(at) -> str:

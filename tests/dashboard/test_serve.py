@@ -1,6 +1,7 @@
 """`muttlab serve`: settings reach the app through the environment load_settings() reads."""
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from pathlib import Path
@@ -91,15 +92,19 @@ def test_serve_starts_the_warm_up_before_the_server(tmp_path, monkeypatch):
     monkeypatch.setattr(services, "warm_start", fake_warm_start)
     seen = {}
 
-    def fake_run(script, is_hello, args, options):
-        seen.update(script=script, options=options, warmed=list(started), settings=load_settings(),
+    def fake_run(script, app, args, options):
+        seen.update(script=script, app=app, options=options, warmed=list(started), settings=load_settings(),
                     quick_ready=state.quick.is_set())
 
-    monkeypatch.setattr(bootstrap, "run", fake_run)
+    monkeypatch.setattr(bootstrap, "run_asgi_app", fake_run)
     monkeypatch.setattr(serve_module, "leave_soon", lambda: None)  # it would end the test run
     args = build_parser().parse_args(["serve", "--port", "8766", "--cache-dir", str(tmp_path), "--read-only"])
     assert args.handler(args) == 0
     assert seen["script"] == str(dashboard_dir() / "app.py")
+    # The served app is Streamlit's with the sign-in address beside its routes.
+    module, name = seen["app"].split(":")
+    app = getattr(importlib.import_module(module), name)
+    assert {"/_muttlab/signin", "/_muttlab/signout"} <= {route.path for route in app._user_routes}
     assert seen["options"]["server.port"] == 8766 and seen["options"]["server.enableAgentApi"] is False
     # The warm-up was given exactly the settings every page builds from the environment.
     assert seen["warmed"] == [seen["settings"]]
