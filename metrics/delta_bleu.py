@@ -37,8 +37,11 @@ WeightedRef = tuple[str, float]
 MAX_N = 4
 
 
-def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(zip(*(tokens[i:] for i in range(n))))
+def _all_ngrams(tokens: list[str], max_n: int) -> Counter:
+    counts: Counter = Counter()
+    for n in range(1, max_n + 1):
+        counts.update(zip(*(tokens[i:] for i in range(n))))
+    return counts
 
 
 def _check_segment(i: int, refs: Sequence[WeightedRef]) -> None:
@@ -84,14 +87,16 @@ def segment_stats(hypotheses: Sequence[str], references: Sequence[Sequence[Weigh
 class MatchTable:
     """Every hypothesis n-gram's clipped count against every reference, computed once.
 
-    Rows are (segment, order, distinct hypothesis n-gram); ``clipped[row, j]`` is
-    ``min(count in hypothesis, count in reference j)`` (0 where reference j lacks it or does not exist).
+    Rows are (segment, order, distinct hypothesis n-gram). A match is a row and a reference ``j`` holding
+    its n-gram, with ``min(count in hypothesis, count in reference j)``; a pair that is not listed has none.
     """
 
     max_n: int
     row_segment: np.ndarray  # (rows,)
     row_order: np.ndarray  # (rows,) 0-based
-    clipped: np.ndarray  # (rows, R)
+    match_row: np.ndarray  # (matches,)
+    match_ref: np.ndarray  # (matches,) the reference's column
+    match_count: np.ndarray  # (matches,) the clipped count
     ref_exists: np.ndarray  # (segments, R) bool
     ref_weight: np.ndarray  # (segments, R)
     ref_base: np.ndarray  # (segments, R) bool
@@ -115,39 +120,42 @@ def match_table(hypotheses: Sequence[str], references: Sequence[Sequence[Weighte
     ref_len = np.zeros((n_seg, width))
     hyp_ngrams = np.zeros((n_seg, max_n))
     hyp_len = np.zeros(n_seg)
-    seg_rows, order_rows, clipped_rows = [], [], []
+    seg_rows, order_rows, match_row, match_ref, match_count = [], [], [], [], []
     # A reference often serves several hypotheses (an image's candidates, a trial's two texts): count it once.
-    ref_counts_of: dict[str, list[Counter]] = {}
+    ref_counts_of: dict[str, tuple[int, Counter]] = {}
     for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
         hyp_toks = hyp.split()
-        ref_toks = [r.split() for r, _ in refs]
-        for r, _ in refs:
-            if r not in ref_counts_of:
+        # All orders in one Counter (a key's length is its order), so each reference is visited once and only
+        # for the n-grams it shares with the hypothesis (a C-level set intersection).
+        hyp_counts = _all_ngrams(hyp_toks, max_n)
+        first = len(seg_rows)
+        slot = {g: first + row for row, g in enumerate(hyp_counts)}
+        lengths = []
+        for j, (r, _) in enumerate(refs):
+            cached = ref_counts_of.get(r)
+            if cached is None:
                 toks = r.split()
-                ref_counts_of[r] = [_ngrams(toks, n) for n in range(1, max_n + 1)]
+                cached = ref_counts_of[r] = (len(toks), _all_ngrams(toks, max_n))
+            lengths.append(cached[0])
+            counts = cached[1]
+            for g in hyp_counts.keys() & counts.keys():
+                c, m = hyp_counts[g], counts[g]
+                match_row.append(slot[g])
+                match_ref.append(j)
+                match_count.append(c if c < m else m)
         k = len(refs)
         ref_exists[i, :k] = True
         ref_weight[i, :k] = [w for _, w in refs]
         ref_base[i, :k] = True if base is None else base[i]
-        ref_len[i, :k] = [len(t) for t in ref_toks]
+        ref_len[i, :k] = lengths
         hyp_len[i] = len(hyp_toks)
-        for n in range(1, max_n + 1):
-            hyp_counts = _ngrams(hyp_toks, n)
-            hyp_ngrams[i, n - 1] = sum(hyp_counts.values())
-            if not hyp_counts:
-                continue
-            ref_counts = [ref_counts_of[r][n - 1] for r, _ in refs]
-            for g, c in hyp_counts.items():
-                row = [0] * width
-                for j, rc in enumerate(ref_counts):
-                    m = rc.get(g, 0)
-                    row[j] = c if c < m else m
-                clipped_rows.append(row)
-                seg_rows.append(i)
-                order_rows.append(n - 1)
-    clipped = np.array(clipped_rows, dtype=np.float64).reshape(-1, width)
-    return MatchTable(max_n, np.array(seg_rows, dtype=np.int64), np.array(order_rows, dtype=np.int64), clipped,
-                      ref_exists, ref_weight, ref_base, ref_len, hyp_ngrams, hyp_len)
+        hyp_ngrams[i] = [max(0, len(hyp_toks) - n + 1) for n in range(1, max_n + 1)]
+        seg_rows += [i] * len(slot)
+        order_rows += [len(g) - 1 for g in hyp_counts]
+    return MatchTable(max_n, np.array(seg_rows, dtype=np.int64), np.array(order_rows, dtype=np.int64),
+                      np.array(match_row, dtype=np.int64), np.array(match_ref, dtype=np.int64),
+                      np.array(match_count, dtype=np.float64), ref_exists, ref_weight, ref_base, ref_len,
+                      hyp_ngrams, hyp_len)
 
 
 def segment_statistics(table: MatchTable, threshold: float | None = None, weighted: bool = True) -> np.ndarray:
@@ -169,11 +177,10 @@ def segment_statistics(table: MatchTable, threshold: float | None = None, weight
     n_seg = used.shape[0]
     out = np.zeros((n_seg, 2 * max_n + 2))
     # Numerator: per hypothesis n-gram, the best w_j * clipped count over references that contain it.
-    row_weights = weight[table.row_segment]
-    present = (table.clipped > 0) & np.isfinite(row_weights)
-    candidates = np.full(table.clipped.shape, -np.inf)
-    candidates[present] = row_weights[present] * table.clipped[present]
-    best = candidates.max(axis=1)
+    match_weight = weight[table.row_segment[table.match_row], table.match_ref]
+    counted = np.isfinite(match_weight)
+    best = np.full(len(table.row_segment), -np.inf)
+    np.maximum.at(best, table.match_row[counted], match_weight[counted] * table.match_count[counted])
     best = np.where(np.isfinite(best), best, 0.0)
     flat = table.row_segment * max_n + table.row_order
     out[:, :max_n] = np.bincount(flat, weights=best, minlength=n_seg * max_n).reshape(n_seg, max_n)

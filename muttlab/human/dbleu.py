@@ -19,7 +19,7 @@ the same way (:func:`user_set`); its BLEU baseline uses the positively weighted 
 
 Speed: the n-gram matching is done once (:func:`match_table`); every configuration (reference threshold,
 weights on or off, n-gram order) is then a few array operations giving the ΔBLEU sufficient statistics
-of :func:`muttlab.metrics.delta_bleu.segment_stats`, and every unit's corpus score is a sum of rows, vectorised
+(:func:`muttlab.metrics.delta_bleu.segment_statistics`, the ones the metric computes), and every unit's corpus score is a sum of rows, vectorised
 over all assignments at once.
 """
 from __future__ import annotations
