@@ -605,20 +605,19 @@ def challenge_file_in_data_dir(settings: Settings, relative: str) -> tuple[bytes
     """The bytes and name of a challenge-set file inside the data dir (a visitor may not read elsewhere).
 
     Raises:
-      MuttlabError (DataError): no data dir, a path outside it, missing, unreadable or over the size limit.
+      MuttlabError: no data dir, a path that may lead outside it (ViewError), a file missing, unreadable or over
+        the size limit (DataError, naming the file as given, not where the server keeps it).
     """
     from pathlib import Path
 
+    from muttlab.dashboard.view import data_file
     from muttlab.engine.sources import read_bytes
     from muttlab.errors import DataError
 
-    if settings.data_dir is None:
-        raise DataError(relative, "there is no data dir to read from", fix="upload the file instead")
-    root = Path(settings.data_dir).resolve()
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root):
-        raise DataError(relative, "is outside the data dir", fix="give a path relative to the data dir")
-    return read_bytes(path), path.stem
+    try:
+        return read_bytes(data_file(settings, relative)), Path(relative).stem
+    except DataError as exc:  # named as the visitor gave it: where the data dir is stays on the server
+        raise DataError(relative, exc.problem) from None
 
 
 def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...]):

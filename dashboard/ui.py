@@ -23,6 +23,7 @@ from muttlab.dashboard import charts, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab.errors import MuttlabError
+from muttlab.redact import scrub
 from muttlab.settings import Settings
 from muttlab.engine.trials import Suite
 
@@ -44,16 +45,18 @@ _MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=\.))", re.MULTILINE)
 
 def md_text(text: object) -> str:
     """``text`` escaped for any Markdown element (``st.markdown``, ``st.caption``, ``st.info``, labels...):
-    it shows as the same characters, with no link, image, emphasis or HTML."""
-    out = _MD_INLINE.sub(r"\\\1", str(text))
+    it shows as the same characters, with no link, image, emphasis or HTML, and with no secret or server
+    folder (:func:`muttlab.redact.scrub`: anyone may open a page)."""
+    out = _MD_INLINE.sub(r"\\\1", scrub(text, services.settings()))
     out = re.sub(r"(?i)(www)\.", r"\1\\.", out)  # GFM links "www.example.com" without a scheme
     return _MD_LINE_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit()
                                                       else "\\" + m.group(2)), out)
 
 
 def caption_text(text: object) -> None:
-    """A caption of user text: HTML-escaped into a caption-styled block, never read as Markdown."""
-    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{html.escape(str(text))}</div>')
+    """A caption of user text: scrubbed and HTML-escaped into a caption-styled block, never read as Markdown."""
+    shown = html.escape(scrub(text, services.settings()))
+    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{shown}</div>')
 
 
 def fmt_score(value: float) -> str:

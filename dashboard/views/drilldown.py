@@ -58,7 +58,7 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
         try:
             result, acc_a, acc_b = services.paired_comparison(settings, metric, other, corruption, refs, suite_name)
         except MuttlabError as exc:
-            st.error(f"{other} cannot be scored on this cell: {exc}")
+            st.error(ui.md_text(f"{other} cannot be scored on this cell: {exc}"))
             return
         a, b, c, d = st.columns(4)
         a.metric(f"{metric} accuracy", f"{acc_a:.1f}%")
@@ -90,8 +90,8 @@ def page() -> None:
     if chosen.get("refs") and chosen["refs"] not in ref_options and chosen["refs"] <= max_refs:
         ref_options = sorted(set(ref_options) | {int(chosen["refs"])})
     if chosen.get("corruption") and chosen["corruption"] not in corruptions:
-        st.warning(f"This link's corruption type `{chosen['corruption']}` is not in the loaded trials "
-                   f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir.")
+        st.warning(ui.md_text(f"This link's corruption type {chosen['corruption']} is not in the loaded trials "
+                              f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir."))
 
     left, middle, right, far = st.columns([3, 3, 2, 2])
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
