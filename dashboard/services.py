@@ -88,13 +88,23 @@ def session_id() -> str:
     return ctx.session_id if ctx is not None else "script"
 
 
+def still_wanted() -> None:
+    """Raises (Streamlit's stop or rerun signal) when the session waiting here has gone or asked for something
+    else; nothing outside a page. Reading session state is where Streamlit delivers those signals."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        st.session_state.get("muttlab-waiting")
+
+
 def queued(fn: Callable[[], object], cost: int):
-    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it.
+    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it;
+    if the session goes away first, the job is cancelled unless it has started.
 
     Every use of metric objects goes through the queue: they are shared by all sessions and are not
     thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
     """
-    return work_queue.shared_queue().run(session_id(), fn, cost)
+    return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
 
 
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
@@ -321,21 +331,31 @@ def run_grid(settings: Settings, selection: Selection,
         shared = work_queue.shared_queue()
         chunks = [(m, c, k) for m in selection.metrics for c in selection.corruptions for k in selection.ref_counts]
         futures = [shared.submit(session_id(), chunk(m, c, k), cost=2 * by_type[c]) for m, c, k in chunks]
-        parts = []
-        for done, future in enumerate(futures):
-            parts.append(future.result())
-            if progress is not None:
-                m, c, k = chunks[done]
-                progress(done, len(futures), f"scoring {m} on {c} with {k} references")
-        return _merge(parts)
 
-    # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
-    # store's suite is named after its latest revision, so an edit is scored again too.
-    results = memoised(("run", settings, installed_state(settings.model_dir), selection)
-                       + (() if suite_name == "default" else (chosen.name,)), compute, settings)
+        def done(i: int) -> None:
+            if progress is not None:
+                m, c, k = chunks[i]
+                progress(i, len(futures), f"scoring {m} on {c} with {k} references")
+
+        # A run nobody waits for (the tab closed) stops: its chunks not yet started are cancelled.
+        return _merge(work_queue.gather(futures, still_wanted, done))
+
+    results = memoised(_run_key(settings, selection, suite_name, chosen), compute, settings)
     if progress is not None:
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results
+
+
+def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen: Suite) -> tuple:
+    # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
+    # store's suite is named after its latest revision, so an edit is scored again too.
+    return (("run", settings, installed_state(settings.model_dir), selection)
+            + (() if suite_name == "default" else (chosen.name,)))
+
+
+def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> runner.Results | None:
+    """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
+    return _memo().get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))
 
 
 def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,

@@ -202,6 +202,34 @@ def query_int(name: str, default: int | None = None) -> int | None:
     return int(value) if value is not None and value.isdigit() else default
 
 
+ASKED_KEY = "muttlab-asked"
+
+
+def asked(what: tuple) -> bool:
+    """Whether this session asked for ``what`` with a click (:func:`ask`)."""
+    return what in st.session_state.get(ASKED_KEY, ())
+
+
+def ask(what: tuple) -> None:
+    """Record that this session clicked to compute ``what``: a link alone never starts slow work (a metric
+    outside :func:`muttlab.dashboard.services.is_quick`), a visitor's click does."""
+    st.session_state[ASKED_KEY] = {*st.session_state.get(ASKED_KEY, ()), what}
+
+
+def slow_and_unasked(metrics: Sequence[str], what: tuple, label: str, key: str) -> bool:
+    """True (after a button and a note) when ``metrics`` hold a slow one and this session has not asked for
+    ``what``: the page then waits for the button instead of scoring what a link named."""
+    slow = [m for m in metrics if not services.is_quick(m)]
+    if not slow or asked(what):
+        return False
+    if st.button(label, key=key, icon=":material/play_arrow:"):
+        ask(what)
+        return False
+    st.info(md_text(f"{', '.join(slow)} take a while to score; press the button to compute."),
+            icon=":material/touch_app:")
+    return True
+
+
 def encode_params(params: dict) -> dict[str, str]:
     """Query parameters as strings: lists comma-joined, None / empty left out."""
     out = {}
