@@ -34,6 +34,7 @@ from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
 from muttlab.engine import runner, sources
 from muttlab.errors import MuttlabError
+from muttlab.redact import scrub
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 from muttlab.engine.trials import Suite, Trial
@@ -133,7 +134,7 @@ def catalogue_frame(settings: Settings) -> pd.DataFrame:
     """The catalogue as a table for display (name, available, reason or description, signature)."""
     rows = [{"metric": i.name, "available": i.available,
              "requires": ", ".join(i.requires),
-             "note": i.description if i.available else i.reason,
+             "note": i.description if i.available else scrub(i.reason, settings),
              "signature": i.signature} for i in metric_catalogue(settings)]
     return pd.DataFrame(rows, columns=["metric", "available", "requires", "note", "signature"])
 
