@@ -177,21 +177,25 @@ def test_work_nobody_waits_for_is_cancelled():
 
 def test_a_grid_run_stops_scoring_when_its_session_goes(app_settings, monkeypatch):
     scored = []
-    monkeypatch.setattr(api, "run_grid", lambda settings, metrics, corruptions, refs, **k: (
-        scored.append((metrics, corruptions, refs)), time.sleep(0.5), pytest.fail("unreachable"))[-1]
-        if len(scored) > 0 else scored.append((metrics, corruptions, refs)))
+
+    def chunk(settings, metrics, corruptions, refs, **kwargs):  # one cell that takes a while to score
+        scored.append((metrics, corruptions, refs))
+        time.sleep(0.5)
+        raise AssertionError("the visitor had left before this cell was done")
+
     polls = []
 
-    def gone() -> None:
+    def gone() -> None:  # asked while the first cell is being scored: the visitor has closed the tab
         polls.append(1)
         raise RuntimeError("session gone")
 
+    monkeypatch.setattr(api, "run_grid", chunk)
     monkeypatch.setattr(services, "still_wanted", gone)
     selection = services.Selection(("BLEU-1",), ("neg_subj", "neg_verb", "antonym"), (5, 10, 20))
     with pytest.raises(RuntimeError, match="session gone"):
         services.run_grid(app_settings, selection)
-    time.sleep(1.0)
-    assert polls and len(scored) < 9  # nine chunks queued; those after the visitor left never ran
+    time.sleep(1.5)  # time for the queue to have run more cells, had they not been cancelled
+    assert polls and len(scored) == 1  # nine cells queued; only the one under way when the visitor left ran
 
 
 # --------------------------------------------------------------------------- sizes
