@@ -85,7 +85,7 @@ def header(title: str, caption: str | None = None) -> Settings:
     st.html(DIFF_CSS)
     problems = view().problems
     if problems:
-        st.warning(md_text("Part of this link was left out: " + "; ".join(problems) + "."), icon=":material/link_off:")
+        st.warning(md_text("Left out of this link: " + "; ".join(problems) + "."), icon=":material/link_off:")
     return services.settings()
 
 

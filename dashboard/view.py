@@ -162,12 +162,12 @@ def check(params: Mapping[str, object], settings: Settings | None = None,
     for name, raw in params.items():
         shown = _CONTROL.sub("?", str(name))[:40]
         if name not in KEYS:
-            problems.append(f"the link's parameter {shown!r} is not one MUTT Lab reads; it is ignored")
+            problems.append(f"{shown}= is not a parameter MUTT Lab reads")
             continue
         try:
             value = _one(name, raw, ctx)
         except ViewError as exc:
-            problems.append(f"the link's {shown}= is ignored: {exc}")
+            problems.append(f"{shown}=: {exc}")
             continue
         if value:
             kept[name] = value
@@ -179,7 +179,8 @@ def strict(params: Mapping[str, object], settings: Settings | None = None,
     """:func:`check` that raises :class:`ViewError` naming every problem instead of leaving values out."""
     view = check(params, settings, metric_names)
     if view.problems:
-        raise ViewError("; ".join(view.problems) + " (copy the link from the dashboard page)")
+        raise ViewError("this view cannot be read: " + "; ".join(view.problems)
+                        + " (copy the link from the dashboard page)")
     return view
 
 
