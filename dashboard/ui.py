@@ -177,7 +177,11 @@ def view() -> link_view.View:
     """The address bar's query parameters, checked (:mod:`muttlab.dashboard.view`): the only way pages read
     them. What a link got wrong is left out; :func:`header` says what."""
     settings = services.settings()
-    return link_view.check(st.query_params.to_dict(), settings, services.registry(settings).names)
+    try:
+        names = services.registry(settings).names
+    except MuttlabError:  # a broken metric path: the page's catalogue says so; the link keeps no metric name
+        names = []
+    return link_view.check(st.query_params.to_dict(), settings, names)
 
 
 def query_value(name: str, default: str | None = None) -> str | None:
