@@ -12,6 +12,8 @@ response comes once the run has settled, i.e. when the visitor would see the sco
 * ``--sessions`` sessions each open the Playground and score ``--requests`` new sentence pairs (a trial's
   original with a unique suffix, so no cache hit, against its 5 references, with the n-gram metrics and
   METEOR, every corruption generator on), paced like a person (0.5-2 s between requests);
+* with ``--oversized N``, N of those sessions send a 200,000-word candidate instead (what a hostile visitor
+  pastes); the others' latency is reported apart, with how the oversized requests were answered;
 * printed: Playground latency (median, p95, max) while the grid ran, the grid's time, the server's
   resident memory (the Streamlit process and all its children: METEOR JVMs, scoring workers) sampled
   during the load, and after ``--warm-all`` scored once with every available metric.
@@ -44,6 +46,7 @@ from muttlab.settings import load_settings
 PLAYGROUND = ("BLEU-4", "ROUGE-L", "CIDEr-D", "METEOR-1.5")
 GRID = ("BLEU-4", "ROUGE-L", "CIDEr-D", "METEOR-1.5", "TER")
 INTERACT = "/_stcore/agent/interact"
+OVERSIZED = "word " * 200_000  # a 200,000-word Playground candidate (--oversized)
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -193,11 +196,15 @@ def run_sessions(args, settings, suite) -> int:
             grid["seconds"] = time.perf_counter() - start
             grid["problems"] = problems(settled)
 
+        oversized: list[float] = []
+        refused: list[str] = []
+
         def ask(session: Session, k: int, rng: random.Random, into: list[float]) -> None:
             """One Playground request: a new pair typed in, Score pressed, until the scores are shown."""
             t = rng.choice(trials)
-            state = {"pg-candidate": f"{t.original} {k}{rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
-                     "pg-metrics": list(PLAYGROUND)}
+            hostile = 0 <= k < args.oversized  # k = -1 is the baseline visitor
+            candidate = OVERSIZED if hostile else f"{t.original} {k}{rng.random():.6f}"
+            state = {"pg-candidate": candidate, "pg-refs": "\n".join(t.refs(5)), "pg-metrics": list(PLAYGROUND)}
             start = time.perf_counter()
             try:
                 wrong = problems(session.send({"widget_state": state, "trigger": {"key": session.trigger_key("Score")}}))
@@ -205,7 +212,12 @@ def run_sessions(args, settings, suite) -> int:
                 wrong = [str(exc)]
             elapsed = time.perf_counter() - start
             with lock:
-                into.append(elapsed)
+                if hostile:  # refused with the limit's message is the expected answer
+                    oversized.append(elapsed)
+                    refused.extend(w for w in wrong if "over the limit" in w)
+                    wrong = [w for w in wrong if "over the limit" not in w]
+                else:
+                    into.append(elapsed)
                 errors.extend(f"visitor {k}: {w}" for w in wrong)
 
         def visitor(k: int) -> None:
@@ -266,6 +278,10 @@ def run_sessions(args, settings, suite) -> int:
           f"{load_seconds:.0f} s, the grid {'still running then' if grid_still_running else 'already done'}")
     if idle and latencies:
         print(f"ratio p95 under load / median alone: {percentile(latencies, 0.95) / statistics.median(idle):.1f}x")
+    if args.oversized:
+        print(f"{args.oversized} of the visitors sent a {len(OVERSIZED.split()):,}-word candidate each request: "
+              f"{summary(oversized)}; {len(refused)} of {len(oversized)} refused with the limit's message; the "
+              f"latency above is the other {args.sessions - args.oversized} visitors'")
     print(f"full grid under load: {grid.get('seconds', float('nan')):.1f} s"
           + (f" ({'; '.join(grid['problems'])})" if grid.get("problems") else ""))
     print(f"server RSS (Streamlit process + JVMs + workers): peak {rss_peak:.0f} MB during the load, "
@@ -353,6 +369,8 @@ def main() -> int:
     parser.add_argument("--mode", choices=("sessions", "in-process"), default="sessions")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--requests", type=int, default=5, help="Playground requests per session")
+    parser.add_argument("--oversized", type=int, default=0, help="how many of the sessions send a 200,000-word "
+                        "candidate instead of a sentence (sessions mode)")
     parser.add_argument("--grid", type=lambda s: tuple(s.split(",")), default=GRID, help="the grid's metrics")
     parser.add_argument("--grid-head-start", type=float, default=5.0, help="seconds the grid runs alone first")
     parser.add_argument("--wait-timeout", type=int, default=600, help="seconds one agent request waits for a "

@@ -7,15 +7,14 @@ dashboard's report download both call :func:`build_report`. Every sentence is HT
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlsplit
-
 import pandas as pd
 import plotly.graph_objects as go
 
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard import charts, facts, shipped
+from muttlab.dashboard import view as link_view
+from muttlab.dashboard.view import View, ViewError
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
@@ -23,28 +22,21 @@ PAGES = ("run", "drilldown")
 TRIALS_SHOWN = 200
 
 
-@dataclass(frozen=True)
-class View:
-    """A dashboard view: its page and its query parameters (comma-separated values split)."""
+def parse_view(settings: Settings, text: str) -> View:
+    """The checked :class:`~muttlab.dashboard.view.View` of a dashboard link, a path with a query string, or a
+    bare query string (:func:`muttlab.dashboard.view.strict`: every problem is an error).
 
-    page: str
-    params: dict[str, str] = field(default_factory=dict)
+    Raises:
+      ViewError: an unknown page, key or name; a suite that is not a named one; a malformed number.
+    """
+    from muttlab.engine.runner import registry_for
 
-    def values(self, name: str) -> list[str]:
-        raw = self.params.get(name, "")
-        return [] if not raw or raw.lower() == "all" else [v.strip() for v in raw.split(",") if v.strip()]
-
-
-def parse_view(text: str) -> View:
-    """A :class:`View` from a dashboard link, a path with a query string, or a bare query string."""
-    text = (text or "").strip()
-    parts = urlsplit(text if ("?" in text or "://" in text or text.startswith("/")) else "?" + text)
-    params = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=False).items()}
-    page = params.pop("page", None) or parts.path.strip("/").split("/")[-1] or "run"
-    if page not in PAGES:
-        raise MuttlabError(f"no report for the page {page!r}; reports cover the views {', '.join(PAGES)} "
-                           "(copy the link from the Run or Drill-down page)")
-    return View(page, params)
+    params = link_view.parse_link(text)
+    params.setdefault("page", "run")
+    if params["page"] not in PAGES:
+        raise ViewError(f"no report for the page {params['page']!r}; reports cover the views {', '.join(PAGES)} "
+                        "(copy the link from the Run or Drill-down page)")
+    return link_view.strict(params, settings, registry_for(settings).names)
 
 
 def _labels(names) -> dict[str, str]:
@@ -62,11 +54,11 @@ def _table_html(frame: pd.DataFrame) -> str:
 
 
 def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], str]:
-    metrics, corruptions = view.values("metrics"), view.values("corruptions")
-    refs = [int(k) for k in view.values("refs") if k.isdigit()]
-    if view.params.get("run") == "1":
+    metrics, corruptions = (([] if view.values(k) == ["all"] else view.values(k)) for k in ("metrics", "corruptions"))
+    refs = [int(k) for k in view.values("refs")]
+    if view.value("run") == "1":
         results = api.run_grid(settings, metrics or None, corruptions or None, refs or None,
-                               suite=view.params.get("suite", "default"))
+                               suite=view.value("suite", "default"))
         accuracy, note = results.accuracy(), f"Computed now on suite {results.suite}."
     else:
         grid = shipped.load()
@@ -82,17 +74,17 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], 
 
 
 def _drilldown_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], str]:
-    metric, corruption = view.params.get("metric"), view.params.get("corruption")
+    metric, corruption = view.value("metric"), view.value("corruption")
     if not metric or not corruption:
         raise MuttlabError("a drill-down view needs metric= and corruption= (copy the link from the Drill-down page)")
-    refs = int(view.params.get("refs", "5"))
-    suite = api.load_suite(settings, view.params.get("suite", "default"))
+    refs = int(view.values("refs")[0]) if view.values("refs") else 5
+    suite = api.load_suite(settings, view.value("suite", "default"))
     results = api.run_grid(settings, [metric], [corruption], [refs], suite=suite)
     cell = results.table
     by_id = {t.id: t for t in suite.trials}
     cell = cell.assign(original=[by_id[t].original for t in cell["trial"]],
                        corrupted=[by_id[t].corrupted for t in cell["trial"]])
-    show = view.params.get("show", "fails")
+    show = view.value("show", "fails")
     shown = cell[~cell["passed"]] if show == "fails" else cell[cell["passed"]] if show == "passes" else cell
     shown = shown.sort_values("margin").head(TRIALS_SHOWN)
     title = f"{metric} on {_labels([corruption])[corruption]}, {refs} references"
@@ -110,9 +102,9 @@ def build_report(settings: Settings, view_text: str) -> str:
     """The HTML document of the view (plotly.js embedded once, every figure interactive offline).
 
     Raises:
-      MuttlabError: an unknown page, a view that selects nothing, or what the engine raises.
+      MuttlabError: a view that :func:`parse_view` refuses or that selects nothing, or what the engine raises.
     """
-    view = parse_view(view_text)
+    view = parse_view(settings, view_text)
     head, figures, table = (_run_section if view.page == "run" else _drilldown_section)(settings, view)
     plots = [charts.offline_html(fig, full_html=False) if i == 0 else fig.to_html(include_plotlyjs=False,
                                                                                    full_html=False)
@@ -123,5 +115,5 @@ def build_report(settings: Settings, view_text: str) -> str:
              "margin-top:2em}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MUTT Lab report: {html.escape(view.page)}"
             f"</title><style>{style}</style></head><body><h1>MUTT Lab report</h1>"
-            f"<p>View: <code>{html.escape(view_text)}</code></p>{head}{''.join(plots)}{table}"
+            f"<p>View: <code>{html.escape(view.query())}</code></p>{head}{''.join(plots)}{table}"
             f"<footer>{footer}</footer></body></html>")

@@ -35,6 +35,7 @@ from muttlab.engine import queue as work_queue
 from muttlab import sources
 from muttlab.engine import runner
 from muttlab.errors import MuttlabError
+from muttlab.redact import scrub
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 from muttlab.trials import Suite, Trial
@@ -89,13 +90,23 @@ def session_id() -> str:
     return ctx.session_id if ctx is not None else "script"
 
 
+def still_wanted() -> None:
+    """Raises (Streamlit's stop or rerun signal) when the session waiting here has gone or asked for something
+    else; nothing outside a page. Reading session state is where Streamlit delivers those signals."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        st.session_state.get("muttlab-waiting")
+
+
 def queued(fn: Callable[[], object], cost: int):
-    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it.
+    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it;
+    if the session goes away first, the job is cancelled unless it has started.
 
     Every use of metric objects goes through the queue: they are shared by all sessions and are not
     thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
     """
-    return work_queue.shared_queue().run(session_id(), fn, cost)
+    return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
 
 
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
@@ -124,7 +135,7 @@ def catalogue_frame(settings: Settings) -> pd.DataFrame:
     """The catalogue as a table for display (name, available, reason or description, signature)."""
     rows = [{"metric": i.name, "available": i.available,
              "requires": ", ".join(i.requires),
-             "note": i.description if i.available else i.reason,
+             "note": i.description if i.available else scrub(i.reason, settings),
              "signature": i.signature} for i in metric_catalogue(settings)]
     return pd.DataFrame(rows, columns=["metric", "available", "requires", "note", "signature"])
 
@@ -322,21 +333,31 @@ def run_grid(settings: Settings, selection: Selection,
         shared = work_queue.shared_queue()
         chunks = [(m, c, k) for m in selection.metrics for c in selection.corruptions for k in selection.ref_counts]
         futures = [shared.submit(session_id(), chunk(m, c, k), cost=2 * by_type[c]) for m, c, k in chunks]
-        parts = []
-        for done, future in enumerate(futures):
-            parts.append(future.result())
-            if progress is not None:
-                m, c, k = chunks[done]
-                progress(done, len(futures), f"scoring {m} on {c} with {k} references")
-        return _merge(parts)
 
-    # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
-    # store's suite is named after its latest revision, so an edit is scored again too.
-    results = memoised(("run", settings, installed_state(settings.model_dir), selection)
-                       + (() if suite_name == "default" else (chosen.name,)), compute, settings)
+        def done(i: int) -> None:
+            if progress is not None:
+                m, c, k = chunks[i]
+                progress(i, len(futures), f"scoring {m} on {c} with {k} references")
+
+        # A run nobody waits for (the tab closed) stops: its chunks not yet started are cancelled.
+        return _merge(work_queue.gather(futures, still_wanted, done))
+
+    results = memoised(_run_key(settings, selection, suite_name, chosen), compute, settings)
     if progress is not None:
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results
+
+
+def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen: Suite) -> tuple:
+    # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
+    # store's suite is named after its latest revision, so an edit is scored again too.
+    return (("run", settings, installed_state(settings.model_dir), selection)
+            + (() if suite_name == "default" else (chosen.name,)))
+
+
+def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> runner.Results | None:
+    """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
+    return _memo().get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))
 
 
 def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,
@@ -595,20 +616,19 @@ def challenge_file_in_data_dir(settings: Settings, relative: str) -> tuple[bytes
     """The bytes and name of a challenge-set file inside the data dir (a visitor may not read elsewhere).
 
     Raises:
-      MuttlabError (DataError): no data dir, a path outside it, missing, unreadable or over the size limit.
+      MuttlabError: no data dir, a path that may lead outside it (ViewError), a file missing, unreadable or over
+        the size limit (DataError, naming the file as given, not where the server keeps it).
     """
     from pathlib import Path
 
+    from muttlab.dashboard.view import data_file
     from muttlab.sources import read_bytes
     from muttlab.errors import DataError
 
-    if settings.data_dir is None:
-        raise DataError(relative, "there is no data dir to read from", fix="upload the file instead")
-    root = Path(settings.data_dir).resolve()
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root):
-        raise DataError(relative, "is outside the data dir", fix="give a path relative to the data dir")
-    return read_bytes(path), path.stem
+    try:
+        return read_bytes(data_file(settings, relative)), Path(relative).stem
+    except DataError as exc:  # named as the visitor gave it: where the data dir is stays on the server
+        raise DataError(relative, exc.problem) from None
 
 
 def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...]):

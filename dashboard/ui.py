@@ -20,8 +20,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from muttlab.dashboard import charts, services
+from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab.errors import MuttlabError
+from muttlab.redact import scrub
 from muttlab.settings import Settings
 from muttlab.trials import Suite
 
@@ -43,16 +45,18 @@ _MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=\.))", re.MULTILINE)
 
 def md_text(text: object) -> str:
     """``text`` escaped for any Markdown element (``st.markdown``, ``st.caption``, ``st.info``, labels...):
-    it shows as the same characters, with no link, image, emphasis or HTML."""
-    out = _MD_INLINE.sub(r"\\\1", str(text))
+    it shows as the same characters, with no link, image, emphasis or HTML, and with no secret or server
+    folder (:func:`muttlab.redact.scrub`: anyone may open a page)."""
+    out = _MD_INLINE.sub(r"\\\1", scrub(text, services.settings()))
     out = re.sub(r"(?i)(www)\.", r"\1\\.", out)  # GFM links "www.example.com" without a scheme
     return _MD_LINE_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit()
                                                       else "\\" + m.group(2)), out)
 
 
 def caption_text(text: object) -> None:
-    """A caption of user text: HTML-escaped into a caption-styled block, never read as Markdown."""
-    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{html.escape(str(text))}</div>')
+    """A caption of user text: scrubbed and HTML-escaped into a caption-styled block, never read as Markdown."""
+    shown = html.escape(scrub(text, services.settings()))
+    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{shown}</div>')
 
 
 def fmt_score(value: float) -> str:
@@ -79,6 +83,9 @@ def header(title: str, caption: str | None = None) -> Settings:
     if caption:
         st.caption(caption)
     st.html(DIFF_CSS)
+    problems = view().problems
+    if problems:
+        st.warning(md_text("Left out of this link: " + "; ".join(problems) + "."), icon=":material/link_off:")
     return services.settings()
 
 
@@ -166,36 +173,65 @@ def not_available(what: str, module: str, issue_hint: str = "") -> None:
 
 # --------------------------------------------------------------------------- state in the address bar
 
+def view() -> link_view.View:
+    """The address bar's query parameters, checked (:mod:`muttlab.dashboard.view`): the only way pages read
+    them. What a link got wrong is left out; :func:`header` says what."""
+    settings = services.settings()
+    try:
+        names = services.registry(settings).names
+    except MuttlabError:  # a broken metric path: the page's catalogue says so; the link keeps no metric name
+        names = []
+    return link_view.check(st.query_params.to_dict(), settings, names)
+
+
 def query_value(name: str, default: str | None = None) -> str | None:
-    """Query parameter ``name`` of the address bar, or ``default``."""
-    value = st.query_params.get(name)
-    return value if value not in (None, "") else default
+    """Checked query parameter ``name`` of the address bar, or ``default``."""
+    return view().value(name, default)
 
 
 def query_list(name: str, options: Sequence, default: list, cast: Callable = str) -> list:
-    """Values of query parameter ``name`` (comma-separated, or ``all``) that are among ``options``,
-    in the order given; ``default`` when the parameter is absent or names nothing known."""
-    raw = st.query_params.get(name)
+    """Checked values of query parameter ``name`` (comma-separated, or ``all``) that are among ``options``,
+    in the order given; ``default`` when the parameter is absent or names nothing offered here."""
+    raw = view().values(name)
     if not raw:
         return list(default)
-    if raw.strip().lower() == "all":
+    if raw == ["all"]:
         return list(options)
-    wanted = []
-    for part in raw.split(","):
-        try:
-            value = cast(part.strip())
-        except ValueError:
-            continue
-        if value in options and value not in wanted:
-            wanted.append(value)
-    return wanted or list(default)
+    wanted = [cast(part) for part in raw]
+    return [v for v in dict.fromkeys(wanted) if v in options] or list(default)
 
 
 def query_int(name: str, default: int | None = None) -> int | None:
-    try:
-        return int(st.query_params.get(name))
-    except (TypeError, ValueError):
-        return default
+    value = view().value(name)
+    return int(value) if value is not None and value.isdigit() else default
+
+
+ASKED_KEY = "muttlab-asked"
+
+
+def asked(what: tuple) -> bool:
+    """Whether this session asked for ``what`` with a click (:func:`ask`)."""
+    return what in st.session_state.get(ASKED_KEY, ())
+
+
+def ask(what: tuple) -> None:
+    """Record that this session clicked to compute ``what``: a link alone never starts slow work (a metric
+    outside :func:`muttlab.dashboard.services.is_quick`), a visitor's click does."""
+    st.session_state[ASKED_KEY] = {*st.session_state.get(ASKED_KEY, ()), what}
+
+
+def slow_and_unasked(metrics: Sequence[str], what: tuple, label: str, key: str) -> bool:
+    """True (after a button and a note) when ``metrics`` hold a slow one and this session has not asked for
+    ``what``: the page then waits for the button instead of scoring what a link named."""
+    slow = [m for m in metrics if not services.is_quick(m)]
+    if not slow or asked(what):
+        return False
+    if st.button(label, key=key, icon=":material/play_arrow:"):
+        ask(what)
+        return False
+    st.info(md_text(f"{', '.join(slow)} take a while to score; press the button to compute."),
+            icon=":material/touch_app:")
+    return True
 
 
 def encode_params(params: dict) -> dict[str, str]:
@@ -212,9 +248,10 @@ def write_query(params: dict, keep: Sequence[str] = ()) -> None:
     """Make the address bar hold exactly ``params`` (plus the ``keep`` parameters already there), so that a
     reload or a shared link restores this view. Writes only when something changed."""
     wanted = encode_params(params)
+    checked = view()
     for key in keep:
-        if key in st.query_params and key not in wanted:
-            wanted[key] = st.query_params[key]
+        if checked.value(key) is not None and key not in wanted:
+            wanted[key] = checked.value(key)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
@@ -226,7 +263,7 @@ def current_link() -> str:
         base = (st.context.url or "").split("?")[0]
     except Exception:  # no browser context (AppTest, bare mode): the query string alone still restores the view
         base = ""
-    query = urlencode(st.query_params.to_dict())
+    query = view().query()
     return f"{base}?{query}" if query else base or "?"
 
 
@@ -242,12 +279,12 @@ def copy_link(page: str | None = None) -> None:
         if page:
             from muttlab.dashboard.report import build_report
 
-            view = urlencode({"page": page, **st.query_params.to_dict()})
+            query = urlencode({**view().params, "page": page})
             st.download_button("Download this view as a report (HTML, works offline)",
-                               lambda: build_report(services.settings(), view).encode("utf-8"),
+                               lambda: build_report(services.settings(), query).encode("utf-8"),
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
-            caption_text(f"Same file from the command line: muttlab report --view '{view}' --output report.html")
+            caption_text(f"Same file from the command line: muttlab report --view '{query}' --output report.html")
 
 
 def footer() -> None:

@@ -26,7 +26,7 @@ from muttlab.trials import Suite
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
 from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
-from muttlab.settings import DEFAULT_METRICS, Settings, load_settings
+from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
     import pandas as pd
@@ -153,7 +153,13 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
 
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
+    Raises:
+      MuttlabError: the sentence or a reference over the length limits (checked before any parsing).
     """
+    limits = active_limits()
+    limits.check_text(sentence, "the sentence")
+    for i, reference in enumerate(references):
+        limits.check_text(reference, f"reference {i + 1}")
     import pandas as pd
 
     from muttlab.engine.suites import generated_trials

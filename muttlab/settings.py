@@ -68,6 +68,15 @@ class Limits:
         return (f"{what} has {shown} {self.UNIT[name]}, over the limit of {getattr(self, name):,} "
                 f"(shorten the input, or raise {self.SETTING[name]} if this is intended)")
 
+    def check_text(self, text: str, what: str) -> None:
+        """Raise a MuttlabError naming the limit when ``text`` is over ``max_chars`` or ``max_words``; the
+        characters are counted first, so an oversized text costs nothing to refuse."""
+        if len(text) > self.max_chars:
+            raise MuttlabError(self.exceeded("max_chars", len(text), what))
+        words = len(text.split())
+        if words > self.max_words:
+            raise MuttlabError(self.exceeded("max_words", words, what))
+
     @classmethod
     def from_env(cls, env) -> "Limits":
         values = {}

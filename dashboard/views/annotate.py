@@ -403,7 +403,7 @@ def _pair_detail_by_id(settings, store, pair_id: int, access, known, labels) -> 
     try:
         pair = store.get(pair_id)
     except MuttlabError as exc:
-        st.error(str(exc))
+        st.error(ui.md_text(exc))
         return
     _pair_detail(settings, store, pair, access, known, labels)
 
@@ -426,7 +426,7 @@ def _open_controls(store) -> None:
             ident = typed.strip()
             pair = store.resolve(int(ident) if ident.isdigit() else ident)
         except MuttlabError as exc:
-            st.error(str(exc))
+            st.error(ui.md_text(exc))
         else:
             _open(pair.id)
     if right.button("Next unreviewed", key="annotate-next", icon=":material/skip_next:"):

@@ -45,6 +45,15 @@ def _trial_card(row, higher_is_better: bool) -> None:
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
 
 
+def _waits_for_click(settings, metric: str, corruption: str, refs: int, suite_name: str, key: str) -> bool:
+    """A slow metric's cell is scored after a click, unless the server has it already: a link opens it at once
+    only where that is cheap."""
+    if services.finished_run(settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
+        return False
+    return ui.slow_and_unasked([metric], ("cell", metric, corruption, refs, suite_name),
+                               f"Score {metric} on this cell", key)
+
+
 def _compare(settings, available: list[str], metric: str, corruption: str, refs: int, suite_name: str) -> None:
     """Another metric on the same trials: McNemar's test on the paired pass/fail outcomes."""
     others = [m for m in available if m != metric]
@@ -53,12 +62,12 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
         other = st.selectbox("Other metric", [None] + others, index=(others.index(wanted) + 1) if wanted in others
                              else 0, format_func=lambda m: "choose…" if m is None else m, key="dd-vs")
         st.session_state["dd-vs-chosen"] = other
-        if other is None:
+        if other is None or _waits_for_click(settings, other, corruption, refs, suite_name, "dd-vs-score"):
             return
         try:
             result, acc_a, acc_b = services.paired_comparison(settings, metric, other, corruption, refs, suite_name)
         except MuttlabError as exc:
-            st.error(f"{other} cannot be scored on this cell: {exc}")
+            st.error(ui.md_text(f"{other} cannot be scored on this cell: {exc}"))
             return
         a, b, c, d = st.columns(4)
         a.metric(f"{metric} accuracy", f"{acc_a:.1f}%")
@@ -90,8 +99,8 @@ def page() -> None:
     if chosen.get("refs") and chosen["refs"] not in ref_options and chosen["refs"] <= max_refs:
         ref_options = sorted(set(ref_options) | {int(chosen["refs"])})
     if chosen.get("corruption") and chosen["corruption"] not in corruptions:
-        st.warning(f"This link's corruption type `{chosen['corruption']}` is not in the loaded trials "
-                   f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir.")
+        st.warning(ui.md_text(f"This link's corruption type {chosen['corruption']} is not in the loaded trials "
+                              f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir."))
 
     left, middle, right, far = st.columns([3, 3, 2, 2])
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
@@ -103,6 +112,8 @@ def page() -> None:
                                format_func=services.SUITES.get, key="dd-suite")
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
 
+    if _waits_for_click(settings, metric, corruption, int(refs), suite_name, "dd-score"):
+        return
     with st.spinner(f"Scoring {metric} on {labels.get(corruption, corruption)}…"):
         try:
             cell = services.cell_trials(settings, metric, corruption, int(refs), suite_name=suite_name)

@@ -174,7 +174,7 @@ def page() -> None:
         b.metric("dev Pearson (SICK trial)", f"{dev:.4f}" if isinstance(dev, (int, float)) else "–")
         c.metric("training time", _duration(info.get("train_seconds")),
                  help="All runs together for an ensemble." if members else None)
-        ui.caption_text(f"checkpoint: {path}")
+        ui.caption_text(f"checkpoint: {Path(path).name}")  # its name only: where it lies is the server's
         history = _history(info)
         if members:
             st.markdown("**Runs in the ensemble**: one per seed, each at its best dev epoch; the ensemble "

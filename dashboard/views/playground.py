@@ -45,6 +45,21 @@ def corruption_blocks(sentence: str, corrupted: pd.DataFrame, verdicts: pd.DataF
     return CARD_CSS + "".join(blocks)
 
 
+def checked_input(references: str, candidate: str, limits) -> tuple[tuple[str, ...], str]:
+    """(references, candidate) of the form, within the length limits before any of it is parsed or scored.
+
+    Raises:
+      MuttlabError: a text, a reference or the number of references over its limit (the message names it).
+    """
+    limits.check_text(candidate, "the candidate")
+    refs = tuple(line.strip() for line in references.splitlines() if line.strip())
+    if len(refs) > limits.max_refs:
+        raise MuttlabError(limits.exceeded("max_refs", len(refs), "the reference list"))
+    for i, ref in enumerate(refs, start=1):
+        limits.check_text(ref, f"reference {i}")
+    return refs, " ".join(candidate.split())
+
+
 def page() -> None:
     settings = ui.header("Playground", "Type one or more references and a candidate sentence. Every metric "
                                        "scores it; each corruption generator then rewrites the candidate, and "
@@ -54,10 +69,14 @@ def page() -> None:
         return
     types = services.generator_types()
     labels = services.corruption_labels(types)
+    limits = settings.limits
     with st.form("playground", border=True):
         left, right = st.columns(2)
-        references = left.text_area("References (one per line)", EXAMPLE_REFERENCES, height=150, key="pg-refs")
-        candidate = right.text_area("Candidate", EXAMPLE_CANDIDATE, height=68, key="pg-candidate")
+        # The browser stops typing at these lengths; the server checks again below (a client may send more).
+        references = left.text_area("References (one per line)", EXAMPLE_REFERENCES, height=150, key="pg-refs",
+                                    max_chars=limits.max_chars * limits.max_refs)
+        candidate = right.text_area("Candidate", EXAMPLE_CANDIDATE, height=68, key="pg-candidate",
+                                    max_chars=limits.max_chars)
         chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
                                          format_func=lambda c: labels.get(c, c), key="pg-types",
                                          help="Generators that do not apply to the sentence are skipped.")
@@ -68,8 +87,11 @@ def page() -> None:
     if not types:
         ui.not_available("Corruption generators", "muttlab.corruptions.generate / muttlab.engine.suites")
 
-    refs = tuple(line.strip() for line in references.splitlines() if line.strip())
-    sentence = " ".join(candidate.split())
+    try:
+        refs, sentence = checked_input(references, candidate, limits)
+    except MuttlabError as exc:
+        st.error(ui.md_text(exc))
+        return
     if not refs or not sentence:
         st.warning("Give at least one reference and a non-empty candidate.")
         return

@@ -27,7 +27,7 @@ def page() -> None:
     try:
         frame = services.reproduction(settings)
     except MuttlabError as exc:
-        st.error(f"The published numbers cannot be reproduced: {exc}")
+        st.error(f"The published numbers cannot be reproduced: {ui.md_text(exc)}")
         return
     frame = frame[[c for c in COLUMNS if c in frame.columns] + [c for c in frame.columns if c not in COLUMNS]]
     studies = list(dict.fromkeys(frame["study"])) if "study" in frame.columns else []

@@ -3,7 +3,9 @@
 A first visit shows the grid that ships with the package (every study metric, precomputed by
 ``scripts/precompute_grid.py``); Run recomputes any part of it live. The view lives in the address bar
 (``?metrics=BLEU-4,METEOR-1.5&corruptions=all&refs=5,10,20&suite=store&run=1``), so a reload or a shared
-link restores it. The grid is clickable: a cell opens its trials on the Drill-down page.
+link restores it. A link never starts a run: its ``run=1`` shows the run's numbers if the server has them
+already and otherwise only fills the form, for the visitor to press Run. The grid is clickable: a cell opens
+its trials on the Drill-down page.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.errors import MuttlabError
 
 SELECTION_KEY = "run_selection"
+LIVE_KEY = "run_live"  # set once this session has pressed Run: from then on its selections are scored
 CELL_KEY = "drilldown_cell"
 PAINTED_KEY = "run_first_paint_done"
 FIRST_PAINT_PAUSE_S = 0.3
@@ -59,7 +62,8 @@ def page() -> None:
                          "Each trial pairs an original sentence with a controlled corruption; a metric passes "
                          "when it scores the original higher (or, for meaning-preserving corruptions, about the "
                          f"same: |Δ| / s_orig ≤ {tolerance:g}).")
-    live = ui.query_value("run") == "1"
+    live = bool(st.session_state.get(LIVE_KEY))
+    linked_run = not live and ui.query_value("run") == "1"
     controls, below = st.container(), st.empty()
     if not live:
         # The precomputed grid is drawn before the form above it is filled: it needs neither the trials nor
@@ -70,6 +74,15 @@ def page() -> None:
         submitted, live, suite_name, selection = _controls(settings, live)
     if submitted:
         below.empty()
+    if not live and linked_run and selection is not None and not selection.empty:
+        finished = services.finished_run(settings, selection, suite_name)
+        if finished is None:
+            st.info("This link shows a live run: press **Run** to compute it (the form holds its selection).",
+                    icon=":material/touch_app:")
+        else:
+            below.empty()
+            _live_view(settings, selection, suite_name, finished)
+            return
     if not live:
         ui.copy_link("run")
         return
@@ -116,23 +129,25 @@ def _controls(settings, live: bool):
         submitted = st.form_submit_button("Run", type="primary", icon=":material/play_arrow:")
     if submitted:
         suite_name, live = suite_choice, True
+        st.session_state[LIVE_KEY] = True
         ui.write_query({"metrics": metrics, "corruptions": [c for c in corruptions if c in chosen],
                         "refs": sorted(refs), "suite": suite_name if suite_name != "default" else None, "run": 1})
     selection = services.Selection(tuple(metrics), tuple(c for c in corruptions if c in chosen), tuple(sorted(refs)))
     return submitted, live, suite_name, selection
 
 
-def _live_view(settings, selection: services.Selection, suite_name: str) -> None:
-    """The run of the form's selection (memoised for the whole server) and its grid."""
+def _live_view(settings, selection: services.Selection, suite_name: str, results=None) -> None:
+    """The run of the form's selection (memoised for the whole server) and its grid; ``results`` when the
+    server had them already."""
     st.session_state[SELECTION_KEY] = selection
     if selection.empty:
         st.warning("Choose at least one metric, one corruption type and one reference count.")
         return
     labels = services.corruption_labels(selection.corruptions)
 
-    results = ui.with_progress("Starting…", lambda progress: services.run_grid(settings, selection, progress=progress,
-                                                                              suite_name=suite_name),
-                               failure="The run failed", unit=" metrics")
+    if results is None:
+        results = ui.with_progress("Starting…", lambda progress: services.run_grid(
+            settings, selection, progress=progress, suite_name=suite_name), failure="The run failed", unit=" metrics")
     if results is None:
         return
     accuracy = results.accuracy()

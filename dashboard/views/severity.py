@@ -41,6 +41,7 @@ def page() -> None:
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
     if submitted:
+        ui.ask(("severity",))
         ui.write_query({"metrics": metrics, "corruption": corruption, "strengths": sorted(strengths), "refs": refs})
     elif wanted is None:  # a first visit: nothing is scored until asked (or a link asks)
         st.info("Choose metrics, a corruption type and its strengths, then press **Draw the curves**.",
@@ -51,6 +52,8 @@ def page() -> None:
         st.warning("Choose at least one metric and at least two strengths.")
         return
     strengths = tuple(sorted(strengths))
+    if ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
+        return
     curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
         settings, corruption, tuple(metrics), strengths, refs), failure="The severity curves could not be computed")
     if curve is None:

@@ -15,6 +15,7 @@ import warnings
 
 from muttlab.cli.common import common_parser
 from muttlab.errors import MuttlabError
+from muttlab.redact import secrets
 
 # name -> (module in this package, one-line summary), in the order `muttlab --help` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -141,7 +142,7 @@ def _main(argv: list[str]) -> int:
             return EXIT_USER_ERROR
         return int(args.handler(args) or 0)
     except MuttlabError as exc:
-        print(f"muttlab: error: {exc}", file=sys.stderr)
+        print(f"muttlab: error: {secrets(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("muttlab: interrupted", file=sys.stderr)

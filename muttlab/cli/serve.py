@@ -138,8 +138,12 @@ def serve(options: dict[str, object]) -> None:
     quiet.setLevel(logging.ERROR)
     try:
         from muttlab.dashboard import services
+        from muttlab.dashboard.shared import refuse_client_cache_clearing
     finally:
         quiet.setLevel(level)
+    # Before the first connection: a browser may send the clear-cache message before any page has run
+    # (app.py refuses it too, for a server started with `streamlit run`).
+    refuse_client_cache_clearing()
 
     app = str(dashboard_dir() / "app.py")
     # What `streamlit run` does before starting its server: the script path decides where config and

@@ -12,7 +12,9 @@ interleaves between chunks. The dispatcher picks
 3. within a session, its cheapest job first, then first come first served.
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
-:class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory.
+:class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
+nobody waits for any more does not run: :func:`gather` waits in short steps, asks the waiting session whether
+it is still there, and cancels the session's jobs not yet started when it is not (a closed tab).
 
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
@@ -23,9 +25,9 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import defaultdict
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from muttlab.errors import MuttlabError
 
@@ -34,6 +36,7 @@ from muttlab.errors import MuttlabError
 SMALL_COST = 3000
 MAX_PER_SESSION = 256
 MAX_PENDING = 2048
+POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
 
 
 class QueueFull(MuttlabError):
@@ -152,6 +155,31 @@ class FairQueue:
         if wait:
             for thread in self._threads:
                 thread.join()
+
+
+def gather(futures: Sequence[Future], still_wanted: Callable[[], None],
+           on_done: Callable[[int], None] | None = None, poll_s: float = POLL_S) -> list:
+    """The futures' values, in order, waiting for each in steps of ``poll_s``.
+
+    Between steps ``still_wanted()`` is called; it raises when nobody waits for the answer any more (the
+    visitor closed the tab or asked for something else). Then, and on any other failure, every job of
+    ``futures`` not yet started is cancelled (the queue skips it) before the exception propagates; a job
+    already running finishes, since a thread cannot be stopped from outside. ``on_done(i)`` is called once the
+    ``i``-th value is in.
+    """
+    values = []
+    try:
+        for i, future in enumerate(futures):
+            while not wait([future], timeout=poll_s).done:
+                still_wanted()
+            values.append(future.result())
+            if on_done is not None:
+                on_done(i)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    return values
 
 
 _SHARED: FairQueue | None = None

@@ -21,7 +21,7 @@ from muttlab.access import users as users_module
 from muttlab.access.roles import ANONYMOUS, Identity, Role, local_operator
 from muttlab.access.sessions import MAX_VERIFICATIONS, Authenticator, RateLimiter, SignInRefused
 from muttlab.access.users import UserStore
-from muttlab.engine.trials import Trial
+from muttlab.trials import Trial
 from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import GuardedStore, guarded
 from muttlab.pairs.store import PairStore, open_store

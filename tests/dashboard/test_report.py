@@ -8,13 +8,13 @@ from muttlab.dashboard.report import build_report, parse_view
 from muttlab.errors import MuttlabError
 
 
-def test_parse_view_accepts_links_paths_and_query_strings():
-    assert parse_view("http://host:8501/drilldown?metric=BLEU-4&refs=5").page == "drilldown"
-    view = parse_view("metrics=BLEU-4,TER&refs=5")
+def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
+    assert parse_view(sample_settings, "http://host:8501/drilldown?metric=BLEU-4&refs=5").page == "drilldown"
+    view = parse_view(sample_settings, "metrics=BLEU-4,TER&refs=5")
     assert view.page == "run" and view.values("metrics") == ["BLEU-4", "TER"]
-    assert parse_view("page=drilldown&metric=TER").params == {"metric": "TER"}
+    assert parse_view(sample_settings, "page=drilldown&metric=TER").params == {"page": "drilldown", "metric": "TER"}
     with pytest.raises(MuttlabError, match="no report for the page"):
-        parse_view("/annotate?pair=3")
+        parse_view(sample_settings, "/annotate?pair=3")
 
 
 def test_precomputed_grid_report_embeds_plotly(sample_settings):
@@ -37,5 +37,7 @@ def test_drilldown_report_from_the_cli(tmp_path, monkeypatch, cache_dir):
 
 
 def test_report_of_an_empty_view_is_a_clear_error(sample_settings):
-    with pytest.raises(MuttlabError, match="selects no cell"):
+    with pytest.raises(MuttlabError, match="no metric is called 'NO-SUCH'"):
         build_report(sample_settings, "metrics=NO-SUCH&refs=5")
+    with pytest.raises(MuttlabError, match="selects no cell"):
+        build_report(sample_settings, "metrics=BLEU-4&refs=7")

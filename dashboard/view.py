@@ -1,0 +1,217 @@
+"""A dashboard view: the query parameters of a link, checked once, the only form in which pages, links, report
+downloads and ``muttlab report --view`` read them.
+
+A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
+the registry's, corruption names the catalogue's, the suite one of the named suites, reference counts and
+strengths small whole numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
+symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
+
+:func:`check` keeps what is valid and lists what is not (a page shows the list and carries on with the
+rest); :func:`strict` raises :class:`ViewError` naming every problem (the report command).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Collection, Mapping
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from muttlab.errors import MuttlabError
+from muttlab.settings import Settings, active_limits
+from muttlab.suites.model import CONTRASTIVE_FORMATS
+
+SUITES = ("default", "store")
+SHOWS = ("fails", "passes", "all")
+MAX_TEXT = 200  # characters of a free-text value (a search, a trial id, a study name)
+MAX_ITEMS = 64  # values of one list parameter
+MAX_STRENGTH = 10
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class ViewError(MuttlabError):
+    """A link's query string asks for something that does not exist or may not be read."""
+
+
+def _metric(value: str, ctx: "_Context") -> str:
+    if value not in ctx.metric_names:
+        raise ViewError(f"no metric is called {value!r}")
+    return value
+
+
+def _corruption(value: str, ctx: "_Context") -> str:
+    from muttlab.corruptions import catalog
+
+    try:
+        catalog.get(value)
+    except KeyError:
+        raise ViewError(f"no corruption type is called {value!r}") from None
+    return value
+
+
+def _refs(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, active_limits().max_refs, "reference count"))
+
+
+def _strength(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, MAX_STRENGTH, "strength"))
+
+
+def _pair(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, 2 ** 63 - 1, "pair id"))
+
+
+def _whole(value: str, low: int, high: int, what: str) -> int:
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ViewError(f"{what} {value!r} is not a whole number from {low} to {high}")
+    return int(value)
+
+
+def _choice(*allowed: str):
+    def check(value: str, ctx: "_Context") -> str:
+        if value not in allowed:
+            raise ViewError(f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+    return check
+
+
+def _text(value: str, ctx: "_Context") -> str:
+    return value
+
+
+def _file(value: str, ctx: "_Context") -> str:
+    data_file(ctx.settings, value)
+    return value
+
+
+# key -> (checker of one value, whether it holds a comma-separated list)
+KEYS = {
+    "page": (_choice("run", "drilldown"), False),
+    "metrics": (_metric, True), "metric": (_metric, False), "vs": (_metric, False),
+    "corruptions": (_corruption, True), "corruption": (_corruption, False), "types": (_corruption, True),
+    "refs": (_refs, True), "strengths": (_strength, True),
+    "suite": (_choice(*SUITES), False), "run": (_choice("1"), False), "off": (_choice("1"), False),
+    "show": (_choice(*SHOWS), False), "format": (_choice(*CONTRASTIVE_FORMATS), False),
+    "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
+    "pair": (_pair, False), "file": (_file, False),
+}
+
+
+@dataclass(frozen=True)
+class _Context:
+    settings: Settings | None
+    metric_names: Collection[str]
+
+
+@dataclass(frozen=True)
+class View:
+    """The checked parameters of a link (each value a string; lists comma-joined) and what was left out."""
+
+    params: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def page(self) -> str:
+        return self.params.get("page", "run")
+
+    def value(self, name: str, default: str | None = None) -> str | None:
+        return self.params.get(name, default)
+
+    def values(self, name: str) -> list[str]:
+        """A list parameter's values; ``all`` is kept as the one value ``all``."""
+        raw = self.params.get(name, "")
+        return [v for v in raw.split(",") if v] if raw else []
+
+    def query(self) -> str:
+        """The view as a query string (what a link to it carries)."""
+        return urlencode(dict(self.params))
+
+
+def _one(name: str, raw: object, ctx: _Context) -> str:
+    """The checked value of ``name`` (raises ViewError)."""
+    if isinstance(raw, (list, tuple)):  # a key given twice: the last one counts, as in the address bar
+        raw = raw[-1] if raw else ""
+    text = str(raw)
+    if len(text) > MAX_TEXT * (MAX_ITEMS if KEYS[name][1] else 1):
+        raise ViewError(f"the value is {len(text):,} characters long")
+    if _CONTROL.search(text):
+        raise ViewError("the value holds a control character")
+    checker, is_list = KEYS[name]
+    if not is_list:
+        if len(text) > MAX_TEXT:
+            raise ViewError(f"the value is {len(text):,} characters long, over {MAX_TEXT}")
+        return checker(text, ctx)
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) > MAX_ITEMS:
+        raise ViewError(f"{len(parts)} values, over {MAX_ITEMS}")
+    if parts == ["all"] and name in ("metrics", "corruptions"):
+        return "all"
+    if any(len(p) > MAX_TEXT for p in parts):
+        raise ViewError(f"a value is over {MAX_TEXT} characters long")
+    return ",".join(dict.fromkeys(checker(p, ctx) for p in parts))
+
+
+def check(params: Mapping[str, object], settings: Settings | None = None,
+          metric_names: Collection[str] = ()) -> View:
+    """The valid part of ``params`` (a query-parameter mapping); each left-out key gets a line in ``problems``.
+
+    ``metric_names`` are the registry's names; ``settings`` locates the data dir for ``file``.
+    """
+    ctx = _Context(settings, frozenset(metric_names))
+    kept, problems = {}, []
+    for name, raw in params.items():
+        shown = _CONTROL.sub("?", str(name))[:40]
+        if name not in KEYS:
+            problems.append(f"{shown}= is not a parameter MUTT Lab reads")
+            continue
+        try:
+            value = _one(name, raw, ctx)
+        except ViewError as exc:
+            problems.append(f"{shown}=: {exc}")
+            continue
+        if value:
+            kept[name] = value
+    return View(kept, tuple(problems))
+
+
+def strict(params: Mapping[str, object], settings: Settings | None = None,
+           metric_names: Collection[str] = ()) -> View:
+    """:func:`check` that raises :class:`ViewError` naming every problem instead of leaving values out."""
+    view = check(params, settings, metric_names)
+    if view.problems:
+        raise ViewError("this view cannot be read: " + "; ".join(view.problems)
+                        + " (copy the link from the dashboard page)")
+    return view
+
+
+def parse_link(text: str) -> dict[str, str]:
+    """The query parameters of a dashboard link, a path with a query string, or a bare query string; the page
+    named by the path (``/drilldown?...``) becomes ``page`` unless the query names one."""
+    text = (text or "").strip()
+    parts = urlsplit(text if ("?" in text or "://" in text or text.startswith("/")) else "?" + text)
+    params = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=False).items()}
+    page = parts.path.strip("/").split("/")[-1]
+    if page and "page" not in params:
+        params["page"] = page
+    return params
+
+
+def data_file(settings: Settings | None, relative: str) -> Path:
+    """The file ``relative`` names inside the data dir, resolved; a link may name nothing outside it.
+
+    Raises:
+      ViewError: no data dir; a NUL or control character, an absolute path, a ``..`` part, or a path
+        (symlinks followed) that leads out of the data dir.
+    """
+    if settings is None or settings.data_dir is None:
+        raise ViewError("there is no data dir to read from; upload the file instead")
+    if _CONTROL.search(relative):
+        raise ViewError("the path holds a control character")
+    candidate = Path(relative)
+    if candidate.is_absolute() or relative.startswith(("/", "\\")) or ".." in candidate.parts or ":" in relative:
+        raise ViewError(f"{relative!r} is not a path relative to the data dir (no leading /, no ..)")
+    root = Path(settings.data_dir).resolve()
+    path = (root / candidate).resolve()
+    if not path.is_relative_to(root):
+        raise ViewError(f"{relative!r} leads outside the data dir")
+    return path
