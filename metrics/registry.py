@@ -198,7 +198,7 @@ class Registry:
         if not isinstance(metric, Metric):
             raise MetricPathError(f"{source}: {type(metric).__name__} is not a muttlab.metrics.base.Metric")
         if name is not None:
-            metric.name = check_name(name, source)
+            contained(metric, "taking a name of its own", setattr, metric, "name", check_name(name, source))
         name = check_name(contained(metric, "giving its name", getattr, metric, "name", None), source)
         self._factories[name] = (source, lambda: metric)
         self._instances.pop(name, None)
