@@ -97,9 +97,9 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
                               "pass_rate": 100.0 * float(np.mean(judged.passed[scored_here])),
                               "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])),
                               "signature": signature})
-            verdict = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
-                       or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
-            rows += [dict(c, monotone=verdict) for c in curve]
+            shape = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
+                     or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
+            rows += [dict(c, monotone=shape) for c in curve]
     finally:
         if registry is None:
             reg.close()
