@@ -102,7 +102,6 @@ def judge(s_first, s_second, expectation: Expectation | Sequence[Expectation], h
     s_first = np.asarray(s_first, dtype=np.float64)
     s_second = np.asarray(s_second, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        unsupported = np.isnan(s_first) | np.isnan(s_second)
         delta = s_first - s_second
         tied = np.abs(delta) <= tie_tolerance * np.maximum(1.0, np.abs(s_first))
         oriented = delta if higher_is_better else -delta
@@ -110,17 +109,24 @@ def judge(s_first, s_second, expectation: Expectation | Sequence[Expectation], h
             if expectation is Expectation.ABOUT_SAME:
                 margin = tolerance - np.abs(delta) / (np.abs(s_first) + EPS)
                 passed = margin >= 0
-                strict = False
+                tie_fails = None
             else:
                 margin = np.where(tied, 0.0, oriented if expectation is Expectation.FIRST_BETTER else -oriented)
                 passed = margin > 0
-                strict = True
+                tie_fails = tied
         else:
             kind = np.fromiter((_CODE[Expectation(e)] for e in expectation), np.int8, len(s_first))
             about = kind == 2
             strict_margin = np.where(tied, 0.0, np.where(kind == 0, oriented, -oriented))
             margin = np.where(about, tolerance - np.abs(delta) / (np.abs(s_first) + EPS), strict_margin)
             passed = np.where(about, margin >= 0, margin > 0)
-            strict = ~about
-    code = np.where(unsupported, 3, np.where(passed, 0, np.where(tied & strict, 1, 2))).astype(np.int8)
-    return Verdicts(margin=np.where(unsupported, np.nan, margin), code=code, tied=tied)
+            tie_fails = tied & ~about
+    # 0 passed, 2 failed; a failed strict trial whose scores tie: 1.
+    code = (~passed).view(np.int8) * np.int8(2)
+    if tie_fails is not None:
+        code -= tie_fails.view(np.int8)
+    unsupported = np.isnan(delta)
+    if unsupported.any():
+        code[unsupported] = 3
+        margin = np.where(unsupported, np.nan, margin)
+    return Verdicts(margin=margin, code=code, tied=tied)
