@@ -42,16 +42,14 @@ class Results:
 
     The runner hands over the table's columns (:data:`RESULT_COLUMNS`); the frame is made on first use of
     ``table``, so that a caller that wants only the accuracy cells (``muttlab run --format csv``) never
-    imports pandas. A Results made from a frame (the dashboard merges chunks) reads its columns from it.
+    imports pandas.
     """
 
-    def __init__(self, table: pd.DataFrame | None = None, signatures: dict[str, str] | None = None, suite: str = "",
-                 is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
+    def __init__(self, columns: dict[str, list | np.ndarray], signatures: dict[str, str] | None = None,
+                 suite: str = "", is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
                  tie_tolerance: float = DEFAULT_TIE_TOLERANCE, warnings: list[str] | None = None,
-                 columns: dict[str, list | np.ndarray] | None = None, noise_floors: dict[str, float] | None = None):
-        if (table is None) == (columns is None):
-            raise TypeError("Results takes a table or its columns, not both")
-        self._table = table
+                 noise_floors: dict[str, float] | None = None):
+        self._table: pd.DataFrame | None = None
         self._columns = columns
         self.signatures = signatures if signatures is not None else {}
         self.suite = suite
@@ -81,7 +79,7 @@ class Results:
 
     def accuracy_cells(self) -> dict[str, list | np.ndarray]:
         """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
-        columns = self._columns if self._columns is not None else self._table
+        columns = self._columns
         cells = accuracy_cells(columns["metric"], columns["corruption"], columns["refs"], columns["passed"],
                                columns.get("tied"), columns.get("margin"))
         by_metric = {m: self.signature(m) for m in dict.fromkeys(cells["metric"])}
