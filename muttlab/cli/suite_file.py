@@ -52,7 +52,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
         else:
             emit(results.table.assign(signature=results.table["metric"].map(signatures)).to_csv(index=False),
                  args.trials_out)
-    print(f"rules {results.settings.rule_signature()} (ties are failures)", file=sys.stderr)
+    print(f"rules {results.rules} (ties are failures)", file=sys.stderr)
     summary = results.summary()
     unsupported = summary.groupby("metric")["unsupported"].sum()
     for metric, count in unsupported.items():

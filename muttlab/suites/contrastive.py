@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from muttlab.engine import runner, verdict
 from muttlab.corruptions.base import Rule
+from muttlab.engine import runner, verdict
 from muttlab.errors import MetricError, MuttlabError
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
-from muttlab.settings import Settings
+from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.suites.model import ACES_TSV, SuiteFile
 
 CONCORDANT, DISCORDANT, TIE, UNSUPPORTED = "concordant", "discordant", "tie", "unsupported"
@@ -77,12 +77,20 @@ class ChallengeResults:
     format: str
     signatures: dict[str, str] = field(default_factory=dict)
     suite: str = ""
-    settings: Settings = field(default_factory=Settings)
+    tolerance: float = DEFAULT_TOLERANCE
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     noise_floors: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def rules(self) -> str:
+        """The rules' settings, ``tol:0.15|tie:1e-9``."""
+        return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
+
     def signature(self, metric: str) -> str:
-        """A metric's results signature: its own signature, then the rules it was judged by."""
-        return f"{self.signatures[metric]}|{self.settings.rule_signature(self.noise_floors.get(metric, 0.0))}"
+        """A metric's results signature: its own signature, then the rules it was judged by (with its noise
+        floor where that decided ties)."""
+        rules = Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance)
+        return f"{self.signatures[metric]}|{rules.rule_signature(self.noise_floors.get(metric, 0.0))}"
 
     def summary(self) -> pd.DataFrame:
         """Per metric x phenomenon: n scored, concordant, discordant (ties included), ties, unsupported,
@@ -185,8 +193,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         if registry is None:
             reg.close()
     return ChallengeResults(pd.concat(frames, ignore_index=True)[TABLE_COLUMNS], suite_file.format,
-                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings,
-                            {m.name: m.noise_floor for m in metric_objs})
+                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings.tolerance,
+                            settings.tie_tolerance, {m.name: m.noise_floor for m in metric_objs})
 
 
 def is_aces(results: ChallengeResults) -> bool:
