@@ -313,13 +313,10 @@ def run_in_process(args, settings, suite) -> int:
     lock = threading.Lock()
 
     def grid() -> float:
+        # As the Run page runs it: the runner's plan, the fair queue as executor, one cell at a time.
         start = time.perf_counter()
-        futures = [queue.submit("grid", lambda m=m, c=c: api.run_grid(settings, [m], [c], suite=suite,
-                                                                      registry=registry),
-                                cost=2 * len(suite.of(c)) * 3)
-                   for m in args.grid for c in suite.corruptions()]
-        for f in futures:
-            f.result()
+        scorer = work_queue.QueuedScorer(runner.cache_for(settings), registry, queue, "grid")
+        runner.run(suite, list(args.grid), None, settings, registry, scorer=scorer)
         return time.perf_counter() - start
 
     def visitor(k: int) -> None:

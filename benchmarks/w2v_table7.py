@@ -15,7 +15,7 @@ import pandas as pd
 
 from muttlab.corruptions import catalog
 from muttlab.corruptions.base import Rule
-from muttlab.engine.accuracy import margins, passed
+from muttlab.engine import verdict
 from muttlab.engine.runner import model_dir
 from muttlab.sources import data_file, load_mutt_experiments
 from muttlab.metrics.w2v import W2VAvg
@@ -33,7 +33,9 @@ def cells(metric: W2VAvg, suite, settings) -> pd.DataFrame:
             refs = [list(t.refs(k)) for t in trials]
             s_orig = metric.score([t.original for t in trials], refs)
             s_corr = metric.score([t.corrupted for t in trials], refs)
-            ok = passed(margins(s_orig, s_corr, rule, True, settings.tolerance, settings.tie_tolerance), rule)
+            ok = verdict.judge(s_orig, s_corr, verdict.EXPECTATION_OF_RULE[rule], metric.higher_is_better,
+                               verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor),
+                               settings.tolerance).passed
             rows.append({"corruption": name, "refs": k, "ours": 100 * ok.mean(), "mean_s_orig": s_orig.mean(),
                          "rule": "strict" if rule is Rule.ORIG_BETTER else "difference"})
     return pd.DataFrame(rows)

@@ -266,6 +266,9 @@ class Metric(ABC):
       uses_source: True when the metric reads the source sentence (COMET); ``_score`` then takes ``sources``.
       score_range: (lowest, highest) score the metric can give (``inf`` for unbounded), or None when not
         declared; ``muttlab check-metric`` checks scores against it.
+      noise_floor: the size of a score difference that is numeric noise for this metric (float32 encoders:
+        ~1e-6, relative to max(1, |score|)); two scores closer than this are tied whatever the tie setting
+        (:func:`muttlab.engine.verdict.tie_tolerance`). 0 for metrics computed exactly in float64.
     """
 
     name: ClassVar[str]
@@ -279,6 +282,7 @@ class Metric(ABC):
     languages: ClassVar[tuple[str, ...] | None] = None
     uses_source: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float] | None] = None
+    noise_floor: ClassVar[float] = 0.0
 
     def params(self) -> dict[str, object]:
         """The parameters that change the numbers, by name. Listed explicitly by each metric."""

@@ -19,8 +19,7 @@ import numpy as np
 
 from muttlab.corruptions import catalog
 from muttlab import sources
-from muttlab.engine import runner
-from muttlab.engine.accuracy import margins, passed
+from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.trials import Suite
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
@@ -127,7 +126,8 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
 
     Returns:
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
-      higher_is_better, problem (the metric's message when it failed).
+      higher_is_better, noise_floor (:attr:`~muttlab.metrics.base.Metric.noise_floor`, which the verdicts
+      need), problem (the metric's message when it failed).
     """
     import pandas as pd
 
@@ -141,11 +141,11 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
             metric = reg.get(name)
             scores = runner.score_batches(metric, batch, settings, reg)[0]
             rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
-                      "problem": ""} for i, s in enumerate(scores)]
+                      "noise_floor": metric.noise_floor, "problem": ""} for i, s in enumerate(scores)]
         except (MetricError, MetricUnavailable, MuttlabError) as exc:
-            rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True,
+            rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
                       "problem": str(exc)} for i in range(len(candidates))]
-    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "problem"])
+    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "noise_floor", "problem"])
 
 
 def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed: int) -> pd.DataFrame:
@@ -189,14 +189,15 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     for metric, part in scores.groupby("metric", sort=False):
         by_candidate = dict(zip(part["candidate"], part["score"]))
         higher = bool(part["higher_is_better"].iloc[0])
+        ties = verdict.tie_tolerance(settings.tie_tolerance, part["noise_floor"].iloc[0])
         for i, row in enumerate(corrupted.itertuples(index=False), start=1):
             s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
             if np.isnan(s_orig) or np.isnan(s_corr):
                 continue
-            rule = catalog.get(row.corruption).rule
-            margin = float(margins([s_orig], [s_corr], rule, higher, settings.tolerance, settings.tie_tolerance)[0])
+            expected = verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule]
+            judged = verdict.judge([s_orig], [s_corr], expected, higher, ties, settings.tolerance)
             rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
-                         "margin": margin, "passed": bool(passed([margin], rule)[0])})
+                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0])})
     return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
 
 

@@ -19,7 +19,11 @@ DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L"
 DEFAULT_TOLERANCE = 0.15
 # Two scores are tied when |s_orig - s_corr| <= tie_tolerance * max(1, |s_orig|): a difference in the last
 # bits of a float is rounding, not a judgement (ACES counts such a tie as a failure of the strict rule).
+# 0 is the papers' exact comparison (``exact`` in MUTTLAB_TIE_RULE and --tie-rule).
 DEFAULT_TIE_TOLERANCE = 1e-9
+EXACT_TIE_RULE = "exact"
+# A tie tolerance at or above this would call most real differences ties: a typo, not a rule.
+MAX_TIE_TOLERANCE = 0.01
 DEFAULT_SEED = 13
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 # A dashboard sign-in lasts this long (seconds); then the session is anonymous again.
@@ -30,6 +34,27 @@ def _number(value: float) -> str:
     """Shortest readable form of a setting: 0.15, 1e-9 (not 1e-09)."""
     mantissa, _, exponent = f"{value:g}".partition("e")
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
+def parse_tie_rule(text: str, where: str) -> float:
+    """The tie tolerance a tie rule names: ``exact`` (0, the papers' comparison) or a relative tolerance
+    such as ``1e-9``. ``where`` names the variable or flag in the error."""
+    value = text.strip().lower()
+    if value == EXACT_TIE_RULE:
+        return 0.0
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number < MAX_TIE_TOLERANCE:
+        raise MuttlabError(f"{where}={text!r}: give 'exact' (the papers' exact comparison) or a relative "
+                           f"tolerance from 0 to below {_number(MAX_TIE_TOLERANCE)}, e.g. 1e-9 (the default)")
+    return number
+
+
+def tie_rule_text(tie_tolerance: float) -> str:
+    """A tie tolerance as it is written in signatures and reports: ``exact`` or ``1e-9``."""
+    return EXACT_TIE_RULE if tie_tolerance == 0 else _number(tie_tolerance)
 
 
 def _flag(value: str | None) -> bool:
@@ -142,9 +167,11 @@ class Settings:
     def using_sample(self) -> bool:
         return self.data_dir is None
 
-    def rule_signature(self) -> str:
-        """The accuracy rules' settings as signature fields: Difference tolerance and tie tolerance."""
-        return f"tol:{_number(self.tolerance)}|tie:{_number(self.tie_tolerance)}"
+    def rule_signature(self, noise_floor: float = 0.0) -> str:
+        """The accuracy rules' settings as signature fields: Difference tolerance and tie rule, and a
+        metric's noise floor (``floor:1e-6``) when it is larger than the tie tolerance and so decides ties."""
+        floor = f"|floor:{_number(noise_floor)}" if noise_floor > self.tie_tolerance else ""
+        return f"tol:{_number(self.tolerance)}|tie:{tie_rule_text(self.tie_tolerance)}{floor}"
 
     @property
     def model_dir(self) -> Path | None:
@@ -179,7 +206,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
     import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
     kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
-    models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to).
+    models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
+    MUTTLAB_TIE_RULE (``exact`` or a relative tie tolerance, default 1e-9; docs/corruptions.md).
     """
     env = os.environ if environ is None else environ
     data_dir = env.get("MUTTLAB_DATA_DIR")
@@ -198,6 +226,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     )
     if workers:
         settings = replace(settings, workers=max(1, int(workers)))
+    if (env.get("MUTTLAB_TIE_RULE") or "").strip():
+        settings = replace(settings, tie_tolerance=parse_tie_rule(env["MUTTLAB_TIE_RULE"], "MUTTLAB_TIE_RULE"))
     if env.get("MUTTLAB_USERS_FILE"):
         settings = replace(settings, users_file=Path(env["MUTTLAB_USERS_FILE"]).expanduser())
     if env.get("MUTTLAB_MODEL_DIR"):

@@ -17,13 +17,12 @@ import pandas as pd
 
 from muttlab.corruptions import catalog
 from muttlab.corruptions.generate import GENERATORS, STRENGTHS
-from muttlab.engine import runner
-from muttlab.engine.accuracy import margins, passed
+from muttlab.engine import runner, verdict
 from muttlab.errors import MuttlabError
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
 
-COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone"]
+COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone", "signature"]
 
 
 def strength_items(sentences: Sequence[tuple[str, str, tuple[str, ...]]], corruption: str, strengths: Sequence[int],
@@ -68,7 +67,8 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
       sentences: (id, clean sentence, references) items; default the bundled sample scenes.
       refs: references per sentence (the first ``refs``).
     Returns:
-      columns metric, strength, n, pass_rate (%), mean_drop, monotone ("yes", or where the curve falls).
+      columns metric, strength, n (sentences the metric could score), pass_rate (%), mean_drop, monotone
+      ("yes", or where the curve falls), signature (the metric's and the rules' it was judged by).
     """
     if sentences is None:
         from muttlab.sources import load_sample_scenes
@@ -77,7 +77,7 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
     items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
     if not items:
         raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
-    rule = catalog.get(corruption).rule
+    expected = verdict.EXPECTATION_OF_RULE[catalog.get(corruption).rule]
     reg = registry or runner.registry_for(settings)
     pools = [list(r[:refs]) for _, _, r in items]
     originals = [s for _, s, _ in items]
@@ -87,15 +87,19 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
             batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
             scored = runner.score_batches(metric, batches, settings, reg)
             sign = 1.0 if metric.higher_is_better else -1.0
+            ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
+            signature = f"{metric.signature()}|{settings.rule_signature(metric.noise_floor)}"
             curve = []
             for k, s_corr in zip(strengths, scored[1:]):
-                margin = margins(scored[0], s_corr, rule, metric.higher_is_better, settings.tolerance)
-                curve.append({"metric": metric.name, "strength": k, "n": len(items),
-                              "pass_rate": 100.0 * float(np.mean(passed(margin, rule))),
-                              "mean_drop": float(np.mean(sign * (scored[0] - s_corr)))})
-            verdict = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
-                       or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
-            rows += [dict(c, monotone=verdict) for c in curve]
+                judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, ties, settings.tolerance)
+                scored_here = ~judged.unsupported
+                curve.append({"metric": metric.name, "strength": k, "n": int(scored_here.sum()),
+                              "pass_rate": 100.0 * float(np.mean(judged.passed[scored_here])),
+                              "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])),
+                              "signature": signature})
+            shape = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
+                     or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
+            rows += [dict(c, monotone=shape) for c in curve]
     finally:
         if registry is None:
             reg.close()

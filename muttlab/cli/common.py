@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.errors import MuttlabError
-from muttlab.settings import Settings, load_settings
+from muttlab.settings import Settings, load_settings, parse_tie_rule
 
 if TYPE_CHECKING:  # pandas is imported by the commands that render tables, not by `muttlab --help`
     import pandas as pd
@@ -34,6 +34,13 @@ def common_parser() -> argparse.ArgumentParser:
     return common
 
 
+def add_tie_rule_option(parser: argparse.ArgumentParser) -> None:
+    """``--tie-rule`` for a command that judges trials (docs/corruptions.md, "Ties")."""
+    parser.add_argument("--tie-rule", default=None, metavar="exact|TOLERANCE",
+                        help="when two scores count as tied (a tie fails the strict rules): 'exact' (the papers' "
+                             "exact comparison) or a relative tolerance (default: $MUTTLAB_TIE_RULE, else 1e-9)")
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = load_settings()
     data_dir = getattr(args, "data_dir", None)
@@ -49,7 +56,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             raise MuttlabError(f"--cache-dir {cache_dir}: cannot be created ({exc.strerror or exc}); give a "
                                "folder that exists or can be made") from None
     extra = tuple(getattr(args, "metric_path", None) or ())
+    tie_rule = getattr(args, "tie_rule", None)
     return settings.with_overrides(
+        tie_tolerance=parse_tie_rule(tie_rule, "--tie-rule") if tie_rule is not None else None,
         data_dir=data_dir,
         cache_dir=getattr(args, "cache_dir", None),
         use_cache=False if getattr(args, "no_cache", False) else None,

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.cli import summary
-from muttlab.cli.common import (add_output_options, csv_text, emit, parse_int_list, progress_bar, render,
-                                settings_from_args, split_names)
+from muttlab.cli.common import (add_output_options, add_tie_rule_option, csv_text, emit, parse_int_list,
+                                progress_bar, render, settings_from_args, split_names)
 from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
 if TYPE_CHECKING:  # the engine is imported when the command runs, not to build its parser
@@ -56,10 +56,11 @@ def write_trials(results: "Results", path) -> None:
     Scores keep full precision (shortest repr that reads back to the same float): two scores that differ
     in the last bits must stay different in the file.
     """
+    signatures = {m: results.signature(m) for m in results.signatures}
     if path.suffix == ".parquet":  # with the schema datasets loads (muttlab.suites.export)
         from muttlab.suites.export import write_trials_table
-        return write_trials_table(results.table, results.signatures, path)
-    table = results.table.assign(signature=results.table["metric"].map(results.signatures) + "|" + results.rules)
+        return write_trials_table(results.table, signatures, path)
+    table = results.table.assign(signature=results.table["metric"].map(signatures))
     if path.suffix == ".jsonl":
         # pandas' to_json rounds to 10 significant digits; json.dumps writes Python's repr of a float.
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in table.to_dict(orient="records"))
@@ -131,6 +132,7 @@ def register(subparsers, common) -> None:
                         help="score on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
                              "(default: $MUTTLAB_SCHEDULER; unset: on this machine). Needs muttlab[scale]; "
                              "see docs/scale.md")
+    add_tie_rule_option(parser)
     add_output_options(parser)
     parser.set_defaults(handler=dispatch)
 

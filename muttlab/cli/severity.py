@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from muttlab.cli import summary
-from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
+from muttlab.cli.common import add_output_options, add_tie_rule_option, emit, parse_int_list, render, settings_from_args
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -44,5 +44,6 @@ def register(subparsers, common) -> None:
     parser.add_argument("--refs", type=int, default=5, help="references per sentence (default 5)")
     parser.add_argument("--input", "-i", type=Path, default=None,
                         help="your own sentences with references (as for `muttlab corrupt --input`)")
+    add_tie_rule_option(parser)
     add_output_options(parser)
     parser.set_defaults(handler=handle)

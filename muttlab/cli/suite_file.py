@@ -46,11 +46,13 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
     results = run_challenge(settings_from_args(args), suite_file, args.metrics)
     if args.trials_out is not None:
         from muttlab.suites.export import write_trials_table
+        signatures = {m: results.signature(m) for m in results.signatures}
         if args.trials_out.suffix in (".jsonl", ".parquet"):
-            write_trials_table(results.table, results.signatures, args.trials_out)
+            write_trials_table(results.table, signatures, args.trials_out)
         else:
-            emit(results.table.assign(signature=results.table["metric"].map(results.signatures)).to_csv(index=False),
+            emit(results.table.assign(signature=results.table["metric"].map(signatures)).to_csv(index=False),
                  args.trials_out)
+    print(f"rules {results.rules} (ties are failures)", file=sys.stderr)
     summary = results.summary()
     unsupported = summary.groupby("metric")["unsupported"].sum()
     for metric, count in unsupported.items():

@@ -19,6 +19,10 @@ it is still there, and cancels the session's jobs not yet started when it is not
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
 in this module, not in a Streamlit cache, so no client action can clear it.
+
+A grid run reaches the queue through :class:`QueuedScorer`, an executor of the runner's plan: the runner
+plans (what to score, what the cache has), merges and judges once, as for a run in this process or on a
+Dask cluster; the queue only decides when each piece of the scoring runs, one grid cell's worth at a time.
 """
 from __future__ import annotations
 
@@ -27,9 +31,16 @@ import threading
 from collections import defaultdict
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Sequence
 
+import numpy as np
+
+from muttlab.engine.cache import ScoreCache
+from muttlab.engine.runner import Batch, _Scorer
 from muttlab.errors import MuttlabError
+from muttlab.metrics.base import Metric
+from muttlab.metrics.registry import Registry
 
 # A job at or below this cost (candidates x metrics) counts as small: the Playground scores a handful of
 # candidates with ~10 metrics; one drill-down cell of one metric is ~1,300 trials x 2 sides.
@@ -194,3 +205,50 @@ def shared_queue(workers: int = 1) -> FairQueue:
             _SHARED = FairQueue(workers=workers)
         return _SHARED
 
+
+
+class QueuedScorer(_Scorer):
+    """The runner's scorer with its scoring sent through a :class:`FairQueue` for one session, in pieces of
+    at most one grid cell (a cell's two sides: originals and corruptions), so that other sessions' small
+    requests are served between two cells of a grid.
+
+    The runner's cache look-ups and stores happen in the caller's thread; only scoring (the use of the
+    shared metric objects) runs on the queue. ``where`` scores each piece: in the queue's thread by default,
+    or a :class:`~muttlab.engine.distributed.DaskScorer` that sends it to a cluster. ``still_wanted`` is
+    :func:`gather`'s: it raises once nobody waits for the grid.
+    """
+
+    def __init__(self, cache: ScoreCache, registry: Registry, queue: FairQueue, session: str,
+                 where: _Scorer | None = None, still_wanted: Callable[[], None] = lambda: None):
+        super().__init__(cache, workers=1, registry=registry)
+        self.queue = queue
+        self.session = session
+        self.still_wanted = still_wanted
+        self.where = where or _Scorer(cache, 1, registry)
+        self._piece = 1
+
+    def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
+        # The runner's batches are the sides of the grid's cells.
+        self._piece = max(1, 2 * max((len(c) for c, _ in batches), default=1))
+        return super().score(metric, batches)
+
+    def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
+        pieces, owner = [], []
+        for j, (cands, refs) in enumerate(jobs):
+            # A corpus-dependent metric's batch is scored whole: its statistics are the batch's.
+            step = len(cands) if metric.corpus_dependent else self._piece
+            for s in range(0, len(cands), max(1, step)):
+                pieces.append((cands[s:s + step], refs[s:s + step]))
+                owner.append(j)
+        futures = [self.queue.submit(self.session, partial(self.where._parallel, metric, [piece]), cost=len(piece[0]))
+                   for piece in pieces]
+        # A grid nobody waits for any more (the tab closed) stops: gather cancels its pieces not yet started.
+        scored = [value[0] for value in gather(futures, self.still_wanted)]
+        parts: list[list[np.ndarray]] = [[] for _ in jobs]
+        for j, scores in zip(owner, scored):
+            parts[j].append(scores)
+        return [np.concatenate(p) if p else np.zeros(0) for p in parts]
+
+    def close(self) -> None:
+        self.where.close()
+        super().close()

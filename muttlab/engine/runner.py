@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from muttlab.corruptions import catalog
-from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells, margins, passed, tied
-from muttlab.engine import forked
+from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
+from muttlab.engine import forked, verdict
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
@@ -42,22 +42,21 @@ class Results:
 
     The runner hands over the table's columns (:data:`RESULT_COLUMNS`); the frame is made on first use of
     ``table``, so that a caller that wants only the accuracy cells (``muttlab run --format csv``) never
-    imports pandas. A Results made from a frame (the dashboard merges chunks) reads its columns from it.
+    imports pandas.
     """
 
-    def __init__(self, table: pd.DataFrame | None = None, signatures: dict[str, str] | None = None, suite: str = "",
-                 is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
+    def __init__(self, columns: dict[str, list | np.ndarray], signatures: dict[str, str] | None = None,
+                 suite: str = "", is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
                  tie_tolerance: float = DEFAULT_TIE_TOLERANCE, warnings: list[str] | None = None,
-                 columns: dict[str, list | np.ndarray] | None = None):
-        if (table is None) == (columns is None):
-            raise TypeError("Results takes a table or its columns, not both")
-        self._table = table
+                 noise_floors: dict[str, float] | None = None):
+        self._table: pd.DataFrame | None = None
         self._columns = columns
         self.signatures = signatures if signatures is not None else {}
         self.suite = suite
         self.is_sample = is_sample
         self.tolerance = tolerance
         self.tie_tolerance = tie_tolerance
+        self.noise_floors = noise_floors if noise_floors is not None else {}
         self.warnings = warnings if warnings is not None else []
 
     @property
@@ -69,15 +68,22 @@ class Results:
 
     @property
     def rules(self) -> str:
-        """The accuracy rules' settings, ``tol:0.15|tie:1e-09``: part of every cell's signature."""
+        """The accuracy rules' settings, ``tol:0.15|tie:1e-9``: part of every cell's signature."""
         return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
+
+    def signature(self, metric: str) -> str:
+        """A metric's results signature: its own signature, then the rules it was judged by (with its noise
+        floor where that decided ties, :meth:`~muttlab.settings.Settings.rule_signature`)."""
+        rules = Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance)
+        return f"{self.signatures[metric]}|{rules.rule_signature(self.noise_floors.get(metric, 0.0))}"
 
     def accuracy_cells(self) -> dict[str, list | np.ndarray]:
         """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
-        columns = self._columns if self._columns is not None else self._table
+        columns = self._columns
         cells = accuracy_cells(columns["metric"], columns["corruption"], columns["refs"], columns["passed"],
-                               columns.get("tied"))
-        cells["signature"] = [f"{self.signatures[m]}|{self.rules}" for m in cells["metric"]]
+                               columns.get("tied"), columns.get("margin"))
+        by_metric = {m: self.signature(m) for m in dict.fromkeys(cells["metric"])}
+        cells["signature"] = [by_metric[m] for m in cells["metric"]]
         return cells
 
     def accuracy(self) -> pd.DataFrame:
@@ -372,6 +378,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
     # cell costs more than the scoring of a cell).
     columns: dict[str, list] = {c: [] for c in RESULT_COLUMNS}
     trial_ids = {name: [t.id for t in trials] for name, (_, trials) in groups.items()}
+    expected = {name: verdict.expectations(trials, ctype.rule) for name, (ctype, trials) in groups.items()}
     try:
         for step, metric in enumerate(metric_objs):
             if progress:
@@ -381,11 +388,12 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
             except MetricError as exc:
                 raise MuttlabError(str(exc)) from None
             by_key = dict(zip(batch_index, scored))
+            ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
             for name, (ctype, trials) in groups.items():
                 for k in counts:
                     s_orig, s_corr = by_key[(name, k, "orig")], by_key[(name, k, "corr")]
-                    margin = margins(s_orig, s_corr, ctype.rule, metric.higher_is_better, settings.tolerance,
-                                     settings.tie_tolerance)
+                    judged = verdict.judge(s_orig, s_corr, expected[name], metric.higher_is_better, ties,
+                                           settings.tolerance)
                     n = len(trials)
                     columns["trial"] += trial_ids[name]
                     columns["corruption"] += [name] * n
@@ -393,9 +401,9 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                     columns["refs"].append(np.full(n, k, np.int64))
                     columns["s_orig"].append(s_orig)
                     columns["s_corr"].append(s_corr)
-                    columns["margin"].append(margin)
-                    columns["passed"].append(passed(margin, ctype.rule))
-                    columns["tied"].append(tied(s_orig, s_corr, settings.tie_tolerance))
+                    columns["margin"].append(judged.margin)
+                    columns["passed"].append(judged.passed)
+                    columns["tied"].append(judged.tied)
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
@@ -406,4 +414,4 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
     return Results(columns=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
                    is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,
-                   warnings=warnings)
+                   warnings=warnings, noise_floors={m.name: m.noise_floor for m in metric_objs})

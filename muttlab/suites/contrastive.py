@@ -2,7 +2,8 @@
 
 Each pair has a good and an incorrect translation of one source, a reference and a phenomenon. A metric
 *ranks the pair correctly* when it scores the good translation strictly better than the incorrect one
-(sign-aware for error rates); a tie counts as a failure. Per phenomenon we report
+(sign-aware for error rates; a pair may expect otherwise, :attr:`~muttlab.trials.Trial.expectation`);
+a tie (the tie rule of the settings, :mod:`muttlab.engine.verdict`) counts as a failure. Per phenomenon we report
 
 * accuracy: concordant / scored pairs (ties are failures), and
 * the Kendall-τ-like statistic of the WMT challenge-set task and ACES (Amrhein et al., WMT 2022, §6):
@@ -23,11 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from muttlab.engine import runner
+from muttlab.corruptions.base import Rule
+from muttlab.engine import runner, verdict
 from muttlab.errors import MetricError, MuttlabError
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
-from muttlab.settings import Settings
+from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.suites.model import ACES_TSV, SuiteFile
 
 CONCORDANT, DISCORDANT, TIE, UNSUPPORTED = "concordant", "discordant", "tie", "unsupported"
@@ -68,12 +70,27 @@ def supports(metric: Metric, language: str) -> bool:
 
 @dataclass
 class ChallengeResults:
-    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures."""
+    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures and the rules' settings
+    the pairs were judged by."""
 
     table: pd.DataFrame
     format: str
     signatures: dict[str, str] = field(default_factory=dict)
     suite: str = ""
+    tolerance: float = DEFAULT_TOLERANCE
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
+    noise_floors: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> str:
+        """The rules' settings, ``tol:0.15|tie:1e-9``."""
+        return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
+
+    def signature(self, metric: str) -> str:
+        """A metric's results signature: its own signature, then the rules it was judged by (with its noise
+        floor where that decided ties)."""
+        rules = Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance)
+        return f"{self.signatures[metric]}|{rules.rule_signature(self.noise_floors.get(metric, 0.0))}"
 
     def summary(self) -> pd.DataFrame:
         """Per metric x phenomenon: n scored, concordant, discordant (ties included), ties, unsupported,
@@ -128,6 +145,10 @@ def _scores(metric: Metric, cands: list[str], refs: list[list[str]], sources: li
     return runner.score_batches(metric, [(cands, refs)], settings, registry)[0]
 
 
+# The verdict's outcomes (muttlab.engine.verdict.OUTCOMES, by code) as the challenge-set papers name them.
+_OUTCOME = np.array([CONCORDANT, TIE, DISCORDANT, UNSUPPORTED], dtype=object)
+
+
 def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: Registry | None = None,
                   progress=None) -> ChallengeResults:
     """Score every pair of a contrastive suite with each metric.
@@ -141,6 +162,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         raise MuttlabError(f"suite {suite_file.suite.name!r} has no pairs")
     try:
         metric_objs = runner.resolve_metrics(metrics, reg)
+        # A pair that names no expectation expects the good translation to score better (orig > corr).
+        expected = verdict.expectations(trials, Rule.ORIG_BETTER)
         frames = []
         for step, metric in enumerate(metric_objs):
             if progress:
@@ -158,20 +181,20 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
             s_good = np.full(len(trials), np.nan)
             s_bad = np.full(len(trials), np.nan)
             s_good[keep], s_bad[keep] = good, bad
-            margin = (1.0 if metric.higher_is_better else -1.0) * (s_good - s_bad)
-            outcome = np.where(np.isnan(margin), UNSUPPORTED,
-                               np.where(margin > 0, CONCORDANT, np.where(margin < 0, DISCORDANT, TIE)))
+            judged = verdict.judge(s_good, s_bad, expected, metric.higher_is_better,
+                                   verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor), settings.tolerance)
             frames.append(pd.DataFrame({
                 "trial": [t.id for t in trials], "phenomenon": [t.corruption for t in trials], "lang": langs,
-                "metric": metric.name, "s_good": s_good, "s_incorrect": s_bad, "margin": margin,
-                "outcome": outcome, "passed": outcome == CONCORDANT}))
+                "metric": metric.name, "s_good": s_good, "s_incorrect": s_bad, "margin": judged.margin,
+                "outcome": _OUTCOME[judged.code], "passed": judged.passed}))
         if progress:
             progress(len(metric_objs), len(metric_objs), "done")
     finally:
         if registry is None:
             reg.close()
     return ChallengeResults(pd.concat(frames, ignore_index=True)[TABLE_COLUMNS], suite_file.format,
-                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name)
+                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings.tolerance,
+                            settings.tie_tolerance, {m.name: m.noise_floor for m in metric_objs})
 
 
 def is_aces(results: ChallengeResults) -> bool:

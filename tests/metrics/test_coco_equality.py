@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from muttlab.corruptions import catalog
-from muttlab.engine.accuracy import accuracy_table, margins, passed
+from muttlab.engine import verdict
+from muttlab.engine.accuracy import accuracy_table
 from muttlab.engine.runner import run
 from muttlab.settings import Settings
 from muttlab.metrics.bleu import Bleu
@@ -57,10 +58,10 @@ def test_grid_with_own_tokenizer_matches_coco_pipeline(coco, mutt_suite, tmp_pat
     for (name, k, side), _ in coco.items():
         if side != "orig":
             continue
-        rule = catalog.get(name).rule
+        expected = verdict.EXPECTATION_OF_RULE[catalog.get(name).rule]
         for metric in OURS:
             s_orig, s_corr = coco[name, k, "orig"][2][metric], coco[name, k, "corr"][2][metric]
-            ok = passed(margins(s_orig, s_corr, rule, True, settings.tolerance), rule)
+            ok = verdict.judge(s_orig, s_corr, expected, True, settings.tie_tolerance, settings.tolerance).passed
             rows.append(pd.DataFrame({"metric": metric, "corruption": name, "refs": k, "passed": ok}))
     theirs = accuracy_table(pd.concat(rows))
     merged = ours.merge(theirs, on=["metric", "corruption", "refs"], suffixes=("_ours", "_coco"))

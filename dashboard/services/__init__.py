@@ -1,0 +1,34 @@
+"""What the dashboard's pages call: the doorway to the engine, by concern.
+
+* :mod:`.core`: settings, the shared registry and suites, the fair queue's door, the Playground's scoring,
+  the pair store, published numbers, severity curves;
+* :mod:`.memo`: the server-wide memos of finished runs and of pieces of pages;
+* :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor, and one cell's trials;
+* :mod:`.warmup`: the background warm-up;
+* :mod:`.uploads`: challenge-set files within the size limits, and their scoring;
+* :mod:`.paired`: McNemar's test of two metrics on one cell.
+
+Pages use the names below as ``services.<name>``.
+"""
+from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES,
+                                             available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
+                                             corruption_labels, facts, generator_types, metric_catalogue,
+                                             optional_module, queued, registry, report_frame, reproduce_available,
+                                             reproduction, score_sentences, session_id, settings, severity,
+                                             shipped_grid, shipped_grid_html, still_wanted, store, store_revision,
+                                             study_warnings, suite, suite_named, trials_by_id)
+from muttlab.dashboard.services.grid import Selection, cell_trials, finished_run, run_grid
+from muttlab.dashboard.services.memo import memoised
+from muttlab.dashboard.services.paired import paired_comparison
+from muttlab.dashboard.services.uploads import challenge, challenge_file_in_data_dir, read_challenge
+from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+
+__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
+           "available_metrics", "catalogue_frame", "cell_trials", "challenge", "challenge_file_in_data_dir",
+           "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_run", "generator_types",
+           "is_quick",
+           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "read_challenge",
+           "registry", "report_frame", "reproduce_available", "reproduction", "run_grid", "score_sentences",
+           "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html", "still_wanted", "store",
+           "store_revision",
+           "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start"]

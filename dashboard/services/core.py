@@ -1,0 +1,343 @@
+"""The dashboard's doorway to the engine: the shared heavy objects, the suites, the Playground's scoring,
+the pair store and the published numbers. Pages call these helpers (through :mod:`muttlab.dashboard.services`);
+none of them computes a score.
+
+Two caches:
+  * :func:`muttlab.dashboard.shared.singleton` for heavy objects shared by every session of the server: the
+    settings-bound metric registry (which holds the metric objects, the METEOR Java process, GloVe vectors,
+    ReVal models), the loaded suite, the pair store, the memo of finished runs. Not ``st.cache_resource``,
+    which any browser can empty for everyone (see :mod:`muttlab.dashboard.shared`);
+  * ``st.cache_data`` for engine results (playground scores, study tables), keyed by what was asked;
+    runs that draw a progress bar use :func:`~muttlab.dashboard.services.memo.memoised`, a shared memo.
+Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
+All scoring goes through the fair work queue (:func:`muttlab.engine.queue.shared_queue`, a module-level
+singleton no client can clear): small requests first, sessions in turn, grids one cell at a time
+(:mod:`muttlab.dashboard.services.grid`).
+
+Settings come from :func:`muttlab.settings.load_settings` (the environment ``muttlab serve`` sets); they
+are passed explicitly to every cached helper so that two configurations never share an entry.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from muttlab import api
+from muttlab.corruptions import catalog
+from muttlab.dashboard.services.memo import memoised, pages_memo
+from muttlab.dashboard.shared import singleton
+from muttlab.engine import queue as work_queue
+from muttlab import sources
+from muttlab.engine import runner
+from muttlab.redact import scrub
+from muttlab.trials import Suite, Trial
+from muttlab.errors import MuttlabError
+from muttlab.metrics.registry import MetricInfo, Registry
+from muttlab.metrics.reval.installed import installed_state
+from muttlab.settings import Settings, load_settings
+
+# The metrics a fresh Run page proposes: the study's classic ones that need no training.
+DEFAULT_METRICS = api.DEFAULT_METRICS
+# Learned metrics need a trained model; the registry reports them unavailable until one exists.
+LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
+
+
+def settings() -> Settings:
+    """The server's settings (cheap: reads ``MUTTLAB_*`` variables each rerun)."""
+    return load_settings()
+
+
+def optional_module(name: str):
+    """The engine module ``name`` when it is installed in this checkout, else None.
+
+    Pages use this for parts of the project that may be absent (the pair store, the studies, ReVal
+    training) and tell the user what is missing instead of failing.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+# --------------------------------------------------------------------------- shared heavy objects
+
+def registry(settings: Settings) -> Registry:
+    """One registry per configuration and set of installed models, shared by all sessions: metric objects are
+    built once, and installing a model (a maintainer's action) gives a new registry instead of changing the
+    metric objects other sessions are scoring with."""
+    return _registry(settings, installed_state(settings.model_dir))
+
+
+@singleton
+def _registry(settings: Settings, installed: str) -> Registry:
+    return runner.registry_for(settings)
+
+
+def session_id() -> str:
+    """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else "script"
+
+
+def still_wanted() -> None:
+    """Raises (Streamlit's stop or rerun signal) when the session waiting here has gone or asked for something
+    else; nothing outside a page. Reading session state is where Streamlit delivers those signals."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        st.session_state.get("muttlab-waiting")
+
+
+def queued(fn: Callable[[], object], cost: int):
+    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it;
+    if the session goes away first, the job is cancelled unless it has started.
+
+    Every use of metric objects goes through the queue: they are shared by all sessions and are not
+    thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
+    """
+    return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
+
+
+def metric_catalogue(settings: Settings) -> list[MetricInfo]:
+    """What the registry knows about every metric: available or not, and why."""
+    return _metric_catalogue(settings, installed_state(settings.model_dir))
+
+
+def _spinner(text: str):
+    """``st.spinner`` in a page; nothing in the warm-up thread, which has no page to draw on."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return st.spinner(text) if get_script_run_ctx(suppress_warning=True) is not None else contextlib.nullcontext()
+
+
+@singleton
+def _metric_catalogue(settings: Settings, installed: str) -> list[MetricInfo]:
+    with _spinner("Checking which metrics are available…"):
+        return queued(lambda: api.metric_catalogue(settings, registry(settings)), cost=1)
+
+
+def available_metrics(settings: Settings) -> list[str]:
+    return [info.name for info in metric_catalogue(settings) if info.available]
+
+
+def catalogue_frame(settings: Settings) -> pd.DataFrame:
+    """The catalogue as a table for display (name, available, reason or description, signature)."""
+    rows = [{"metric": i.name, "available": i.available,
+             "requires": ", ".join(i.requires),
+             "note": i.description if i.available else scrub(i.reason, settings),
+             "signature": i.signature} for i in metric_catalogue(settings)]
+    return pd.DataFrame(rows, columns=["metric", "available", "requires", "note", "signature"])
+
+
+@singleton
+def suite(settings: Settings) -> Suite:
+    """The suite the app works on: the MUTT experiment sets, or the bundled sample without a data dir.
+
+    Raises:
+      MuttlabError (DataError): the data dir or the sample is missing or malformed.
+    """
+    with _spinner("Loading trials…"):
+        return sources.load_default_suite(settings)
+
+
+@singleton
+def trials_by_id(settings: Settings) -> dict[str, Trial]:
+    return {t.id: t for t in suite(settings).trials}
+
+
+# Suites a page can run on: the default one (MUTT experiment sets or the sample) and the pair store's
+# current state, whose edits then reach the Run and Drill-down scores.
+SUITES = {"default": "shipped trial sets", "store": "pair store (current state, edits included)"}
+
+
+def store_revision(settings: Settings) -> int:
+    """The pair store's newest revision id (0 when there is no store or it is empty): a store suite's key."""
+    pairs = store(settings)
+    return 0 if pairs is None else pairs.latest_revision()
+
+
+@st.cache_resource(show_spinner="Reading the pair store…", max_entries=4)
+def _store_suite(settings: Settings, revision: int) -> Suite:
+    base = api.load_suite(settings, "store")
+    # The revision id goes into the suite's name, so results and exports say which state was scored.
+    return Suite(f"store@rev{revision}", base.trials, base.is_sample)
+
+
+def suite_named(settings: Settings, name: str = "default") -> Suite:
+    """``default`` (:func:`suite`) or ``store`` (the pair store as of its latest revision).
+
+    Raises:
+      MuttlabError: unknown name, empty store, unreadable data.
+    """
+    if name == "store":
+        return _store_suite(settings, store_revision(settings))
+    if name != "default":
+        raise MuttlabError(f"unknown suite {name!r}; choose {' or '.join(SUITES)}")
+    return suite(settings)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
+    name = "store" if suite_key.startswith("store@") else "default"
+    return {t.id: t for t in suite_named(settings, name).trials}
+
+
+@singleton
+def shipped_grid():
+    """The precomputed grid that ships with the package (:mod:`muttlab.dashboard.shipped`), or None."""
+    from muttlab.dashboard import shipped
+    return shipped.load()
+
+
+def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], ref_counts: tuple[int, ...]) -> str:
+    """The shipped grid's cells for this filter as the Run page's HTML table, built once per filter for the
+    whole server: it is the same for every visitor and the landing page's largest piece of work."""
+    def build() -> str:
+        from muttlab.dashboard import shipped
+        from muttlab.dashboard.grid_table import accuracy_grid_html
+
+        grid = shipped_grid()
+        return accuracy_grid_html(shipped.select(grid, metrics, corruptions, ref_counts),
+                                  corruption_labels(grid.corruptions), metrics, corruptions)
+
+    # A memo of its own: a visitor trying many filters must not push the finished runs out of theirs.
+    return memoised(("shipped grid html", metrics, corruptions, ref_counts), build, memo=pages_memo())
+
+
+def corruption_label(name: str) -> str:
+    try:
+        return catalog.get(name).label
+    except KeyError:
+        return name
+
+
+def corruption_labels(names: Sequence[str]) -> dict[str, str]:
+    return {n: corruption_label(n) for n in names}
+
+
+# --------------------------------------------------------------------------- playground
+
+def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
+                    references: tuple[str, ...]) -> pd.DataFrame:
+    """Every chosen metric's score of each candidate against the same references, through the engine cache.
+
+    Returns:
+      columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
+      higher_is_better, problem (the metric's message when it failed).
+    """
+    return _score_sentences(settings, installed_state(settings.model_dir), metrics, candidates, references)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...], candidates: tuple[str, ...],
+                     references: tuple[str, ...]) -> pd.DataFrame:
+    return queued(lambda: api.score(settings, metrics, candidates, [references] * len(candidates),
+                                    registry(settings)), cost=len(metrics) * len(candidates))
+
+
+# --------------------------------------------------------------------------- the pair store
+
+@singleton
+def store(settings: Settings):
+    """The pair store of these settings (read-only when the server is), or None when not installed."""
+    module = optional_module("muttlab.pairs.store")
+    return None if module is None else module.open_store(settings)
+
+
+# --------------------------------------------------------------------------- playground corruptions
+
+def generator_types() -> list[str]:
+    """Corruption types with a generator (they apply to any parsed sentence); empty when not installed."""
+    generate = optional_module("muttlab.corruptions.generate")
+    return list(generate.GENERATORS) if generate is not None else []
+
+
+@st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
+def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[str, ...],
+                     seed: int) -> pd.DataFrame:
+    """Every chosen generator applied to ``sentence`` (``muttlab.engine.suites.generated_trials``).
+
+    Returns:
+      columns corruption, label, family, rule, corrupted: one row per type that applies.
+    """
+    if optional_module("muttlab.engine.suites") is None:
+        return api.corrupt(sentence, references, (), seed)
+    return api.corrupt(sentence, references, types, seed)
+
+
+# --------------------------------------------------------------------------- footer, published numbers
+
+@st.cache_resource(show_spinner=False)
+def facts():
+    """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
+    from muttlab.dashboard import facts as _facts
+    return _facts.collect()
+
+
+def reproduce_available() -> bool:
+    """Whether this installation has :mod:`muttlab.human.reproduce` (published numbers beside ours)."""
+    return optional_module("muttlab.human.reproduce") is not None
+
+
+@st.cache_data(show_spinner="Computing every published number we can…", max_entries=4)
+def reproduction(settings: Settings) -> pd.DataFrame:
+    """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
+    measured, difference, tolerance, within, reason)."""
+    # The whole report is one long job: it waits behind the small requests of other sessions.
+    return report_frame(queued(lambda: api.reproduce(settings), cost=10 ** 9))
+
+
+def report_frame(report) -> pd.DataFrame:
+    """The table of a ReproductionReport, whatever its attribute is called (``frame``, ``table``...)."""
+    if isinstance(report, pd.DataFrame):
+        return report
+    for name in ("frame", "table", "df", "rows"):
+        value = getattr(report, name, None)
+        value = value() if callable(value) else value
+        if isinstance(value, pd.DataFrame):
+            return value
+    for value in vars(report).values() if hasattr(report, "__dict__") else ():
+        if isinstance(value, pd.DataFrame):
+            return value
+    raise MuttlabError("the reproduction report has no table this page can show")
+
+
+# --------------------------------------------------------------------------- research views
+
+def study_warnings(settings: Settings, study) -> list[str]:
+    """The runner's warnings for a SICK study (:func:`muttlab.engine.runner.sick_overlap_warning`): a metric
+    learned from SICK that scored pairs it saw measures memory there, not generalisation."""
+    from types import SimpleNamespace
+
+    reg = registry(settings)
+    if study.reading == "paper":  # SICK pairs themselves, each with its SemEval split
+        items = [SimpleNamespace(sick_splits=(split,)) for split in study.pairs["split"] if split]
+    else:
+        by_id = trials_by_id(settings)
+        items = [by_id[t] for t in study.pairs["trial"] if t in by_id]
+    found = (runner.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
+    return [w for w in found if w]
+
+
+def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], strengths: tuple[int, ...],
+             refs: int) -> pd.DataFrame:
+    """``muttlab.api.severity`` on the bundled sample scenes, once per request for the whole server.
+
+    Raises:
+      MuttlabError: a type without strength, no sentence taking every strength, unknown metric.
+    """
+    def compute() -> pd.DataFrame:
+        return queued(lambda: api.severity(settings, corruption, list(metrics), list(strengths), refs=refs,
+                                           registry=registry(settings)), cost=len(metrics) * len(strengths) * 50)
+
+    return memoised(("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths,
+                     refs), compute, settings)
