@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import pandas as pd
