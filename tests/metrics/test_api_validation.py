@@ -68,8 +68,6 @@ MALFORMED = [
     (42, [GOOD_REFS], "candidates must be"),
     ([GOOD_CAND, GOOD_CAND], [GOOD_REFS], "2 candidates but 1 reference lists"),
     ([GOOD_CAND], [], "1 candidates but 0 reference lists"),
-    ([""], [GOOD_REFS], "candidate 0 is empty"),
-    (["   \t"], [GOOD_REFS], "candidate 0 is empty"),
     ([GOOD_CAND], [[]], "empty reference list"),
     (["A man\ud800 rides."], [GOOD_REFS], "lone surrogate"),
     ([GOOD_CAND], [["A \udfff man."]], "lone surrogate"),
