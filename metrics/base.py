@@ -34,9 +34,11 @@ def _shown(value) -> str:
 def check_batch(candidates, references, who: str = "input") -> tuple[list[str], list[list[str]]]:
     """The checked batch as lists; the one validation of what a metric may be asked to score.
 
-    ``candidates`` is a list (or tuple, array...) of strings, none of them empty or blank; ``references``
-    holds one non-empty list of strings per candidate. A blank reference is allowed and matches nothing
-    (some of the study's pools have one, and ML-METEOR scores each reference alone). A bare string
+    ``candidates`` is a list (or tuple, array...) of strings; ``references`` holds one non-empty list of
+    strings per candidate. An empty or blank candidate or reference is text to score, not an error: an empty
+    output is what some challenge sets test (MSLC24's empty hypotheses, DEMETR's full-stop-only translation),
+    and some of the study's pools hold a blank reference. A metric scores it as its reference implementation
+    does, or declares ``scores_empty_text = False`` (:meth:`Metric.score` then gives it NaN). A bare string
     where a list is expected is an error, never a list of characters. No sentence is over the active
     :class:`~muttlab.settings.Limits` (words, characters), no candidate has more references than allowed,
     and no sentence holds a lone surrogate (not text).
@@ -68,8 +70,6 @@ def _checked_distinct(candidates: list, references: list, limits: Limits) -> lis
     distinct_candidates = set(candidates)
     for text in distinct_candidates - known:
         _check_sentence(text, "", "", limits)
-    if not all(map(str.strip, distinct_candidates)):
-        raise MetricError("")
     new = set(chain.from_iterable(checked)) - known
     for text in new:
         _check_sentence(text, "", "", limits)
@@ -93,8 +93,6 @@ def _valid_sentences(limits: Limits) -> set[str]:
 def _checked_in_order(candidates: list, references: list, who: str, limits: Limits) -> list[list[str]]:
     for i, cand in enumerate(candidates):
         _check_sentence(cand, who, f"candidate {i}", limits)
-        if not cand.strip():
-            raise MetricError(f"{who}: candidate {i} is empty; give a non-empty sentence to score")
     checked = []
     for i, refs in enumerate(references):
         refs = _as_list(refs, who, f"references[{i}]", f"a list of reference sentences for candidate {i}, "
@@ -242,6 +240,12 @@ def _as_scores(metric, raw, count: int) -> np.ndarray:
     return scores
 
 
+def empty_items(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """Which items hold empty text: a blank candidate, or references that are all blank."""
+    return np.fromiter((not c.strip() or not any(r.strip() for r in refs) for c, refs in zip(candidates, references)),
+                       dtype=bool, count=len(candidates))
+
+
 class Metric(ABC):
     """Base class of all metrics.
 
@@ -269,6 +273,10 @@ class Metric(ABC):
       noise_floor: the size of a score difference that is numeric noise for this metric (float32 encoders:
         ~1e-6, relative to max(1, |score|)); two scores closer than this are tied whatever the tie setting
         (:func:`muttlab.engine.verdict.tie_tolerance`). 0 for metrics computed exactly in float64.
+      scores_empty_text: True when the metric scores an empty (or blank) candidate, and a candidate whose
+        references are all empty, as its reference implementation does (sacreBLEU's BLEU and chrF give 0);
+        False when it cannot score such an item (a model with nothing to encode): :meth:`score` then gives
+        that item NaN, which reports count as unsupported, and scores the rest.
     """
 
     name: ClassVar[str]
@@ -283,6 +291,7 @@ class Metric(ABC):
     uses_source: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float] | None] = None
     noise_floor: ClassVar[float] = 0.0
+    scores_empty_text: ClassVar[bool] = True
 
     def params(self) -> dict[str, object]:
         """The parameters that change the numbers, by name. Listed explicitly by each metric."""
@@ -351,22 +360,32 @@ class Metric(ABC):
         slice of it.
 
         The batch is checked first, once for every metric, by :func:`check_batch` (lists of strings, no bare
-        string for a list, no None/NaN, no empty candidate, at least one reference per candidate, within the
-        :class:`~muttlab.settings.Limits`); :meth:`_score` only ever sees a valid batch.
+        string for a list, no None/NaN, at least one reference per candidate, within the
+        :class:`~muttlab.settings.Limits`); :meth:`_score` only ever sees a valid batch. A metric that does not
+        score empty text never sees it either: such an item (see :func:`empty_items`) is NaN.
 
         Returns:
-          float64 array with one score per candidate, in the metric's own orientation.
+          float64 array with one score per candidate, in the metric's own orientation (NaN: unsupported).
         Raises:
           MetricError: the batch is malformed or over a limit; the message names the candidate, the
             reference and, for a limit, the setting that raises it.
         """
         candidates, references = check_batch(candidates, references, self.name)
+        if self.uses_source and sources is not None and len(sources) != len(candidates):
+            raise MetricError(f"{self.name}: got {len(sources)} sources for {len(candidates)} candidates; "
+                              "pass one source per candidate (or none)")
+        if not self.scores_empty_text:
+            empty = empty_items(candidates, references)
+            if empty.any():
+                keep = np.flatnonzero(~empty)
+                scores = np.full(len(candidates), np.nan)
+                if len(keep):
+                    scores[keep] = self.score([candidates[i] for i in keep], [references[i] for i in keep],
+                                              None if sources is None else [sources[i] for i in keep], stats)
+                return scores
         if not candidates:
             return np.zeros(0, dtype=np.float64)
         if self.uses_source:
-            if sources is not None and len(sources) != len(candidates):
-                raise MetricError(f"{self.name}: got {len(sources)} sources for {len(candidates)} candidates; "
-                                  "pass one source per candidate (or none)")
             raw = contained(self, "scoring", self._score, candidates, references,
                             None if sources is None else list(sources))
         elif stats is not None:

@@ -117,6 +117,9 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
             reg.close()
 
 
+UNSUPPORTED_EMPTY = "unsupported: the metric does not score empty text (scores_empty_text = False)"
+
+
 def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str], references: Sequence[Sequence[str]],
           registry: Registry | None = None) -> pd.DataFrame:
     """Every metric's score of each candidate against its references, through the engine's cache.
@@ -124,10 +127,13 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
     A metric that cannot score (missing requirement, bad input) is reported, not raised, so one broken
     metric never hides the others.
 
+    An empty candidate or reference is scored like any text (sacreBLEU's BLEU and chrF give 0); a metric that
+    declares it cannot score empty text gives that candidate NaN with the problem :data:`UNSUPPORTED_EMPTY`.
+
     Returns:
-      columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
-      higher_is_better, noise_floor (:attr:`~muttlab.metrics.base.Metric.noise_floor`, which the verdicts
-      need), problem (the metric's message when it failed).
+      columns metric, candidate (index into ``candidates``), score (NaN when the metric failed or the item is
+      unsupported), higher_is_better, noise_floor (:attr:`~muttlab.metrics.base.Metric.noise_floor`, which the
+      verdicts need), problem (the metric's message when it failed, or why it is unsupported).
     """
     import pandas as pd
 
@@ -140,8 +146,10 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
         try:
             metric = reg.get(name)
             scores = runner.score_batches(metric, batch, settings, reg)[0]
+            # NaN: an empty text the metric declares it cannot score (scores_empty_text), shown, never dropped.
             rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
-                      "noise_floor": metric.noise_floor, "problem": ""} for i, s in enumerate(scores)]
+                      "noise_floor": metric.noise_floor, "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""}
+                     for i, s in enumerate(scores)]
         except (MetricError, MetricUnavailable, MuttlabError) as exc:
             rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
                       "problem": str(exc)} for i in range(len(candidates))]

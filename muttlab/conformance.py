@@ -10,9 +10,11 @@ corruptions against their references) and checks:
   alone — a batch scored again after another batch gives the same scores (no state carried over);
 * identity — a candidate identical to one of its references scores at least as well as the batch's own
   candidate and as another sentence of the batch against the same references (sign-aware);
-* empty / Unicode — an empty candidate is refused with a MetricError (never another exception); an empty
-  reference among others, and candidates in other scripts, with accents, combining marks, emoji and
-  zero-width characters, get finite scores;
+* empty / Unicode — an empty candidate, and a candidate whose only reference is empty, are scored (a
+  finite score, as the metric's reference implementation gives) or, for a metric that declares
+  ``scores_empty_text = False``, unsupported (NaN) — never an exception; an empty reference among others,
+  and candidates in other scripts, with accents, combining marks, emoji and zero-width characters, get
+  finite scores;
 * range — scores lie within the metric's declared ``score_range`` (n/a when it declares none);
 * signature — a setting that changes the numbers changes the signature (each numeric or boolean
   constructor argument is varied in turn; n/a when none can be varied);
@@ -185,21 +187,24 @@ def _identity(metric, cands, refs, base) -> Check:
 
 def _empty_and_unicode(metric, cands, refs) -> Check:
     problems = []
-    try:
-        metric.score([""], [refs[0]])
-        problems.append("an empty candidate was scored instead of refused with a MetricError")
-    except MetricError:
-        pass
-    except Exception as exc:  # the property under test: nothing but a MetricError
-        problems.append(f"an empty candidate raised {type(exc).__name__}: {exc}")
+    # An empty output is a test item (MSLC24's empty hypotheses): scored, or declared unsupported.
+    for what, batch in (("an empty candidate", ([""], [refs[0]])), ("an empty reference", ([cands[0]], [[""]]))):
+        try:
+            score = metric.score(*batch)[0]
+        except Exception as exc:  # the property under test: nothing is raised
+            problems.append(f"{what} raised {type(exc).__name__}: {exc}")
+            continue
+        declared = getattr(metric, "scores_empty_text", True)
+        if declared and not np.isfinite(score):
+            problems.append(f"{what} gave {score}; score it, or declare scores_empty_text = False")
+        elif not declared and not np.isnan(score):
+            problems.append(f"{what} gave {score} though the metric declares scores_empty_text = False")
     try:
         scores = metric.score([cands[0]], [[""] + list(refs[0])])
         if not np.all(np.isfinite(scores)):
             problems.append(f"an empty reference among others gave {scores[0]}")
-    except MetricError:
-        pass  # refusing an empty reference with a clear message is fine
     except Exception as exc:
-        problems.append(f"an empty reference raised {type(exc).__name__}: {exc}")
+        problems.append(f"an empty reference among others raised {type(exc).__name__}: {exc}")
     unicode_refs = [list(refs[i % len(refs)]) + [UNICODE_CANDIDATES[(i + 1) % len(UNICODE_CANDIDATES)]]
                     for i in range(len(UNICODE_CANDIDATES))]
     try:
@@ -212,7 +217,8 @@ def _empty_and_unicode(metric, cands, refs) -> Check:
     except Exception as exc:
         problems.append(f"Unicode input raised {type(exc).__name__}: {exc}")
     return Check("empty / Unicode", not problems, "; ".join(problems) or
-                 "empty candidate refused with MetricError; empty reference and 7 scripts/symbol sets scored")
+                 "empty candidate and reference " + ("scored" if getattr(metric, "scores_empty_text", True) else
+                 "unsupported (NaN), as declared") + "; empty reference among others and 7 scripts/symbol sets scored")
 
 
 def _range(metric, scores: np.ndarray) -> Check:

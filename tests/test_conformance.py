@@ -139,6 +139,30 @@ class CrashesOnUnicode(Overlap):
         return super()._score(candidates, references)
 
 
+class CrashesOnEmpty(Overlap):
+    """Divides by the candidate's length: an empty output raises ZeroDivisionError."""
+
+    name = "CrashesOnEmpty"
+
+    def _score(self, candidates, references):
+        return np.array([float(s) / len(c) for s, c in zip(super()._score(candidates, references), candidates)])
+
+
+class DeclaresNoEmptyText(CrashesOnEmpty):
+    """The same metric, declaring that it cannot score empty text: the item is unsupported, not a crash."""
+
+    name = "DeclaresNoEmptyText"
+    scores_empty_text = False
+
+
+class ClaimsNoEmptyTextButScoresIt(Overlap):
+    name = "ClaimsNoEmptyTextButScoresIt"
+    scores_empty_text = False
+
+    def score(self, candidates, references, sources=None, stats=None):
+        return np.asarray(self._score(list(candidates), [list(r) for r in references]), dtype=np.float64)
+
+
 def make_noisy():
     return Noisy()
 
@@ -155,6 +179,16 @@ def test_a_good_metric_passes_and_each_broken_one_fails_its_property():
     assert verdicts(Inverted())["identity"] is False
     assert verdicts(HiddenSetting())["signature"] is False
     assert verdicts(CrashesOnUnicode())["empty / Unicode"] is False
+
+
+def test_empty_text_is_scored_or_declared_unsupported():
+    crash = {c.name: c for c in check_metric(CrashesOnEmpty(), items=16)}["empty / Unicode"]
+    assert crash.passed is False and "an empty candidate raised ZeroDivisionError" in crash.detail
+    declared = {c.name: c for c in check_metric(DeclaresNoEmptyText(), items=16)}["empty / Unicode"]
+    assert declared.passed is True and "unsupported (NaN), as declared" in declared.detail
+    assert np.isnan(DeclaresNoEmptyText().score(["", "a cat"], [["a cat"], ["a cat"]])[0])
+    false_claim = {c.name: c for c in check_metric(ClaimsNoEmptyTextButScoresIt(), items=16)}["empty / Unicode"]
+    assert false_claim.passed is False and "declares scores_empty_text = False" in false_claim.detail
 
 
 def test_exit_status_for_ci(capsys):

@@ -109,8 +109,17 @@ def page() -> None:
                             "tau": st.column_config.NumberColumn(format="%.3f")})
     for metric, count in summary.groupby("metric")["unsupported"].sum().items():
         if count:
-            ui.caption_text(f"{metric}: {count} pair(s) in a target language it does not handle are marked "
-                            "unsupported and count in no statistic.")
+            ui.caption_text(f"{metric}: {count} pair(s) it cannot score (a target language it does not handle, or "
+                            "empty text it declares it cannot score) are marked unsupported and count in no statistic.")
+    if results.not_applied:
+        ui.caption_text(f"{sum(results.not_applied.values())} record(s) the data set marks as not applied are no "
+                        "test items: counted in not_applied, never scored.")
+    by_severity = results.by_severity()
+    if not by_severity.empty:
+        st.subheader("Per severity")
+        ui.table(by_severity, f"{name}-severity", key="ch-severity",
+                 column_config={"accuracy": st.column_config.NumberColumn(format="%.1f"),
+                                "tau": st.column_config.NumberColumn(format="%.3f")})
     from muttlab.suites.contrastive import is_aces
     if is_aces(results):
         st.subheader("ACES summary")

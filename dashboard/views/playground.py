@@ -92,14 +92,15 @@ def page() -> None:
     except MuttlabError as exc:
         st.error(ui.md_text(exc))
         return
-    if not refs or not sentence:
-        st.warning("Give at least one reference and a non-empty candidate.")
+    if not refs:
+        st.warning("Give at least one reference.")
         return
     if not metrics:
         st.warning("Choose at least one metric.")
         return
     try:
-        corrupted = services.corrupt_sentence(sentence, refs, tuple(chosen_types), settings.seed)
+        # An empty candidate is scored (an empty output is a test item) but has nothing to corrupt.
+        corrupted = services.corrupt_sentence(sentence, refs, tuple(chosen_types) if sentence else (), settings.seed)
     except MuttlabError as exc:
         st.error(f"The generators could not run: {ui.md_text(exc)}")
         corrupted = services.corrupt_sentence(sentence, refs, (), settings.seed)

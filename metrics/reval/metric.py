@@ -94,6 +94,8 @@ class ReVal(Metric):
                                   "relatedness; best over references, in [0, 1]")
     # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.
     parallel: ClassVar[bool] = False
+    # An empty sentence has no tokens, so no tree for the network to encode (Gupta et al. define none).
+    scores_empty_text: ClassVar[bool] = False
     MEMO_SIZE: ClassVar[int] = 60_000  # encoded sentences kept (the MUTT experiment set has 11,127 distinct)
     CHUNK: ClassVar[int] = 4096  # sentences parsed and encoded per kernel call
 
@@ -261,12 +263,9 @@ class ReVal(Metric):
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         # A blank reference has no tree to encode and says nothing about the candidate, so it is left out of
-        # the best-over-references (three of the study's MUTT pools contain one); only-blank is an error.
+        # the best-over-references (three of the study's MUTT pools contain one); an item with only blank
+        # references, or a blank candidate, never gets here (scores_empty_text).
         references = [[r for r in rs if r.strip()] for rs in references]
-        lonely = next((i for i, rs in enumerate(references) if not rs), None)
-        if lonely is not None:
-            raise MetricError(f"{self.name}: every reference of candidate {lonely} is empty; "
-                              f"give it at least one non-empty reference")
         owner = np.repeat(np.arange(len(candidates)), [len(r) for r in references])
         refs = [r for rs in references for r in rs]
         cands = [candidates[i] for i in owner]

@@ -18,14 +18,17 @@ def handle(args: argparse.Namespace) -> int:
     from muttlab.suites.export import write_suite
 
     settings = settings_from_args(args)
+    note = ""
     if args.suite in BUILTIN_SUITES:
         suite = api.load_suite(settings, args.suite)
     else:
         from muttlab.cli.suite_file import report_problems
         suite = read_suite(args.suite, format=args.format_in)
         report_problems(suite)
+        if suite.not_applied:
+            note = f"; {sum(suite.not_applied.values())} record(s) the data set marks as not applied left out"
     count = write_suite(suite, args.output)
-    print(f"wrote {args.output} ({count} trials)", file=sys.stderr)
+    print(f"wrote {args.output} ({count} trials{note})", file=sys.stderr)
     return 0
 
 
@@ -33,7 +36,7 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
         "export", parents=[common], help=summary("export"),
         description="Write a suite's trials (id, corruption, family, rule, original, corrupted, references, source, "
-                    "src, lang, human_score) to .jsonl or .parquet; `datasets.load_dataset('parquet', ...)` reads it.")
+                    "src, lang, human_score, expectation, severity) to .jsonl or .parquet; `datasets.load_dataset('parquet', ...)` reads it.")
     parser.add_argument("--suite", default="default", metavar="SUITE|PATH",
                         help="default, mutt, sample, store, or the path of a suite file (see `muttlab run --suite`)")
     parser.add_argument("--format-in", default=None, help="format of a --suite file (default: told from the file)")

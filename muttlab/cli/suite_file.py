@@ -2,8 +2,8 @@
 
 A trial suite (``muttlab corrupt --input ... --output``) goes back to ``muttlab run``'s grid; a contrastive
 challenge set (WMT TSV, ACES, DEMETR, contrastive JSONL) is reported per phenomenon the way those papers
-report: accuracy with ties as failures and the Kendall-τ-like statistic, plus ACES' weighted summary for
-an ACES file.
+report: accuracy with ties as failures and the Kendall-τ-like statistic, plus DEMETR's per-severity table
+and ACES' weighted summary. Every table counts the unsupported pairs and the records not applied.
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
     from muttlab.cli.common import settings_from_args
     from muttlab.suites import read_suite
     from muttlab.suites.contrastive import is_aces, run_challenge
+    from muttlab.suites.model import DEMETR_JSON
 
     suite_file = read_suite(args.suite, format=args.format_in)
     report_problems(suite_file)
@@ -57,9 +58,16 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
     unsupported = summary.groupby("metric")["unsupported"].sum()
     for metric, count in unsupported.items():
         if count:
-            print(f"note: {metric}: {count} pair(s) in a target language it does not handle (its `languages`) "
-                  "are marked unsupported, not scored", file=sys.stderr)
+            print(f"note: {metric}: {count} pair(s) it cannot score (a target language outside its `languages`, "
+                  "or empty text where it declares scores_empty_text = False) are marked unsupported, not scored",
+                  file=sys.stderr)
+    if results.not_applied:
+        print(f"note: {sum(results.not_applied.values())} record(s) the data set marks as not applied "
+              "(perturbation not possible) are no test items; counted per phenomenon in `not_applied`",
+              file=sys.stderr)
     text = render(summary, args.format, decimals=3)
+    if suite_file.format == DEMETR_JSON:
+        text += "\nPer severity:\n" + render(results.by_severity(), args.format, decimals=3)
     if is_aces(results):
         text += "\nACES summary (category τ = mean over its phenomena; score = Σ weight × τ):\n"
         text += render(results.aces(), args.format, decimals=3)

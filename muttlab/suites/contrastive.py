@@ -2,8 +2,10 @@
 
 Each pair has a good and an incorrect translation of one source, a reference and a phenomenon. A metric
 *ranks the pair correctly* when it scores the good translation strictly better than the incorrect one
-(sign-aware for error rates; a pair may expect otherwise, :attr:`~muttlab.trials.Trial.expectation`);
-a tie (the tie rule of the settings, :mod:`muttlab.engine.verdict`) counts as a failure. Per phenomenon we report
+(sign-aware for error rates) — or, for a pair whose expectation is the second text (DEMETR's reference
+baseline, where the "perturbed" side is the reference itself, :attr:`~muttlab.trials.Trial.expectation`), the
+second strictly better; a tie (the tie rule of the settings, :mod:`muttlab.engine.verdict`) counts as a failure.
+Per phenomenon (and, for DEMETR, per severity) we report
 
 * accuracy: concordant / scored pairs (ties are failures), and
 * the Kendall-τ-like statistic of the WMT challenge-set task and ACES (Amrhein et al., WMT 2022, §6):
@@ -14,8 +16,10 @@ For ACES files, :func:`aces_summary` adds the paper's weighted summary: the τ o
 category is the mean of its phenomena's τ, and the ACES score weights the categories by the severity of
 the error (major accuracy errors 5, minor 1, punctuation 0.1; §6, "ACES-Score").
 
-Metrics whose ``languages`` do not include a pair's target language mark the pair ``unsupported``
-instead of scoring it; unsupported pairs count in no statistic.
+Metrics whose ``languages`` do not include a pair's target language, and metrics that cannot score empty
+text (``scores_empty_text`` False) given a pair with an empty text, mark the pair ``unsupported`` instead of
+scoring it; unsupported pairs count in no statistic but are counted in every summary, beside the records the
+data set marks as not applied (DEMETR's ``pert_check`` false), which are no pairs at all.
 """
 from __future__ import annotations
 
@@ -33,7 +37,9 @@ from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
 from muttlab.suites.model import ACES_TSV, SuiteFile
 
 CONCORDANT, DISCORDANT, TIE, UNSUPPORTED = "concordant", "discordant", "tie", "unsupported"
-TABLE_COLUMNS = ["trial", "phenomenon", "lang", "metric", "s_good", "s_incorrect", "margin", "outcome", "passed"]
+TABLE_COLUMNS = ["trial", "phenomenon", "severity", "expected", "lang", "metric", "s_good", "s_incorrect", "margin",
+                 "outcome", "passed"]
+SUMMARY_COUNTS = ["n", "concordant", "discordant", "ties", "unsupported", "not_applied"]
 
 # ACES' top-level categories and their weights in the ACES score (Amrhein et al. 2022, §6).
 ACES_WEIGHTS = {"addition": 5.0, "omission": 5.0, "mistranslation": 5.0, "untranslated": 1.0,
@@ -70,8 +76,9 @@ def supports(metric: Metric, language: str) -> bool:
 
 @dataclass
 class ChallengeResults:
-    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures and the rules' settings
-    the pairs were judged by."""
+    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures, the rules' settings the
+    pairs were judged by and, per phenomenon, the records the data set marks as not applied (no pairs, never
+    scored)."""
 
     table: pd.DataFrame
     format: str
@@ -80,6 +87,7 @@ class ChallengeResults:
     tolerance: float = DEFAULT_TOLERANCE
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE
     noise_floors: dict[str, float] = field(default_factory=dict)
+    not_applied: dict[str, int] = field(default_factory=dict)
 
     @property
     def rules(self) -> str:
@@ -94,27 +102,47 @@ class ChallengeResults:
 
     def summary(self) -> pd.DataFrame:
         """Per metric x phenomenon: n scored, concordant, discordant (ties included), ties, unsupported,
-        accuracy (%, ties as failures) and the Kendall-τ-like statistic."""
-        return phenomenon_summary(self.table)
+        not applied, accuracy (%, ties as failures) and the Kendall-τ-like statistic."""
+        return phenomenon_summary(self.table, self.not_applied)
+
+    def by_severity(self) -> pd.DataFrame:
+        """The same statistics per metric x severity (DEMETR's base / minor / major / critical)."""
+        return severity_summary(self.table, self.not_applied)
 
     def aces(self) -> pd.DataFrame:
         """ACES' per-category τ and weighted score per metric (meaningful for ACES files)."""
         return aces_summary(self.summary())
 
 
-def phenomenon_summary(table: pd.DataFrame) -> pd.DataFrame:
-    rows = []
-    for (metric, phenomenon), part in table.groupby(["metric", "phenomenon"], sort=False):
-        outcome = part["outcome"]
-        conc = int((outcome == CONCORDANT).sum())
-        ties = int((outcome == TIE).sum())
-        disc = int((outcome == DISCORDANT).sum()) + ties
-        n = conc + disc
-        rows.append({"metric": metric, "phenomenon": phenomenon, "n": n, "concordant": conc, "discordant": disc,
-                     "ties": ties, "unsupported": int((outcome == UNSUPPORTED).sum()),
-                     "accuracy": 100.0 * conc / n if n else np.nan, "tau": (conc - disc) / n if n else np.nan})
-    return pd.DataFrame(rows, columns=["metric", "phenomenon", "n", "concordant", "discordant", "ties",
-                                       "unsupported", "accuracy", "tau"])
+def _counts(part: pd.DataFrame) -> dict:
+    outcome = part["outcome"]
+    conc = int((outcome == CONCORDANT).sum())
+    ties = int((outcome == TIE).sum())
+    disc = int((outcome == DISCORDANT).sum()) + ties
+    n = conc + disc
+    return {"n": n, "concordant": conc, "discordant": disc, "ties": ties,
+            "unsupported": int((outcome == UNSUPPORTED).sum()),
+            "accuracy": 100.0 * conc / n if n else np.nan, "tau": (conc - disc) / n if n else np.nan}
+
+
+def phenomenon_summary(table: pd.DataFrame, not_applied: dict[str, int] | None = None) -> pd.DataFrame:
+    not_applied = not_applied or {}
+    rows = [{"metric": metric, "phenomenon": phenomenon, **_counts(part), "not_applied": not_applied.get(phenomenon, 0)}
+            for (metric, phenomenon), part in table.groupby(["metric", "phenomenon"], sort=False)]
+    return pd.DataFrame(rows, columns=["metric", "phenomenon", *SUMMARY_COUNTS, "accuracy", "tau"])
+
+
+def severity_summary(table: pd.DataFrame, not_applied: dict[str, int] | None = None) -> pd.DataFrame:
+    """Per metric x severity; a phenomenon's not-applied records count under its pairs' severity."""
+    rated = table.dropna(subset=["severity"])
+    severity_of = dict(zip(rated["phenomenon"], rated["severity"]))
+    skipped: dict[str, int] = {}
+    for phenomenon, count in (not_applied or {}).items():
+        if phenomenon in severity_of:
+            skipped[severity_of[phenomenon]] = skipped.get(severity_of[phenomenon], 0) + count
+    rows = [{"metric": metric, "severity": severity, **_counts(part), "not_applied": skipped.get(severity, 0)}
+            for (metric, severity), part in rated.groupby(["metric", "severity"], sort=False)]
+    return pd.DataFrame(rows, columns=["metric", "severity", *SUMMARY_COUNTS, "accuracy", "tau"])
 
 
 def aces_summary(summary: pd.DataFrame) -> pd.DataFrame:
@@ -164,6 +192,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         metric_objs = runner.resolve_metrics(metrics, reg)
         # A pair that names no expectation expects the good translation to score better (orig > corr).
         expected = verdict.expectations(trials, Rule.ORIG_BETTER)
+        expected_names = ([expected.value] * len(trials) if isinstance(expected, verdict.Expectation)
+                          else [e.value for e in expected])
         frames = []
         for step, metric in enumerate(metric_objs):
             if progress:
@@ -184,7 +214,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
             judged = verdict.judge(s_good, s_bad, expected, metric.higher_is_better,
                                    verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor), settings.tolerance)
             frames.append(pd.DataFrame({
-                "trial": [t.id for t in trials], "phenomenon": [t.corruption for t in trials], "lang": langs,
+                "trial": [t.id for t in trials], "phenomenon": [t.corruption for t in trials],
+                "severity": [t.severity for t in trials], "expected": expected_names, "lang": langs,
                 "metric": metric.name, "s_good": s_good, "s_incorrect": s_bad, "margin": judged.margin,
                 "outcome": _OUTCOME[judged.code], "passed": judged.passed}))
         if progress:
@@ -194,7 +225,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
             reg.close()
     return ChallengeResults(pd.concat(frames, ignore_index=True)[TABLE_COLUMNS], suite_file.format,
                             {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings.tolerance,
-                            settings.tie_tolerance, {m.name: m.noise_floor for m in metric_objs})
+                            settings.tie_tolerance, {m.name: m.noise_floor for m in metric_objs},
+                            dict(suite_file.not_applied))
 
 
 def is_aces(results: ChallengeResults) -> bool:

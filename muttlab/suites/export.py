@@ -17,7 +17,14 @@ source         string          where the pair came from (``user:u17``, ``aces-ts
 src            string          source sentence (translation challenge sets), "" otherwise
 lang           string          target language, ISO 639-1
 human_score    double (null)   a gold score where one exists
+expectation    string (null)   which text must win where it is not the rule's (``second better``:
+                               DEMETR's reference baseline); null = the rule
+severity       string (null)   the data set's severity of the phenomenon (DEMETR: base / minor / ...)
 =============  ==============  =====================================================================
+
+Records a data set marks as not applied (DEMETR's ``pert_check`` false) are no trials and are not written;
+``muttlab export`` reports their count. Trial-level results (``muttlab run --trials-out``) carry each pair's
+outcome, ``unsupported`` included, with its severity and expectation.
 """
 from __future__ import annotations
 
@@ -31,7 +38,7 @@ from muttlab.errors import MuttlabError
 from muttlab.suites.model import SuiteFile
 
 SUITE_FIELDS = ("id", "corruption", "family", "rule", "original", "corrupted", "references", "source", "src", "lang",
-                "human_score")
+                "human_score", "expectation", "severity")
 EXPORT_SUFFIXES = (".jsonl", ".parquet")
 
 
@@ -50,7 +57,9 @@ def suite_record(trial: Trial, src: str = "", lang: str = "en", contrastive: boo
     return {"id": trial.id, "corruption": trial.corruption, "family": family, "rule": rule,
             "original": trial.original, "corrupted": trial.corrupted, "references": list(trial.references),
             "source": trial.source, "src": src, "lang": lang,
-            "human_score": None if trial.human_score is None else float(trial.human_score)}
+            "human_score": None if trial.human_score is None else float(trial.human_score),
+            "expectation": None if trial.expectation is None else trial.expectation.value,
+            "severity": trial.severity}
 
 
 def suite_frame(suite: Suite | SuiteFile) -> pd.DataFrame:

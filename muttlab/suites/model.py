@@ -39,6 +39,8 @@ class SuiteFile:
       sources: trial id -> source sentence, where the file has one.
       languages: trial id -> target language (ISO 639-1), where the file says; English otherwise.
       problems: rows left out, each with its line number.
+      not_applied: phenomenon -> how many records the data set marks as not applied (DEMETR's
+        ``pert_check`` false): no test items, counted so that every report shows them.
     """
 
     suite: Suite
@@ -46,6 +48,7 @@ class SuiteFile:
     sources: dict[str, str] = field(default_factory=dict)
     languages: dict[str, str] = field(default_factory=dict)
     problems: list[RowProblem] = field(default_factory=list)
+    not_applied: dict[str, int] = field(default_factory=dict)
 
     @property
     def contrastive(self) -> bool:

@@ -7,12 +7,18 @@
 * ``wmt-tsv`` — the WMT metrics-task challenge-set TSV, header ``lp source good incorrect reference phenomena``.
 * ``aces-tsv`` — ACES (Amrhein et al., WMT 2022): ``source good-translation incorrect-translation reference
   phenomena langpair`` (a leading id column is allowed).
-* ``demetr-json`` — DEMETR (Karpinska et al., EMNLP 2022): a JSON list of records with ``src_sent``,
-  ``eng_sent`` (the reference), ``mt_sent`` (the good translation), ``pert_sent`` (the perturbed one) and
-  ``pert_name``; the target language is English.
+* ``demetr-json`` — DEMETR (Karpinska et al., EMNLP 2022), read as its datasheet defines the fields: a JSON
+  list of records with ``src_sent``, ``eng_sent`` (the human reference), ``mt_sent`` (the good translation),
+  ``pert_sent`` (the perturbed one), ``pert_check`` (False: the perturbation could not be applied, so the
+  record is no test item — it is counted in ``SuiteFile.not_applied``, never scored), ``severity`` (base /
+  minor / major / critical, kept on the trial), ``pert_id`` and ``pert_name``; the target language is English.
+  In the reference baseline (``pert_id`` 35, ``base_id35_reference``) the "perturbed" side is the reference
+  itself, so there the second text must win (:attr:`Expectation.SECOND_BETTER`).
 
-A malformed row is left out and reported with its line number (``SuiteFile.problems``); the good rows are
-kept. A file with no readable row, or that is not UTF-8 / not the format, raises :class:`DataError`.
+An empty text (a good or incorrect translation, a reference) is a test item and is kept: an empty output is
+what some challenge sets test. A malformed row (a missing field, a value that is not a string, a missing
+label) is left out and reported with its line number (``SuiteFile.problems``); the good rows are kept. A file
+with no readable row, or that is not UTF-8 / not the format, raises :class:`DataError`.
 These data sets are not redistributable: the lab reads the user's own copy.
 """
 from __future__ import annotations
@@ -24,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from muttlab.sources import read_bytes
-from muttlab.trials import Suite, Trial
+from muttlab.trials import Expectation, Suite, Trial
 from muttlab.errors import DataError
 from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
                                   RowProblem, SuiteFile)
@@ -49,13 +55,22 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _text(value, field: str, required: bool = True) -> str:
-    if value is None or (isinstance(value, str) and not value.strip()):
+    """A text field: an empty string is a text (a test item); a missing one is an error where required."""
+    if value is None:
         if required:
-            raise _RowError(f"'{field}' is missing or empty")
+            raise _RowError(f"'{field}' is missing")
         return ""
     if not isinstance(value, str):
         raise _RowError(f"'{field}' must be a string, got {type(value).__name__}")
     return value.strip()
+
+
+def _label(value, field: str) -> str:
+    """A label (phenomenon, corruption type): it names a group, so it cannot be empty."""
+    label = _text(value, field)
+    if not label:
+        raise _RowError(f"'{field}' is empty; every row names its phenomenon")
+    return label
 
 
 def _references(record: dict) -> tuple[str, ...]:
@@ -64,8 +79,16 @@ def _references(record: dict) -> tuple[str, ...]:
         refs = [refs]
     if not isinstance(refs, list) or not refs:
         raise _RowError("'references' must be a non-empty list of strings")
-    out = tuple(_text(r, "references") for r in refs)
-    return out
+    return tuple(_text(r, "references") for r in refs)
+
+
+def _expectation(value) -> Expectation | None:
+    if value is None:
+        return None
+    try:
+        return Expectation(value)
+    except ValueError:
+        raise _RowError(f"'expectation' must be one of {', '.join(repr(e.value) for e in Expectation)}") from None
 
 
 def target_language(lp: str) -> str:
@@ -120,10 +143,12 @@ def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
             human = record.get("human_score")
             if human is not None and not isinstance(human, (int, float)):
                 raise _RowError("'human_score' must be a number")
-            add(line, _text(record.get("id"), "id", required=False) or None, _text(record.get("corruption"),
+            severity = _text(record.get("severity"), "severity", required=False) or None
+            add(line, _text(record.get("id"), "id", required=False) or None, _label(record.get("corruption"),
                 "corruption"), _text(record.get("original"), "original"), _text(record.get("corrupted"),
                 "corrupted"), _references(record), _text(record.get("src"), "src", required=False),
-                target_language(record.get("lang") or "en"), human_score=human)
+                target_language(record.get("lang") or "en"), human_score=human,
+                expectation=_expectation(record.get("expectation")), severity=severity)
         except _RowError as exc:
             out.problems.append(RowProblem(line, str(exc)))
     return out
@@ -136,7 +161,7 @@ def _read_contrastive_jsonl(text: str, name: str) -> SuiteFile:
             if problem:
                 raise _RowError(problem)
             add(line, _text(record.get("id"), "id", required=False) or None,
-                _text(record.get("phenomenon", record.get("phenomena")), "phenomenon"),
+                _label(record.get("phenomenon", record.get("phenomena")), "phenomenon"),
                 _text(record.get("good"), "good"), _text(record.get("incorrect"), "incorrect"), _references(record),
                 _text(record.get("source"), "source", required=False),
                 target_language(record.get("lp") or record.get("lang") or "en"))
@@ -180,7 +205,7 @@ def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dic
         try:
             if problem:
                 raise _RowError(problem)
-            add(line, None, _text(row[col["phenomenon"]], col["phenomenon"]), _text(row[col["good"]], col["good"]),
+            add(line, None, _label(row[col["phenomenon"]], col["phenomenon"]), _text(row[col["good"]], col["good"]),
                 _text(row[col["incorrect"]], col["incorrect"]), (_text(row[col["reference"]], col["reference"]),),
                 _text(row[col["source"]], col["source"], required=False), target_language(row[col["lp"]]))
         except _RowError as exc:
@@ -198,6 +223,11 @@ def _read_aces_tsv(text: str, name: str) -> SuiteFile:
 
 # --------------------------------------------------------------------------- DEMETR JSON
 
+# The datasheet's perturbation whose "perturbed" side is the human reference: the metric should prefer it.
+DEMETR_REFERENCE_BASELINE = 35
+DEMETR_SEVERITIES = ("base", "minor", "major", "critical")
+
+
 def _read_demetr_json(text: str, name: str) -> SuiteFile:
     try:
         records = json.loads(text)
@@ -210,13 +240,24 @@ def _read_demetr_json(text: str, name: str) -> SuiteFile:
         try:
             if not isinstance(record, dict):
                 raise _RowError("each record must be a JSON object")
-            phenomenon = _text(record.get("pert_name") or (f"id{record['pert_id']}" if "pert_id" in record else None),
-                               "pert_name")
+            pert_id = record.get("pert_id")
+            phenomenon = _label(record.get("pert_name") or (f"id{pert_id}" if pert_id is not None else None),
+                                "pert_name")
+            applied = record.get("pert_check", True)
+            if not isinstance(applied, bool):
+                raise _RowError(f"'pert_check' must be true or false, got {applied!r}")
+            severity = _text(record.get("severity"), "severity", required=False) or None
+            if severity is not None and severity not in DEMETR_SEVERITIES:
+                raise _RowError(f"'severity' must be one of {', '.join(DEMETR_SEVERITIES)}, got {severity!r}")
+            texts = (_text(record.get("mt_sent"), "mt_sent"), _text(record.get("pert_sent"), "pert_sent"),
+                     (_text(record.get("eng_sent"), "eng_sent"),))
+            if not applied:
+                out.not_applied[phenomenon] = out.not_applied.get(phenomenon, 0) + 1
+                continue
             record_id = record.get("id")
-            add(number, f"{phenomenon}/{record_id}" if record_id is not None else None, phenomenon,
-                _text(record.get("mt_sent"), "mt_sent"), _text(record.get("pert_sent"), "pert_sent"),
-                (_text(record.get("eng_sent"), "eng_sent"),), _text(record.get("src_sent"), "src_sent", required=False),
-                "en")
+            add(number, f"{phenomenon}/{record_id}" if record_id is not None else None, phenomenon, *texts,
+                _text(record.get("src_sent"), "src_sent", required=False), "en", severity=severity,
+                expectation=Expectation.SECOND_BETTER if pert_id == DEMETR_REFERENCE_BASELINE else None)
         except _RowError as exc:
             out.problems.append(RowProblem(number, f"record {number}: {exc}"))
     return out
@@ -302,5 +343,6 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
     result = READERS[fmt](text, name or "upload")
     if not result.suite.trials:
         first = f"; first problem: {result.problems[0]}" if result.problems else ""
-        raise DataError(label, f"no readable {fmt} row{first}")
+        skipped = f"; {sum(result.not_applied.values())} record(s) not applied" if result.not_applied else ""
+        raise DataError(label, f"no readable {fmt} row{first}{skipped}")
     return result

@@ -18,7 +18,8 @@ MARKUP = "omission-<b>bold</b>-**x**"
 
 @pytest.fixture
 def challenge_dir(app_env, monkeypatch, tmp_path):
-    """A data dir holding the project's ACES test file plus two malformed rows and one named with markup."""
+    """A data dir holding the project's ACES test file plus a malformed row, one named with markup and one with an
+    empty incorrect translation (a test item, not a malformed row)."""
     root = tmp_path / "data"
     (root / "challenge").mkdir(parents=True)
     text = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
@@ -28,7 +29,7 @@ def challenge_dir(app_env, monkeypatch, tmp_path):
     (root / "challenge" / "aces.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(ACES, tmp_path / "outside.tsv")
     monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
-    return root, len(text) + 1, len(text) + 3  # the line numbers of the two malformed rows
+    return root, len(text) + 1, len(text) + 3  # the line numbers of the malformed row and of the empty text
 
 
 def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challenge_dir, app_settings):
@@ -40,7 +41,8 @@ def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challe
     tables = [d.value for d in at.dataframe]
     problems = next(t for t in tables if "problem" in t.columns)
     assert list(problems["line"]) == [p.line for p in read.problems]
-    assert bad_line in set(problems["line"]) and empty_line in set(problems["line"])
+    assert bad_line in set(problems["line"]) and empty_line not in set(problems["line"])
+    assert any(t.corrupted == "" and t.source.endswith(f"#{empty_line}") for t in read.suite.trials)
     summary = next(t for t in tables if "tau" in t.columns)
     merged = summary.merge(expected.summary(), on=["metric", "phenomenon"], suffixes=("", "_engine"))
     assert len(merged) == len(expected.summary()) == len(summary)

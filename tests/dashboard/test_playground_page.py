@@ -43,7 +43,10 @@ def test_typed_html_is_shown_as_text(app_env):
     assert "<img" not in bodies and "&lt;img" in bodies
 
 
-def test_empty_candidate_is_explained(app_env):
+def test_empty_candidate_is_scored_not_refused(app_env):
     at = open_page("playground", state=dict(STATE, **{"pg-candidate": "   "}))
     assert not shown_errors(at)
-    assert any("non-empty candidate" in w.value for w in at.warning)
+    assert not any("candidate" in w.value for w in at.warning)
+    assert any("No chosen generator applies" in i.value for i in at.info)
+    scores = at.dataframe[0].value.set_index("metric")["candidate"]
+    assert len(scores) and (scores.dropna() == 0).all()

@@ -7,7 +7,7 @@ import torch
 
 from muttlab.settings import Settings
 from muttlab.sources import load_sick
-from muttlab.metrics.base import MetricError, MetricUnavailable
+from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.reval import metric as reval_metric
 from muttlab.metrics.reval.metric import ReVal, checkpoint_name
 from muttlab.metrics.reval.model import (ChildSumTreeLSTM, ModelConfig, ReValEnsemble, ReValModel, WordVectors,
@@ -231,11 +231,12 @@ def test_metric_is_best_similarity_over_references(one_epoch, sick_subset, input
         y_hat = predict(result.model, [(r[0], c) for c, r in zip(candidates, references)], inputs)
         assert np.allclose(singles[0], (y_hat - 1) / 4, atol=1e-5)
     assert f"model:{name}" in metric.signature()
-    # a blank reference (the study's MUTT pools have three) is skipped; only blank ones are an error
+    # a blank reference (the study's MUTT pools have three) is skipped; an item with only blank references,
+    # or a blank candidate, is unsupported (NaN: ReVal has no encoding of an empty sentence)
     with_blank = metric.score(candidates[:3], [[r[0], "   "] for r in references[:3]])
     assert np.allclose(with_blank, singles[0][:3])
-    with pytest.raises(MetricError, match="every reference of candidate 0 is empty"):
-        metric.score(["A dog runs"], [["  "]])
+    mixed = metric.score(["A dog runs", "", candidates[0]], [["  "], [references[0][0]], [references[0][0]]])
+    assert np.isnan(mixed[:2]).all() and mixed[2] == pytest.approx(singles[0][0])
 
 
 def test_metric_scores_with_an_ensemble_checkpoint(ensemble, sick_subset, inputs, tmp_path, monkeypatch):

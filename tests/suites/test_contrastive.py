@@ -53,10 +53,11 @@ def _row(summary, metric, phenomenon):
 def test_ties_count_as_failures_and_tau_is_concordant_minus_discordant(settings, registry):
     results = run_challenge(settings, read_suite(FILES / "wmt_challenge.tsv"), ["ExactRef"], registry)
     summary = results.summary()
-    # negation: line 2 good == reference (concordant); line 7 good == incorrect (a tie)
+    # negation: line 2 good == reference (concordant); line 6 has an empty good translation, scored 0 like
+    # its incorrect one (a tie); line 7 good == incorrect (a tie)
     neg = _row(summary, "ExactRef", "negation")
-    assert (neg.n, neg.concordant, neg.discordant, neg.ties) == (2, 1, 1, 1)
-    assert neg.accuracy == 50.0 and neg.tau == 0.0
+    assert (neg.n, neg.concordant, neg.discordant, neg.ties, neg.unsupported) == (3, 1, 2, 2, 0)
+    assert neg.accuracy == pytest.approx(100 / 3) and neg.tau == pytest.approx(-1 / 3)
     # numbers: neither side equals the reference: a tie, so τ = -1
     num = _row(summary, "ExactRef", "numbers")
     assert (num.concordant, num.ties, num.accuracy, num.tau) == (0, 1, 0.0, -1.0)
@@ -72,6 +73,36 @@ def test_english_only_metric_marks_other_target_languages_unsupported(settings, 
     table = results.table
     unsupported = table[(table.metric == "ExactRef-en") & (table.outcome == "unsupported")]
     assert list(unsupported["lang"]) == ["de"] and unsupported["s_good"].isna().all()
+
+
+def test_demetr_reference_baseline_expects_the_second_text_and_not_applied_records_are_counted(settings, registry):
+    results = run_challenge(settings, read_suite(FILES / "demetr.json"), ["ExactRef"], registry)
+    summary = results.summary().set_index("phenomenon")
+    # base_id35_reference: the second text is the reference (ExactRef 1) and the first is not (0): it wins
+    assert (summary.loc["base_id35_reference", "concordant"], summary.loc["base_id35_reference", "n"]) == (1, 1)
+    assert results.table.set_index("trial").loc["base_id35_reference/6", "expected"] == "second better"
+    # critical_id8_negation: record 1 is a test item (0 vs 0, a tie); record 5 was not applied
+    assert tuple(summary.loc["critical_id8_negation", ["n", "ties", "not_applied"]]) == (1, 1, 1)
+    # base_id33_empty: mt_sent equals the reference, the empty output does not
+    assert summary.loc["base_id33_empty", "concordant"] == 1
+    by_severity = results.by_severity().set_index("severity")
+    assert tuple(by_severity.loc["base", ["n", "concordant", "not_applied"]]) == (2, 2, 0)
+    assert tuple(by_severity.loc["critical", ["n", "ties", "not_applied"]]) == (1, 1, 1)
+    assert tuple(by_severity.loc["minor", ["n", "concordant"]]) == (1, 1)
+
+
+class NoEmptyText(ExactRef):
+    scores_empty_text = False
+
+    def __init__(self):
+        super().__init__(name="NoEmptyText")
+
+
+def test_a_metric_that_cannot_score_empty_text_marks_the_pair_unsupported(settings, registry):
+    registry.add(NoEmptyText())
+    results = run_challenge(settings, read_suite(FILES / "demetr.json"), ["NoEmptyText"], registry)
+    empty = _row(results.summary(), "NoEmptyText", "base_id33_empty")
+    assert (empty.n, empty.unsupported) == (0, 1) and np.isnan(empty.accuracy)
 
 
 def test_aces_summary_weights_categories(settings, registry):

@@ -1,10 +1,12 @@
 """Suite-file readers on small files written for the project in each format, malformed rows included."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from muttlab.trials import Expectation
 from muttlab.errors import DataError
 from muttlab.suites import read_suite
 from muttlab.suites.model import ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, TRIALS_JSONL, WMT_TSV
@@ -13,9 +15,9 @@ FILES = Path(__file__).parent / "files"
 
 
 @pytest.mark.parametrize("name, fmt, n_trials, bad_lines", [
-    ("wmt_challenge.tsv", WMT_TSV, 4, [4, 6]),
+    ("wmt_challenge.tsv", WMT_TSV, 5, [4]),
     ("aces.tsv", ACES_TSV, 6, [6]),
-    ("demetr.json", DEMETR_JSON, 2, [3, 4]),
+    ("demetr.json", DEMETR_JSON, 4, [3, 4]),
     ("contrastive.jsonl", CONTRASTIVE_JSONL, 3, [3, 4]),
 ])
 def test_format_told_good_rows_kept_bad_rows_named_by_line(name, fmt, n_trials, bad_lines):
@@ -34,9 +36,11 @@ def test_wmt_fields_and_target_language():
     assert first.corrupted == "The dog is not sleeping in the garden."
     assert first.references == ("The dog is sleeping in the garden.",)
     assert result.sources[first.id] == "Der Hund schläft im Garten."
-    assert [result.language(t.id) for t in result.suite.trials] == ["en", "en", "de", "en"]
+    assert [result.language(t.id) for t in result.suite.trials] == ["en", "en", "de", "en", "en"]
     assert "expected 6 tab-separated columns, found 4" in str(result.problems[0])
-    assert "'good' is missing" in result.problems[1].problem
+    # an empty field is a text to score (an empty output), not a malformed row
+    empty = result.suite.trials[3]
+    assert (empty.original, empty.corrupted) == ("", "The woman is not singing.")
 
 
 def test_aces_leading_id_column_and_langpair():
@@ -47,7 +51,7 @@ def test_aces_leading_id_column_and_langpair():
     assert result.language(result.suite.trials[4].id) == "de"
 
 
-def test_demetr_fields():
+def test_demetr_fields_follow_the_datasheet():
     result = read_suite(FILES / "demetr.json")
     first = result.suite.trials[0]
     assert (first.original, first.corrupted, first.references) == (
@@ -55,6 +59,25 @@ def test_demetr_fields():
     assert first.id == "critical_id8_negation/1"
     assert result.sources[first.id] == "Der Junge isst einen Apfel."
     assert "pert_sent" in result.problems[0].problem
+    by_id = {t.id: t for t in result.suite.trials}
+    assert [t.severity for t in result.suite.trials] == ["critical", "minor", "base", "base"]
+    # pert_check false: the perturbation was not applied, so the record is no test item, only counted
+    assert "critical_id8_negation/5" not in by_id and result.not_applied == {"critical_id8_negation": 1}
+    # the reference baseline: the "perturbed" side is the reference, which must win
+    assert by_id["base_id35_reference/6"].expectation is Expectation.SECOND_BETTER
+    assert by_id["critical_id8_negation/1"].expectation is None
+    # DEMETR's empty output is a test item
+    assert by_id["base_id33_empty/7"].corrupted == ""
+
+
+def test_demetr_rejects_values_the_datasheet_does_not_define():
+    record = {"eng_sent": "A.", "mt_sent": "A.", "pert_sent": "B.", "pert_name": "x", "pert_check": True}
+    bad = [dict(record, pert_check="yes"), dict(record, severity="fatal"), dict(record, mt_sent=None)]
+    result = read_suite(json.dumps([record, *bad]).encode(), format=DEMETR_JSON)
+    assert len(result.suite.trials) == 1
+    problems = [p.problem for p in result.problems]
+    assert "'pert_check' must be true or false" in problems[0] and "'severity' must be one of" in problems[1]
+    assert "'mt_sent' is missing" in problems[2]
 
 
 def test_contrastive_jsonl_reference_lists_and_lp():

@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from muttlab.cli import main
+from muttlab.trials import Expectation
 from muttlab.suites import read_suite
 from muttlab.suites.export import SUITE_FIELDS
 from muttlab.suites.user import read_user_sentences
@@ -71,3 +72,25 @@ def test_export_parquet_loads_with_pyarrow_and_datasets(tmp_path):
     loaded = datasets.load_dataset("parquet", data_files=str(out), split="train", cache_dir=str(tmp_path / "hf"))
     assert loaded.num_rows == table.num_rows
     assert loaded[0]["references"] == table.column("references")[0].as_py()
+
+
+def test_export_keeps_expectation_and_severity_and_counts_not_applied(tmp_path, capsys):
+    out = tmp_path / "demetr.jsonl"
+    assert main(["export", "--suite", str(FILES / "demetr.json"), "--output", str(out)]) == 0
+    assert "(4 trials; 1 record(s) the data set marks as not applied left out)" in capsys.readouterr().err
+    back = {t.id: t for t in read_suite(out).suite.trials}
+    assert back["base_id35_reference/6"].expectation is Expectation.SECOND_BETTER
+    assert back["critical_id8_negation/1"].expectation is None
+    assert [t.severity for t in back.values()] == ["critical", "minor", "base", "base"]
+    assert back["base_id33_empty/7"].corrupted == ""
+
+
+def test_trials_out_counts_unsupported_pairs_with_severity(tmp_path, capsys):
+    out = tmp_path / "pairs.jsonl"
+    assert main(["run", "--suite", str(FILES / "demetr.json"), "--metrics", "ReVal-LSTM", "--trials-out", str(out),
+                 "--format", "csv"]) == 0
+    rows = {r["trial"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    # ReVal cannot encode an empty sentence: that pair is unsupported, shown, never scored
+    assert rows["base_id33_empty/7"]["outcome"] == "unsupported" and rows["base_id33_empty/7"]["severity"] == "base"
+    assert rows["base_id35_reference/6"]["expected"] == "second better"
+    assert "unsupported" in capsys.readouterr().err
