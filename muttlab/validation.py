@@ -172,16 +172,18 @@ def _generated_types(value, where, argument):
     return values
 
 
-def _suite(value, where, argument):
-    from muttlab.engine.trials import Suite
-    if isinstance(value, Suite):
-        return value
+def _suite_name(value, where, argument):
     if isinstance(value, os.PathLike):
         return str(path(value, where, argument))
     if not isinstance(value, str) or not value.strip():
-        raise _fail(where, argument, "a Suite, a built-in suite's name (default, mutt, sample, store) or a suite "
-                    "file's path", value)
+        raise _fail(where, argument, "a built-in suite's name (default, mutt, sample, store) or a suite file's "
+                    "path", value)
     return text(value, where, argument)
+
+
+def _suite(value, where, argument):
+    from muttlab.engine.trials import Suite
+    return value if isinstance(value, Suite) else _suite_name(value, where, argument)
 
 
 def _suite_file(value, where, argument):
@@ -214,7 +216,7 @@ CHECKS = {
     "corruptions": _corruptions,
     "ref_counts": _ref_counts,
     "suite": _suite,
-    "name": _suite,
+    "name": _suite_name,
     "suite_file": _suite_file,
     "sentence": text,
     "references": texts,
