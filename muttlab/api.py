@@ -263,7 +263,8 @@ def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, 
     Kendall-τ-like), ``.aces()`` ACES' weighted summary (:mod:`muttlab.suites.contrastive`)."""
     from muttlab.suites.contrastive import run_challenge as _run
     settings, suite_file, metrics, progress, registry = validation.arguments(
-        "run_challenge", settings=settings, suite_file=suite_file, metrics=metrics, progress=progress, registry=registry)
+        "run_challenge", settings=settings, suite_file=suite_file, metrics=metrics, progress=progress,
+        registry=registry)
     return _run(settings, suite_file, metrics, registry=registry, progress=progress)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from muttlab.cli.common import emit, render
+from muttlab.cli.common import csv_frame, emit, render
 from muttlab.engine.trials import Suite
 from muttlab.settings import Settings
 
@@ -49,7 +49,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
         if args.trials_out.suffix in (".jsonl", ".parquet"):
             write_trials_table(results.table, results.signatures, args.trials_out)
         else:
-            emit(results.table.assign(signature=results.table["metric"].map(results.signatures)).to_csv(index=False),
+            emit(csv_frame(results.table.assign(signature=results.table["metric"].map(results.signatures))),
                  args.trials_out)
     summary = results.summary()
     unsupported = summary.groupby("metric")["unsupported"].sum()
