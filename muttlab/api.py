@@ -72,7 +72,7 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
 def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
     """The part of ``suite`` with these corruption types (all when None or ``["all"]``)."""
     validation.instance(suite, "select_corruptions", "suite", Suite, "a Suite")
-    names = validation.arguments("select_corruptions", corruptions=names)
+    names = validation.arguments("select_corruptions", names=names)
     names = [n for n in (names or []) if n]
     if not names or names == ["all"]:
         return suite

@@ -59,7 +59,8 @@ def items(value, where: str, argument: str, expected: str) -> list:
     string would be read character by character, an iterator would be used up by the check)."""
     if value.__class__ is list or value.__class__ is tuple:
         return list(value)
-    if isinstance(value, (str, bytes, bytearray, Mapping, Set, Iterator)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, bytearray, memoryview, Mapping, Set, Iterator)) \
+            or not isinstance(value, Iterable):
         raise _fail(where, argument, expected, value)
     return list(value)
 
@@ -214,6 +215,7 @@ CHECKS = {
     "progress": _progress,
     "metrics": _metrics,
     "corruptions": _corruptions,
+    "names": _corruptions,
     "ref_counts": _ref_counts,
     "suite": _suite,
     "name": _suite_name,
