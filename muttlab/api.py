@@ -107,8 +107,8 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
     signatures and :meth:`~muttlab.engine.runner.Results.accuracy`.
     """
     settings, metrics, corruptions, ref_counts, suite, progress, registry = validation.arguments(
-        "run_grid", settings=settings, metrics=metrics, corruptions=corruptions, ref_counts=ref_counts, suite=suite,
-        progress=progress, registry=registry)
+        "run_grid", settings=settings, metrics=DEFAULT_METRICS if metrics is None else metrics, corruptions=corruptions,
+        ref_counts=ref_counts, suite=suite, progress=progress, registry=registry)
     chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
     if not chosen.trials:
         raise MuttlabError("no trials to score: the chosen corruption types have none in this suite")

@@ -146,9 +146,9 @@ def _progress(value, where, argument):
 
 
 def _metrics(value, where, argument):
-    """Metric names: a list, or one string (``"all"``, ``"BLEU-4,CIDEr-D"``); None for the default list."""
-    if value is None or (isinstance(value, str) and value.strip()):
-        return value if value is None else text(value, where, argument)
+    """Metric names: a list, or one string (``"all"``, ``"BLEU-4,CIDEr-D"``)."""
+    if isinstance(value, str) and value.strip():
+        return text(value, where, argument)
     return names(value, where, argument)
 
 
@@ -174,12 +174,10 @@ def _generated_types(value, where, argument):
 
 
 def _suite_name(value, where, argument):
-    if isinstance(value, os.PathLike):
-        return str(path(value, where, argument))
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or "\0" in str(value):
         raise _fail(where, argument, "a built-in suite's name (default, mutt, sample, store) or a suite file's "
                     "path", value)
-    return text(value, where, argument)
+    return str(path(value, where, argument))
 
 
 def _suite(value, where, argument):
