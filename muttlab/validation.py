@@ -7,13 +7,13 @@ kind raises :class:`~muttlab.errors.InvalidArgument` naming the function, the ar
 before it reaches a library that would fail on it with an exception of its own (spaCy given bytes, numpy given
 NaN reference counts, a character-by-character reading of a string where a list belongs).
 
-Only the kind and range of a value are checked here: whether a metric or corruption name exists is the
-registry's and the catalogue's answer (:class:`~muttlab.errors.UnknownName`), and whether a suite has enough
-references is the runner's.
+Mostly the kind and range of a value are checked here: whether a metric name exists is the registry's answer
+(:class:`~muttlab.errors.UnknownMetric`) and whether a suite has enough references is the runner's. The
+corruption types of ``corrupt`` are the exception: each must have a generator, or spaCy's parse is wasted on
+a KeyError.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import os
 from collections.abc import Iterable, Iterator, Mapping, Set

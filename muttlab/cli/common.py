@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, load_settings
-from muttlab.validation import MAX_SEED  # noqa: F401  (the --seed options' bound)
 
 if TYPE_CHECKING:  # pandas is imported by the commands that render tables, not by `muttlab --help`
     import pandas as pd

@@ -18,7 +18,8 @@ from muttlab.human import stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
-from muttlab.cli.common import MAX_SEED, csv_frame, escaped, real, whole
+from muttlab.cli.common import csv_frame, escaped, real, whole
+from muttlab.validation import MAX_SEED
 from muttlab.engine.runner import registry_for
 from muttlab.human import dbleu, flickr, sick
 

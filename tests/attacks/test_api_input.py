@@ -66,7 +66,7 @@ def test_corrupt_names_an_unknown_or_extracted_type(sample_settings):
 
 @pytest.mark.parametrize("environ, variable", [
     ({"MUTTLAB_WORKERS": "²"}, "MUTTLAB_WORKERS"),  # isdigit() is true of it, int() is not
-    ({"MUTTLAB_WORKERS": "0"}, "MUTTLAB_WORKERS"),
+    ({"MUTTLAB_WORKERS": "-2"}, "MUTTLAB_WORKERS"),
     ({"MUTTLAB_SESSION_TTL": "-5"}, "MUTTLAB_SESSION_TTL"),
     ({"MUTTLAB_DATA_DIR": 3}, "MUTTLAB_DATA_DIR"),
 ])
