@@ -146,10 +146,12 @@ def _progress(value, where, argument):
 
 
 def _metrics(value, where, argument):
-    """Metric names: a list, or one string (``"all"``, ``"BLEU-4,CIDEr-D"``)."""
-    if isinstance(value, str) and value.strip():
-        return text(value, where, argument)
-    return names(value, where, argument)
+    """Metric names, at least one: a list, or one string (``"all"``, ``"BLEU-4,CIDEr-D"``)."""
+    given = value.split(",") if isinstance(value, str) else names(value, where, argument)
+    if not any(n.strip() for n in given):
+        raise InvalidArgument(where, argument, f"names no metric (got {shown(value)}); name at least one "
+                                               "(`muttlab metrics` lists them) or all")
+    return text(value, where, argument) if isinstance(value, str) else given
 
 
 def _corruptions(value, where, argument):
