@@ -123,8 +123,8 @@ def _is_number(text: str) -> bool:
 
 # --------------------------------------------------------------------------- data files round-trip exactly
 
-EVIL_TEXTS = [CSV_ATTACK, LATEX_ATTACK, MARKDOWN_ATTACK, "+1", "-1", "@x", "tab\tinside", "next\x85line", "quote \" and ' and \\",
-              "line\u2028sep", "🙂 שלום"]
+EVIL_TEXTS = [CSV_ATTACK, LATEX_ATTACK, MARKDOWN_ATTACK, "+1", "-1", "@x", "tab\tinside", "next\x85line",
+              "quote \" and ' and \\", "line\u2028sep", "🙂 שלום"]
 
 
 def _evil_trials() -> list[Trial]:
