@@ -27,8 +27,8 @@ BAD_VALUES = [
     -float("inf"), 0, -1, 1.5, True, False, 10 ** 100, -(10 ** 100), 2 ** 64, np.float64("nan"), np.int64(-3),
     np.array([1, 2]), np.array([]), "", " ", "\0", "\ud800", "\u202e\u2028", "🙂" * 10, "x" * 5000, "nope",
     "BLEU-4,,nope", ",", "a\x00b", [], [None], [[]], [["a"]], [b"x"], [float("nan")], ["", ""], [1, 2], [[1]],
-    [10 ** 100], [True], ["\ud800"], NESTED, {}, {"a": 1}, {"BLEU-1"}, object(), Path("/nonexistent/suite.jsonl"), Path("/"),
-    Path(""), ("BLEU-1",), range(3), "iterator",
+    [10 ** 100], [True], ["\ud800"], NESTED, {}, {"a": 1}, {"BLEU-1"}, object(), Path("/nonexistent/suite.jsonl"),
+    Path("/"), Path(""), ("BLEU-1",), range(3), "iterator",
 ]
 
 
