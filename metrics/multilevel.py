@@ -18,7 +18,7 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricError
 from muttlab.metrics.dependencies import pair_f
 from muttlab.metrics.dreem import (COMPONENTS, DEFAULT_LENGTH_PENALTY, best_per_candidate,
                            check_representations, check_weights, flatten, load_model_file, pair_components,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from muttlab import validation
 from muttlab.corruptions import catalog
 from muttlab import sources
 from muttlab.engine import runner, verdict
@@ -41,6 +42,7 @@ Progress = Callable[[int, int, str], None]
 
 def metric_catalogue(settings: Settings, registry: Registry | None = None) -> list[MetricInfo]:
     """Every registered metric (built in, entry points, import paths) with its availability and reason."""
+    validation.arguments("metric_catalogue", settings=settings, registry=registry)
     reg = registry or registry_for(settings)
     return [reg.info(name) for name in reg.names]
 
@@ -49,6 +51,7 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
     """A built-in suite: ``default`` (the MUTT experiment sets with a data dir, else the bundled sample),
     ``mutt``, ``sample`` or ``store`` (the pair store's current state); any other name is the path of a trial
     suite file (:func:`muttlab.suites.read_suite`)."""
+    settings, name = validation.arguments("load_suite", settings=settings, name=name)
     if name == "default":
         return sources.load_default_suite(settings)
     if name == "mutt":
@@ -68,6 +71,8 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
 
 def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
     """The part of ``suite`` with these corruption types (all when None or ``["all"]``)."""
+    validation.instance(suite, "select_corruptions", "suite", Suite, "a Suite")
+    names = validation.arguments("select_corruptions", names=names)
     names = [n for n in (names or []) if n]
     if not names or names == ["all"]:
         return suite
@@ -82,6 +87,8 @@ def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
 
 def select_split(suite: Suite, split: str) -> Suite:
     """The trials taken from SICK pairs of one SemEval split (``train``, ``trial`` or ``test``)."""
+    validation.instance(suite, "select_split", "suite", Suite, "a Suite")
+    split = validation.arguments("select_split", split=split)
     chosen = suite.in_split(split)
     if not chosen.trials:
         raise MuttlabError(f"split {split!r}: none of the {len(suite.trials)} trials is taken from a SICK pair of "
@@ -99,6 +106,9 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
     Returns the runner's :class:`~muttlab.engine.runner.Results`: the tidy per-trial table, the metrics'
     signatures and :meth:`~muttlab.engine.runner.Results.accuracy`.
     """
+    settings, metrics, corruptions, ref_counts, suite, progress, registry = validation.arguments(
+        "run_grid", settings=settings, metrics=DEFAULT_METRICS if metrics is None else metrics, corruptions=corruptions,
+        ref_counts=ref_counts, suite=suite, progress=progress, registry=registry)
     chosen = select_corruptions(load_suite(settings, suite) if isinstance(suite, str) else suite, corruptions)
     if not chosen.trials:
         raise MuttlabError("no trials to score: the chosen corruption types have none in this suite")
@@ -137,6 +147,8 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
     """
     import pandas as pd
 
+    settings, registry = validation.arguments("score", settings=settings, registry=registry)
+    metrics = validation.names(metrics, "score", "metrics")  # a list: each name gets its rows, its problem
     # Checked here, before any cache key is made of them: a malformed batch is wrong for every metric.
     candidates, references = check_batch(candidates, references)
     reg = registry or registry_for(settings)
@@ -172,6 +184,9 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
 
     from muttlab.engine.suites import generated_trials
 
+    sentence, references, types, seed = validation.arguments("corrupt", sentence=sentence, references=references,
+                                                             types=types, seed=seed)
+
     rows = []
     if types:
         for trial in generated_trials([("sentence", sentence, tuple(references), "user")], list(types), seed):
@@ -193,6 +208,8 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     """
     import pandas as pd
 
+    scores, corrupted, settings = validation.arguments("sentence_verdicts", scores=scores, corrupted=corrupted,
+                                                       settings=settings)
     rows = []
     for metric, part in scores.groupby("metric", sort=False):
         by_candidate = dict(zip(part["candidate"], part["score"]))
@@ -223,6 +240,8 @@ def correlate(settings: Settings, study: str, progress: Progress | None = None,
     ``options`` are the keyword arguments of the study's function (its ``run`` in the registry)."""
     from muttlab.human.studies import get
 
+    settings, study, progress, registry = validation.arguments("correlate", settings=settings, study=study,
+                                                               progress=progress, registry=registry)
     run = get(study).runner()
     reg = registry or registry_for(settings)
     try:
@@ -236,6 +255,8 @@ def reproduce(settings: Settings, registry: Registry | None = None, **options) -
     """Every published number the lab can compute beside ours (:mod:`muttlab.human.reproduce`), measured by
     the registered studies."""
     from muttlab.human.reproduce import reproduce as _reproduce
+    settings = validation.arguments("reproduce", settings=settings)
+    validation.options("reproduce", _reproduce, options)
 
     reg = registry or registry_for(settings)
     try:
@@ -251,6 +272,7 @@ def read_suite(path_or_bytes, format: str | None = None):
     """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
     :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line."""
     from muttlab.suites import read_suite as _read
+    path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
     return _read(path_or_bytes, format=format)
 
 
@@ -259,6 +281,9 @@ def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, 
     """Score a contrastive challenge set; ``.summary()`` per phenomenon (accuracy with ties as failures,
     Kendall-τ-like), ``.aces()`` ACES' weighted summary (:mod:`muttlab.suites.contrastive`)."""
     from muttlab.suites.contrastive import run_challenge as _run
+    settings, suite_file, metrics, progress, registry = validation.arguments(
+        "run_challenge", settings=settings, suite_file=suite_file, metrics=metrics, progress=progress,
+        registry=registry)
     return _run(settings, suite_file, metrics, registry=registry, progress=progress)
 
 
@@ -267,4 +292,7 @@ def severity(settings: Settings, corruption: str, metrics: Sequence[str] | str, 
     """Pass rate and mean score drop against a corruption's strength, per metric
     (:func:`muttlab.severity.severity_curve`)."""
     from muttlab.severity import severity_curve
+    settings, corruption, metrics, strengths = validation.arguments(
+        "severity", settings=settings, corruption=corruption, metrics=metrics, strengths=strengths)
+    validation.options("severity", severity_curve, options)
     return severity_curve(settings, corruption, metrics, strengths, **options)

@@ -10,6 +10,8 @@ Each subclass also derives from the built-in exception it refines (``ValueError`
   :class:`ReservedName` — an outside metric takes a built-in metric's name.
 * :class:`MetricUnavailable` — a metric's requirement (Java, a model, a package) is missing.
 * :class:`ResourceMissing` — a language resource (spaCy pipeline, GloVe vectors, WordNet) is not installed.
+* :class:`InvalidArgument` — a public function (:mod:`muttlab.api`, ``load_settings``) was given a value of the
+  wrong kind or range (names the function, the argument and what it takes; :mod:`muttlab.validation`).
 * :class:`UnknownName` — a metric, corruption type or study name that does not exist (lists the known ones).
 * :class:`PermissionDenied` — the caller's role may not do this (or the server is read-only).
 * The pair store adds :class:`~muttlab.pairs.store.ConflictError`, ``ReadOnlyError`` and ``PairNotFound``.
@@ -55,6 +57,20 @@ class MetricUnavailable(MuttlabError, RuntimeError):
 
 class ResourceMissing(MuttlabError, RuntimeError):
     """A language resource is not installed; the message says how to install it."""
+
+
+class InvalidArgument(MuttlabError, ValueError, TypeError):
+    """An argument of a public function has the wrong kind or range: None where a string belongs, a string where
+    a list belongs, NaN where a whole number belongs. Both a ValueError and a TypeError, as Python would raise."""
+
+    def __init__(self, function: str, argument: str, problem: str):
+        super().__init__(f"{function}: {argument} {problem}")
+        self.function = function
+        self.argument = argument
+        self.problem = problem
+
+    def __reduce__(self):  # a worker process's error reaches the caller whole
+        return type(self), (self.function, self.argument, self.problem)
 
 
 class UnknownName(MuttlabError, KeyError):

@@ -6,9 +6,10 @@ No other module reads the environment: the CLI, the dashboard and the tests buil
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from muttlab import validation
 from muttlab.errors import MuttlabError
 
 DEFAULT_REF_COUNTS = (5, 10, 20)
@@ -193,12 +194,6 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def _check_whole(text: str | None, variable: str, what: str) -> None:
-    # Its own function: load_settings must not bind the name MuttlabError locally.
-    if text and not text.strip().isdigit():
-        raise MuttlabError(f"{variable}={text!r}: give a whole number of {what}")
-
-
 def load_settings(environ: dict[str, str] | None = None, **overrides) -> Settings:
     """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides.
 
@@ -209,10 +204,11 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
     MUTTLAB_TIE_RULE (``exact`` or a relative tie tolerance, default 1e-9; docs/corruptions.md).
     """
-    env = os.environ if environ is None else environ
+    env = validation.environment(os.environ if environ is None else environ)
+    overrides = validation.setting_overrides(overrides, fields(Settings))
     data_dir = env.get("MUTTLAB_DATA_DIR")
-    workers = env.get("MUTTLAB_WORKERS")
-    _check_whole(workers, "MUTTLAB_WORKERS", "worker processes, e.g. 2")
+    workers = validation.whole_variable(env, "MUTTLAB_WORKERS", "worker processes, e.g. 2", 0)
+    ttl = validation.whole_variable(env, "MUTTLAB_SESSION_TTL", "seconds a sign-in lasts, e.g. 28800", 1)
     settings = Settings(
         data_dir=Path(data_dir).expanduser() if data_dir else None,
         cache_dir=Path(env["MUTTLAB_CACHE_DIR"]).expanduser() if env.get("MUTTLAB_CACHE_DIR") else DEFAULT_CACHE_DIR,
@@ -225,19 +221,13 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         limits=Limits.from_env(env),
     )
     if workers:
-        settings = replace(settings, workers=max(1, int(workers)))
+        settings = replace(settings, workers=workers)
     if (env.get("MUTTLAB_TIE_RULE") or "").strip():
         settings = replace(settings, tie_tolerance=parse_tie_rule(env["MUTTLAB_TIE_RULE"], "MUTTLAB_TIE_RULE"))
     if env.get("MUTTLAB_USERS_FILE"):
         settings = replace(settings, users_file=Path(env["MUTTLAB_USERS_FILE"]).expanduser())
     if env.get("MUTTLAB_MODEL_DIR"):
         settings = replace(settings, model_dir_override=Path(env["MUTTLAB_MODEL_DIR"]).expanduser())
-    ttl = env.get("MUTTLAB_SESSION_TTL")
     if ttl:
-        try:
-            settings = replace(settings, session_ttl=max(60, int(ttl)))
-        except ValueError:
-            from muttlab.errors import MuttlabError
-            raise MuttlabError(f"MUTTLAB_SESSION_TTL={ttl!r}: give the number of seconds a sign-in lasts, "
-                               "e.g. 28800") from None
+        settings = replace(settings, session_ttl=max(60, ttl))
     return settings.with_overrides(**overrides)

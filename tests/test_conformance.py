@@ -75,8 +75,8 @@ def test_unavailable_shipped_metrics_are_reported_with_their_reason(capsys, tmp_
     out = capsys.readouterr().out
     assert code == 1  # named on the command line and not checked: a CI must not read that as a pass
     for name, reason in UNAVAILABLE.items():
-        row = next(line for line in out.splitlines() if line.startswith(f"{name},"))
-        assert row.startswith(f"{name},available,unavailable,") and reason in row
+        row = next(line for line in out.splitlines() if line.startswith(f'"{name}",'))
+        assert row.startswith(f'"{name}","available","unavailable",') and reason in row
 
 
 def _overlap(cand: str, refs) -> float:
@@ -194,6 +194,6 @@ def test_empty_text_is_scored_or_declared_unsupported():
 def test_exit_status_for_ci(capsys):
     assert main(["check-metric", "tests.test_conformance:make_noisy", "--items", "10", "--format", "csv"]) == 1
     out = capsys.readouterr().out
-    assert "Noisy,deterministic,FAIL" in out
+    assert '"Noisy","deterministic","FAIL"' in out
     assert main(["check-metric", "BLEU-4", "--items", "10", "--format", "csv"]) == 0
-    assert "BLEU-4,identity,PASS" in capsys.readouterr().out
+    assert '"BLEU-4","identity","PASS"' in capsys.readouterr().out

@@ -6,10 +6,12 @@ import csv
 import io
 import json
 import math
+import numbers
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, load_settings, parse_tie_rule
 
@@ -64,10 +66,6 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         use_cache=False if getattr(args, "no_cache", False) else None,
         metric_paths=settings.metric_paths + extra if extra else None,
     )
-
-
-# The largest seed every random generator we hand one to accepts.
-MAX_SEED = 2 ** 32 - 1
 
 
 def whole(low: int, high: int):
@@ -143,33 +141,83 @@ def add_output_options(parser: argparse.ArgumentParser, default: str = "table") 
 def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, index: bool = False,
            decimals: int = 1) -> str:
     """A frame as text in one of FORMATS, floats with ``decimals`` places (1 for accuracies, more for
-    correlations; CSV and JSON keep full precision). ``records`` overrides what the JSON form holds."""
+    correlations; CSV and JSON keep full precision). ``records`` overrides what the JSON form holds. Text
+    cells are escaped for the format (:func:`escaped`, :func:`csv_frame`)."""
     if fmt == "csv":
-        return frame.to_csv(index=index)
+        return csv_frame(frame, index=index)
     if fmt == "json":
         data = records if records is not None else json.loads(frame.to_json(orient="records", double_precision=15))
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        return frame.to_markdown(index=index, floatfmt=f".{decimals}f") + "\n"
+        return escaped(frame, fmt).to_markdown(index=index, floatfmt=f".{decimals}f") + "\n"
     if fmt == "latex":
-        return frame.to_latex(index=index, float_format=f"%.{decimals}f")
+        return escaped(frame, fmt).to_latex(index=index, float_format=f"%.{decimals}f", escape=False)
     return frame.to_string(index=index, float_format=lambda v: f"{v:.{decimals}f}") + "\n"
 
 
+_ESCAPES = {"latex": escaping.latex, "markdown": escaping.markdown}
+
+
+def escaped(frame: "pd.DataFrame", fmt: str) -> "pd.DataFrame":
+    """A copy of ``frame`` whose text cells, column names and index labels are escaped for ``fmt`` (``latex``:
+    write it with ``to_latex(escape=False)``; ``markdown``); the frame itself for any other format."""
+    import pandas as pd
+
+    escape = _ESCAPES.get(fmt)
+    if escape is None:
+        return frame
+
+    def cell(value):
+        return escape(value) if isinstance(value, str) else value
+
+    out = frame.rename(columns=cell, index=cell)
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column):
+            out.isetitem(i, column.map(cell))
+    return out
+
+
+def csv_frame(frame: "pd.DataFrame", index: bool = False) -> str:
+    """A frame as CSV for people (:func:`csv_text`)."""
+    if index:
+        frame = frame.reset_index()
+    return _csv(list(frame.columns), [frame.iloc[:, i].tolist() for i in range(frame.shape[1])])
+
+
 def csv_text(columns: dict[str, list]) -> str:
-    """Columns of plain Python values as CSV, exactly as pandas' ``to_csv(index=False)`` writes them (a float
-    as its shortest repr, NaN as an empty cell), for commands whose output needs no frame."""
+    """Columns of plain Python values as CSV for people to open in a spreadsheet, by OWASP's CSV injection
+    guidance: every text cell is quoted (a quote doubled) and one that would begin a formula starts with a
+    single quote (:func:`muttlab.escaping.spreadsheet`); numbers are not quoted and keep full precision (a
+    float as its shortest repr), NaN and None are an empty cell."""
+    return _csv(list(columns), list(columns.values()))
+
+
+def _csv(header: list, columns: list[list]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(zip(*([_csv_cell(v) for v in values] for values in columns.values())))
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    writer.writerow([_csv_cell(v) for v in header])
+    writer.writerows(zip(*([_csv_cell(v) for v in values] for values in columns)))
     return buffer.getvalue()
 
 
+class _Blank(float):
+    """A missing number: a number to the CSV writer (so not quoted), written as an empty cell."""
+
+    def __str__(self) -> str:
+        return ""
+
+
+_BLANK = _Blank("nan")
+
+
 def _csv_cell(value):
-    if isinstance(value, float):
-        return "" if math.isnan(value) else repr(value)
-    return value
+    if isinstance(value, numbers.Real):
+        return _BLANK if math.isnan(value) else value
+    pd = sys.modules.get("pandas")  # its missing values exist only once it is imported; run's CSV never needs it
+    if value is None or (pd is not None and (value is pd.NA or value is pd.NaT)):
+        return _BLANK
+    return escaping.spreadsheet(value if isinstance(value, str) else str(value))
 
 
 class _NoBar:

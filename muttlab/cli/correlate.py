@@ -19,7 +19,8 @@ from muttlab import api, stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
-from muttlab.cli.common import MAX_SEED, real, whole
+from muttlab.cli.common import csv_frame, escaped, real, whole
+from muttlab.validation import MAX_SEED
 from muttlab.human import dbleu, flickr, sick
 
 
@@ -31,11 +32,12 @@ def _note(lines) -> None:
 def _text(frame: pd.DataFrame, fmt: str, digits: int = 3) -> str:
     """table / markdown / latex with ``digits`` decimals (the shared render() shows one, right for τ × 100
     but not for correlations in [-1, 1])."""
+    frame = escaped(frame, fmt)
     if fmt == "markdown":
         blanks = frame.astype(object).where(frame.notna(), None)  # tabulate prints None, not NaN, as missing
         return blanks.to_markdown(index=False, floatfmt=f".{digits}f", missingval="") + "\n"
     if fmt == "latex":
-        return frame.to_latex(index=False, float_format=f"%.{digits}f", na_rep="")
+        return frame.to_latex(index=False, float_format=f"%.{digits}f", na_rep="", escape=False)
     return frame.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.{digits}f}") + "\n"
 
 
@@ -81,8 +83,9 @@ def _show_sick(study, args: argparse.Namespace) -> None:
         out = Path(args.histograms_out)
         try:
             out.mkdir(parents=True, exist_ok=True)
-            study.histograms(args.bins).to_csv(out / f"{study.corruption}_histograms.csv", index=False)
-            study.pairs.to_csv(out / f"{study.corruption}_pairs.csv", index=False)
+            (out / f"{study.corruption}_histograms.csv").write_text(csv_frame(study.histograms(args.bins)),
+                                                                    encoding="utf-8")
+            (out / f"{study.corruption}_pairs.csv").write_text(csv_frame(study.pairs), encoding="utf-8")
         except OSError as exc:
             raise MuttlabError(f"cannot write to {out}: {exc.strerror}") from None
         print(f"wrote {out / f'{study.corruption}_histograms.csv'} and {out / f'{study.corruption}_pairs.csv'}",

@@ -11,7 +11,8 @@ import sys
 import pandas as pd
 
 from muttlab import api
-from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
+from muttlab.cli.common import (add_output_options, emit, escaped, progress_bar, render, settings_from_args,
+                                split_names)
 from muttlab.human.reproduce import TOLERANCES
 
 
@@ -44,7 +45,8 @@ def handle(args: argparse.Namespace) -> int:
     else:
         shown = report.display()
         # The numbers are text already, with the digits of their statistic; tabulate must not re-parse them.
-        text = (shown.to_markdown(index=False, disable_numparse=True) + "\n" if args.format == "markdown"
+        text = (escaped(shown, "markdown").to_markdown(index=False, disable_numparse=True) + "\n"
+                if args.format == "markdown"
                 else render(shown, args.format))
         if args.format == "table":
             text += "\n" + render(report.by_study(), "table")

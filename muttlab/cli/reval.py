@@ -8,8 +8,9 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
-from muttlab.cli.common import MAX_SEED, bound, real, whole
+from muttlab.cli.common import bound, real, whole
 from muttlab.errors import MuttlabError
+from muttlab.validation import MAX_SEED
 
 MODEL_CHOICES = ("lstm", "treelstm", "both")
 # One thread: the cells work on small matrices, and on a shared machine a second OpenMP thread spin-waits
@@ -211,7 +212,8 @@ def _eval(args) -> int:
     frame = pd.DataFrame(rows)
     if args.format in ("table", "markdown", "latex"):
         frame = frame.drop(columns=["checkpoint"])
-    emit(_render(frame, args.format, records), args.output)
+    # Four decimals: correlations differ in the third.
+    emit(render(frame, args.format, records=records, decimals=4), args.output)
     by_model = {e.model: e for e in evaluations}
     if len(by_model) == 2:
         # Dependent correlations on the same pairs: the paired tests, not overlapping CIs, answer this.
@@ -223,16 +225,6 @@ def _eval(args) -> int:
               f"p = {w.p_value:.2g} (one-sided)", file=sys.stderr)
     return 0
 
-
-def _render(frame: pd.DataFrame, fmt: str, records: list[dict] | None = None) -> str:
-    """Like :func:`~muttlab.cli.common.render`, with four decimals: correlations differ in the third."""
-    if fmt == "markdown":
-        return frame.to_markdown(index=False, floatfmt=".4f") + "\n"
-    if fmt == "latex":
-        return frame.to_latex(index=False, float_format="%.4f")
-    if fmt == "table":
-        return frame.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
-    return render(frame, fmt, records=records)
 
 
 def _read_pairs(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -269,5 +261,5 @@ def _score(args) -> int:
     metric = registry_for(settings).get(NAMES[args.model])
     scores = metric.score(cands, refs)
     frame = pd.DataFrame({"candidate": cands, "references": [" | ".join(r) for r in refs], "score": scores})
-    emit(_render(frame, args.format), args.output)
+    emit(render(frame, args.format, decimals=4), args.output)
     return 0

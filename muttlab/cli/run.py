@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.cli import summary
-from muttlab.cli.common import (add_output_options, add_tie_rule_option, csv_text, emit, parse_int_list,
+from muttlab.cli.common import (add_output_options, add_tie_rule_option, csv_frame, csv_text, emit, parse_int_list,
                                 progress_bar, render, settings_from_args, split_names)
 from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
@@ -65,7 +65,7 @@ def write_trials(results: "Results", path) -> None:
         # pandas' to_json rounds to 10 significant digits; json.dumps writes Python's repr of a float.
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in table.to_dict(orient="records"))
     else:
-        text = table.to_csv(index=False)
+        text = csv_frame(table)
     emit(text, path)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from muttlab.cli.common import emit, render
+from muttlab.cli.common import csv_frame, emit, render
 from muttlab.trials import Suite
 from muttlab.settings import Settings
 
@@ -51,7 +51,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
         if args.trials_out.suffix in (".jsonl", ".parquet"):
             write_trials_table(results.table, signatures, args.trials_out)
         else:
-            emit(results.table.assign(signature=results.table["metric"].map(signatures)).to_csv(index=False),
+            emit(csv_frame(results.table.assign(signature=results.table["metric"].map(signatures))),
                  args.trials_out)
     print(f"rules {results.rules} (ties are failures)", file=sys.stderr)
     summary = results.summary()

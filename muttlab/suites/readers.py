@@ -120,7 +120,9 @@ def _builder(fmt: str, name: str):
 
 def jsonl_records(text: str):
     """(line, record or None, problem or None) for each non-blank line of a JSON-lines text."""
-    for line, raw in enumerate(text.splitlines(), start=1):
+    # JSON Lines ends a record at \n only: splitlines() would also cut a sentence at U+2028, U+0085...,
+    # which json.dumps(ensure_ascii=False) writes as they are.
+    for line, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:

@@ -24,7 +24,7 @@ from muttlab.access.users import UserStore
 from muttlab.trials import Trial
 from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import GuardedStore, guarded
-from muttlab.pairs.store import PairStore, open_store
+from muttlab.pairs.store import open_store
 from muttlab.settings import Settings
 from tests.dashboard.conftest import app_env, browser, open_page  # noqa: F401 (fixtures)
 

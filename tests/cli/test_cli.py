@@ -103,7 +103,7 @@ def test_latex_and_csv_formats(cli, data_dir):
     assert code == 0 and "\\begin{tabular}" in out
     code, out, _ = cli("run", "--data-dir", str(data_dir), "--metrics", "BLEU-2", "--corruptions", "shuffled",
                        "--refs", "5", "--format", "csv")
-    assert code == 0 and out.splitlines()[0].startswith("metric,corruption,refs,n,passed,accuracy")
+    assert code == 0 and out.splitlines()[0].startswith('"metric","corruption","refs","n","passed","accuracy"')
 
 
 @pytest.mark.parametrize("args, message", [

@@ -102,7 +102,7 @@ def test_cli_train_eval_score(settings, trained, tmp_path, monkeypatch, capsys):
     pairs.write_text("A man is playing a guitar\tA man plays a guitar\nA dog runs\tA cat sleeps\n")
     assert main(["reval", "score", "--pairs", str(pairs), "--format", "csv"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "candidate,references,score" and len(out) == 3
+    assert out[0] == '"candidate","references","score"' and len(out) == 3
 
 
 @pytest.mark.parametrize("args, message", [
