@@ -11,9 +11,9 @@ occurrence, cosine of the normalised embeddings, best over the references. Both 
 encodes on one thread by design, see ``ENCODING_THREADS``), so that the ratio compares the work done, not how
 two OpenMP threads fare on a busy machine; CPU seconds are printed beside the wall time.
 
-Agreement over every pair of the grid: BERTScore-F1 against bert-score computed without padding (each sentence
-embedded alone and each candidate-reference pair matched alone by ``bert_score.utils``), EmbeddingCosine against
-sentence-transformers; and the number of pairs where bert-score's batched call differs from its unpadded self
+Agreement over every pair of the grid: BERTScore-F1 against bert-score computed without padding (sentences
+embedded by ``bert_score.utils`` in batches of one token count, each candidate-reference pair matched alone),
+EmbeddingCosine against sentence-transformers; and the number of pairs where bert-score's batched call differs from its unpadded self
 (its padding artefact: it multiplies the similarities by the padding mask, so a padded slot scores 0 and beats
 a token whose best cosine is negative).
 
@@ -104,25 +104,29 @@ def timed(make, calls):
 
 
 def bert_score_unpadded(scorer, candidates, references) -> np.ndarray:
-    """bert-score's embedding and greedy matching with nothing padded: each sentence embedded alone, each
-    (candidate, reference) matched alone; best F1 over the references."""
+    """bert-score's embedding and greedy matching with nothing padded: sentences embedded in batches of one
+    token count, each (candidate, reference) matched alone; best F1 over the references."""
     import torch
-    from bert_score.utils import get_bert_embedding, greedy_cos_idf
+    from bert_score.utils import get_bert_embedding, greedy_cos_idf, sent_encode
 
     tokenizer = scorer._tokenizer
     idf = defaultdict(lambda: 1.0, {tokenizer.sep_token_id: 0.0, tokenizer.cls_token_id: 0.0})
+    by_length = defaultdict(list)
+    for sentence in dict.fromkeys(candidates + [r for refs in references for r in refs]):
+        by_length[len(sent_encode(tokenizer, sentence))].append(sentence)
     embedded, f1 = {}, {}
-
-    def embedding(sentence):
-        if sentence not in embedded:
-            embedded[sentence] = get_bert_embedding([sentence], scorer._model, tokenizer, idf, device="cpu")
-        return [x.clone() for x in embedded[sentence]]  # greedy_cos_idf normalises in place
-
     with torch.no_grad():
+        for group in by_length.values():
+            for start in range(0, len(group), 64):
+                chunk = group[start:start + 64]
+                emb, mask, weights = get_bert_embedding(chunk, scorer._model, tokenizer, idf, device="cpu")
+                embedded.update((s, (emb[i:i + 1], mask[i:i + 1], weights[i:i + 1])) for i, s in enumerate(chunk))
         for candidate, refs in zip(candidates, references):
             for ref in refs:
                 if (candidate, ref) not in f1:
-                    f1[candidate, ref] = greedy_cos_idf(*embedding(ref), *embedding(candidate))[2].item()
+                    # greedy_cos_idf normalises its arguments in place
+                    args = [x.clone() for x in embedded[ref] + embedded[candidate]]
+                    f1[candidate, ref] = greedy_cos_idf(*args)[2].item()
     return np.array([max(f1[c, r] for r in refs) for c, refs in zip(candidates, references)])
 
 
