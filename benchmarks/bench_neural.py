@@ -18,6 +18,7 @@ EmbeddingCosine against sentence-transformers; and the number of pairs where ber
 a token whose best cosine is negative).
 
     .venv/bin/python benchmarks/bench_neural.py [--data-dir ../shared/data] [--only BERTScore-F1|EmbeddingCosine]
+        [--sizes 300,1000,grid]
 
 Exits 1 unless ours is at least 2x faster than the library at every size and our full grid takes under 60 s, or
 when a difference exceeds 1e-6. Nothing here is a test: the times depend on the machine and on its load (printed).
@@ -135,6 +136,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MUTTLAB_DATA_DIR")
                                                               or REPO.parent / "shared" / "data"))
     parser.add_argument("--only", choices=[BertScore.name, EmbeddingCosine.name])
+    parser.add_argument("--sizes", default="300,1000,grid", help="comma-separated: 300, 1000, grid (default: all)")
     args = parser.parse_args()
 
     import bert_score  # noqa: F401  (imports before any timing: both sides use them)
@@ -143,8 +145,9 @@ def main() -> int:
 
     torch.set_num_threads(1)
     trials = load_mutt_experiments(Settings(data_dir=args.data_dir)).trials
-    sizes = [("300 trials, 5 refs", trials[:300], (5,)), ("1,000 trials, 5 refs", trials[:1000], (5,)),
-             (f"full grid, {len(trials)} trials, 5/10/20 refs", trials, MUTT_REF_COUNTS)]
+    sizes = {"300": ("300 trials, 5 refs", trials[:300], (5,)), "1000": ("1,000 trials, 5 refs", trials[:1000], (5,)),
+             "grid": (f"full grid, {len(trials)} trials, 5/10/20 refs", trials, MUTT_REF_COUNTS)}
+    sizes = [sizes[size] for size in args.sizes.split(",")]
     print(f"CPU: {cpu_name()}; {os.cpu_count()} cores; torch {torch.__version__}, 1 thread; "
           f"load average {os.getloadavg()[0]:.1f}")
     failures = []
