@@ -43,6 +43,18 @@ def _pairs(grid):
     return candidates, references
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """The libraries' reference computations on one thread, as ours encodes: a second OpenMP thread spin-waits for a
+    core on a busy machine (metrics/neural.py)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def metrics():
     made = {kind: kind() for kind in (BertScore, EmbeddingCosine)}
