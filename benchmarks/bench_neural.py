@@ -172,7 +172,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("MUTTLAB_DATA_DIR")
                                                               or REPO.parent / "shared" / "data"))
     parser.add_argument("--only", choices=[BertScore.name, EmbeddingCosine.name])
-    parser.add_argument("--sizes", default="300,1000,grid", help="comma-separated: 300, 1000, grid (default: all)")
+    parser.add_argument("--sizes", default="300,1000,grid", help="comma-separated: 300, 1000, grid (default: all; empty: the agreement alone)")
     args = parser.parse_args()
 
     import bert_score  # noqa: F401  (imports before any timing: both sides use them)
@@ -183,7 +183,7 @@ def main() -> int:
     trials = load_mutt_experiments(Settings(data_dir=args.data_dir)).trials
     sizes = {"300": ("300 trials, 5 refs", trials[:300], (5,)), "1000": ("1,000 trials, 5 refs", trials[:1000], (5,)),
              "grid": (f"full grid, {len(trials)} trials, 5/10/20 refs", trials, MUTT_REF_COUNTS)}
-    sizes = [sizes[size] for size in args.sizes.split(",")]
+    sizes = [sizes[size] for size in args.sizes.split(",") if size]
     print(f"CPU: {cpu_name()}; {os.cpu_count()} cores; torch {torch.__version__}, 1 thread; "
           f"load average {os.getloadavg()[0]:.1f}")
     failures, grid = [], {}
