@@ -86,12 +86,6 @@ def _require(module: str) -> None:
         raise MetricUnavailable(f"{module} is not installed ({exc}); pip install 'muttlab[neural]'") from exc
 
 
-def _same(a, b) -> bool:
-    """Whether two memo entries (an array or a tuple of arrays) are equal bit for bit."""
-    pair = (a, b) if isinstance(a, tuple) else ((a,), (b,))
-    return all(np.array_equal(x, y) for x, y in zip(*pair))
-
-
 def _device(device: str | None) -> str:
     if device:
         return device
@@ -105,6 +99,11 @@ class _ModelMetric(Metric):
     parallel = False  # a model is slow to load; one in-process copy scores every batch
     languages = ("en",)  # all-MiniLM-L6-v2 is English; a multilingual folder can say otherwise
     score_range = (-1.0, 1.0)
+    # Embeddings are float32 model outputs: the batch a sentence is encoded in, the batch size and the CPU's
+    # kernels (AVX2, AVX-512, AMX) change their last bits and a score by up to 2e-7 (generic kernels against AVX2
+    # on 478 MUTT candidates; docs/beyond.md, "Run independence"), 1e-6 leaves a factor of 5. Two scores closer
+    # than this are a tie; scores are guaranteed to it.
+    noise_floor = 1e-6
     DEFAULT_BATCH_SIZE: ClassVar[int] = 64
     module: ClassVar[str] = ""
 
@@ -115,9 +114,7 @@ class _ModelMetric(Metric):
         self.device = device
         self.languages = None if languages is None else tuple(languages)
         self._loaded = None
-        self._embeddings: dict = {}  # sentence -> its embedding, batch-independent (see _remember)
-        self._batching = True  # until a batch gives a sentence other bits than it gets alone (_batch_safe)
-        self._checked: set[int] = set()  # token counts whose batches have been checked
+        self._embeddings: dict = {}  # sentence -> its embedding (see _remember)
         self._digest: str | None = None
         self.requires = (self.module,) + ((DEFAULT_MODEL_PACKAGE,) if model is None else (str(model),))
 
@@ -141,7 +138,6 @@ class _ModelMetric(Metric):
 
     def close(self) -> None:
         self._loaded = None
-        self._batching, self._checked = True, set()
 
     def _load(self):
         raise NotImplementedError
@@ -156,16 +152,13 @@ class _ModelMetric(Metric):
         raise NotImplementedError
 
     def _remember(self, sentences: list[str]) -> None:
-        """Encode the sentences not in the memo, batched by equal token count.
+        """Encode the sentences not in the memo, each distinct sentence once, in batches of equal token count.
 
-        A sentence's embedding must not depend on what else is in the batch (scores are cached and
-        compared across runs). Padding is what would make it depend (float32 results change in the last
-        bits), so a batch only holds sentences of one length: none is padded, every row is computed as it
-        would be alone. That the model's kernels also round a row the same whatever the batch size is
-        checked for each length, on the first batch of that length: its first and last sentence are encoded
-        alone as well. Where they do not (another BLAS, a GPU), sentences are encoded one at a time from then
-        on. Each sentence is tokenised once: its ids give its length and, for a metric that encodes from ids,
-        the model's input.
+        Equal token counts need no padding, so no batch spends time on padded positions and a sentence's
+        embedding is what the model computes for it alone, up to the rounding of float32 kernels: which
+        other sentences share its batch, the batch size and the CPU's instruction set change the last bits
+        (measured below ``noise_floor``), never more. Each sentence is tokenised once: its ids give its
+        length and, for a metric that encodes from ids, the model's input.
         """
         import torch
 
@@ -178,33 +171,19 @@ class _ModelMetric(Metric):
             groups.setdefault(len(ids), []).append((sentence, ids))
         chunks = [group[k:k + self.batch_size] for group in groups.values()
                   for k in range(0, len(group), self.batch_size)]
-        first = {}  # length -> index of its first chunk, for lengths whose batches are not checked yet
-        for index, chunk in enumerate(chunks):
-            if len(chunk) > 1 and len(chunk[0][1]) not in self._checked:
-                first.setdefault(len(chunk[0][1]), index)
-        probes = [[chunks[i][end]] for i in first.values() for end in (0, -1)]
         encode = lambda chunk: self._encode([s for s, _ in chunk], [ids for _, ids in chunk])  # noqa: E731
         # One torch thread per encoding thread: on a shared 2-core machine a second OpenMP thread spin-waits for
         # a core (300 MUTT sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2, load
         # average 11-16). Python threads that each run a whole batch single-threaded sleep while they wait
-        # (a third of the MUTT sentences: 12.4 s CPU with 2 threads, 12.9 s with 1, load 7.5), and each batch
-        # is computed by the same single-threaded kernels whichever thread runs it, bit for bit.
+        # (a third of the MUTT sentences: 12.4 s CPU with 2 threads, 12.9 s with 1, load 7.5).
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
             with ThreadPoolExecutor(ENCODING_THREADS) as pool:
-                if self._batching:
-                    encoded = list(pool.map(encode, chunks + probes))
-                    together, alone = encoded[:len(chunks)], encoded[len(chunks):]
-                    batched = [together[i][end] for i in first.values() for end in (0, -1)]
-                    self._batching = all(_same(x, y) for (x,), y in zip(alone, batched))
-                    self._checked.update(first)
-                if not self._batching:
-                    chunks = [[one] for chunk in chunks for one in chunk]
-                    together = list(pool.map(encode, chunks))
+                encoded = list(pool.map(encode, chunks))
         finally:
             torch.set_num_threads(threads)
-        for chunk, entries in zip(chunks, together):
+        for chunk, entries in zip(chunks, encoded):
             memo.update(zip((s for s, _ in chunk), entries))
         while len(memo) > EMBEDDING_MEMO:
             memo.pop(next(iter(memo)))
@@ -229,7 +208,7 @@ class BertScore(_ModelMetric):
     """
 
     name = "BERTScore-F1"
-    version = "2"  # v2: every sentence embedded alone, matching in float64 (batch-independent)
+    version = "2"  # v2: matching in float64; how sentences are batched moves a score by less than noise_floor
     description = "BERTScore F1 (bert-score; no idf, no rescaling, best over refs) on all-MiniLM-L6-v2 by default"
     module = "bert_score"
 
@@ -288,7 +267,7 @@ class BertScore(_ModelMetric):
 
     def embedding(self, sentence: str) -> tuple[np.ndarray, np.ndarray]:
         """Unit-length token embeddings of one sentence and their weights (0 for [CLS]/[SEP], else 1),
-        memoised per sentence and independent of the other sentences (see ``_remember``)."""
+        memoised per sentence (see ``_remember``)."""
         if sentence not in self._embeddings:
             self._remember([sentence])
         return self._embeddings[sentence]
@@ -325,7 +304,7 @@ class EmbeddingCosine(_ModelMetric):
     """
 
     name = "EmbeddingCosine"
-    version = "2"  # v2: every sentence encoded alone (batch-independent)
+    version = "2"  # v2: no padding; how sentences are batched moves a score by less than noise_floor
     description = "cosine of sentence embeddings (sentence-transformers; best over refs) on all-MiniLM-L6-v2"
     module = "sentence_transformers"
 
