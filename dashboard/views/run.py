@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from muttlab.dashboard import charts, services, shipped, ui
+from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.errors import MuttlabError
 
@@ -59,6 +60,7 @@ def page() -> None:
                          "Each trial pairs an original sentence with a controlled corruption; a metric passes "
                          "when it scores the original higher (or, for meaning-preserving corruptions, about the "
                          f"same: |Δ| / s_orig ≤ {tolerance:g}).")
+    landing_notes(settings)
     live = ui.query_value("run") == "1"
     controls, below = st.container(), st.empty()
     if not live:
