@@ -10,6 +10,7 @@ import math
 import streamlit as st
 
 from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard.cell_notice import sample_cell_notice
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 
@@ -102,6 +103,9 @@ def page() -> None:
     suite_name = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
                                format_func=services.SUITES.get, key="dd-suite")
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
+    if suite.is_sample and suite_name == "default":
+        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, int(refs),
+                                      labels.get(corruption, corruption), escape=ui.md_text), icon=":material/info:")
 
     with st.spinner(f"Scoring {metric} on {labels.get(corruption, corruption)}…"):
         try:

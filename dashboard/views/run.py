@@ -215,7 +215,9 @@ def _shipped_view(settings) -> None:
     st.subheader("Accuracy (precomputed)")
     st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {grid.created} with "
                f"muttlab {grid.muttlab_version}; the same numbers a Run gives. Press **Run** to recompute any "
-               "part live, or click a cell to read its trials (they need the data dir).")
+               "part live, or click a cell to read its trials"
+               + (" (this server has no data dir: a cell opens the bundled sample's trials of its type, with their "
+                  "own counts)." if settings.using_sample else "."))
     notice = st.container()
     cells = shipped.select(grid, metrics, corruptions, ref_counts)
     _grid(services.shipped_grid_html(tuple(metrics), tuple(corruptions), tuple(ref_counts)), cells, labels, metrics,
