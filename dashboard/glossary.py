@@ -2,6 +2,8 @@
 use them, and all together in an expander on the Run page. No Streamlit here."""
 from __future__ import annotations
 
+from muttlab.corruptions import catalog
+from muttlab.corruptions.base import Rule
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE
 
 TERMS: dict[str, str] = {
@@ -34,6 +36,15 @@ TERMS: dict[str, str] = {
 def term(name: str) -> str:
     """The explanation of ``name`` (a key of :data:`TERMS`)."""
     return TERMS[name]
+
+
+def margin(corruption: str) -> str:
+    """What a margin means for ``corruption``'s rule; both meanings for a type the catalogue does not know."""
+    try:
+        rule = catalog.get(corruption).rule
+    except KeyError:
+        return f"{TERMS['margin (orig > corr)']} {TERMS['margin (difference)']}"
+    return TERMS["margin (difference)" if rule is Rule.DIFFERENCE else "margin (orig > corr)"]
 
 
 def markdown() -> str:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, glossary, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 
@@ -60,7 +60,7 @@ def page() -> None:
         candidate = right.text_area("Candidate", EXAMPLE_CANDIDATE, height=68, key="pg-candidate")
         chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
                                          format_func=lambda c: labels.get(c, c), key="pg-types",
-                                         help="Generators that do not apply to the sentence are skipped.")
+                                         help=glossary.term("not applied"))
         metrics = st.multiselect("Metrics", available,
                                  default=[m for m in available if m not in services.LEARNED_METRICS],
                                  key="pg-metrics")

@@ -12,7 +12,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services, shipped, ui
+from muttlab.dashboard import charts, glossary, services, shipped, ui
 from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.errors import MuttlabError
@@ -112,7 +112,8 @@ def _controls(settings, live: bool):
         metrics = left.multiselect("Metrics", available, default=defaults[0], key="run-metrics")
         chosen = middle.multiselect("Corruption types", corruptions, default=defaults[1],
                                     format_func=lambda c: labels.get(c, c), key="run-corruptions")
-        refs = right.multiselect("References", ref_options, default=defaults[2], key="run-refs")
+        refs = right.multiselect("References", ref_options, default=defaults[2], key="run-refs",
+                                 help=glossary.term("references (5/10/20)"))
         suite_choice = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
                                      format_func=services.SUITES.get, key="run-suite")
         submitted = st.form_submit_button("Run", type="primary", icon=":material/play_arrow:")

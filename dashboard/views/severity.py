@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, glossary, services, ui
 
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
 STRENGTH_CHOICES = (1, 2, 3, 4, 5)
@@ -37,7 +37,7 @@ def page() -> None:
         strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
                                       default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
         refs_default = ui.query_int("refs", 5)
-        refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs",
+        refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
     if submitted:
