@@ -18,10 +18,10 @@ import pandas as pd
 from muttlab.corruptions import catalog
 from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner
-from muttlab.engine.accuracy import margins, passed
+from muttlab.engine.accuracy import margins, passed, tied
 from muttlab.errors import MuttlabError
 from muttlab.metrics.registry import Registry
-from muttlab.settings import Settings
+from muttlab.settings import DEFAULT_TIE_TOLERANCE, Settings
 
 COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone"]
 
@@ -51,9 +51,12 @@ def strength_items(sentences: Sequence[tuple[str, str, tuple[str, ...]]], corrup
     return kept, corrupted
 
 
-def _monotone(values: Sequence[float], strengths: Sequence[int], label: str) -> str:
+def _monotone(values: Sequence[float], strengths: Sequence[int], label: str,
+              tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+    """"" when the curve never falls, else where it first does; a step within the tie rule is not a fall
+    (0.4448493795 to 0.4448493787 is rounding, not a weaker penalty)."""
     for (a, va), (b, vb) in zip(zip(strengths, values), list(zip(strengths, values))[1:]):
-        if vb < va - 1e-12:
+        if vb < va and not tied(va, vb, tie_tolerance):
             return f"no: {label} falls from strength {a} to {b}"
     return ""
 
@@ -93,8 +96,9 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
                 curve.append({"metric": metric.name, "strength": k, "n": len(items),
                               "pass_rate": 100.0 * float(np.mean(passed(margin, rule))),
                               "mean_drop": float(np.mean(sign * (scored[0] - s_corr)))})
-            verdict = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
-                       or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
+            verdict = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate", settings.tie_tolerance)
+                       or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop", settings.tie_tolerance)
+                       or "yes")
             rows += [dict(c, monotone=verdict) for c in curve]
     finally:
         if registry is None:
