@@ -10,7 +10,7 @@ TERMS: dict[str, str] = {
     "signature": "A metric's exact identity (name, version, parameters, model hash and rule settings); two results "
                  "with the same signature were computed the same way, so their numbers may be compared.",
     "tie": "A trial whose original and corrupted sentence get the same score, up to rounding: "
-           f"|s_orig − s_corr| ≤ {DEFAULT_TIE_TOLERANCE:g} × max(1, |s_orig|).",
+           f"|s_orig − s_corr| ≤ {DEFAULT_TIE_TOLERANCE:g} × max(1, |s_orig|) (the default tie tolerance).",
     "tie rule": "How a tie is judged: for meaning-altering and fluency-disrupting corruptions a tie is a failure "
                 "(the metric did not notice the change); for meaning-preserving ones it passes.",
     "Wilson interval": "The 95% confidence interval of an accuracy (Wilson score interval): where the true pass "
@@ -19,7 +19,8 @@ TERMS: dict[str, str] = {
                             "scores than the corruption, in the metric's better direction; positive passes, zero "
                             "or negative fails.",
     "margin (difference)": "For meaning-preserving corruptions: the allowed change minus the actual one, "
-                           f"{DEFAULT_TOLERANCE:g} − |s_orig − s_corr| / s_orig; zero or positive passes, and "
+                           f"{DEFAULT_TOLERANCE:g} (the default tolerance) − |s_orig − s_corr| / s_orig; zero or "
+                           "positive passes, and "
                            f"−0.85 means the score moved by 100% of s_orig, {1 / DEFAULT_TOLERANCE:.1f} times "
                            "the allowed change.",
     "noise floor": "The smallest score difference a metric can tell from its own numerical noise; differences "

@@ -24,4 +24,5 @@ REASONS: dict[str, str] = {
 def not_applied(chosen: Sequence[str], applied: Sequence[str], labels: Mapping[str, str]) -> list[tuple[str, str]]:
     """(label, reason) per chosen type that produced no corruption, in the chosen order."""
     done = set(applied)
-    return [(labels.get(t, t), REASONS.get(t, "the generator found nothing to change")) for t in chosen if t not in done]
+    return [(labels.get(t, t), REASONS.get(t, "the generator found nothing to change"))
+            for t in chosen if t not in done]
