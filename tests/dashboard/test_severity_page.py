@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from muttlab import api
+from muttlab.sources import load_sample_scenes
 from tests.dashboard.conftest import open_link, open_page, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]
@@ -59,3 +60,12 @@ def test_a_step_within_the_tie_rule_is_not_flagged(app_env):
     assert drops[1] < drops[0] and drops[0] - drops[1] < 1e-9
     assert not any("not monotone" in w.value for w in at.warning)
     assert at.success
+
+
+def test_the_first_curves_are_drawn_over_many_sentences(app_env):
+    at = open_page("severity")
+    at.multiselect(key="sev-metrics").set_value(["BLEU-4"])
+    at.get("form_submit_button")[0].click().run()
+    assert not shown_errors(at)
+    # Every sample scene takes the default corruption at the default strengths 1, 2, 3.
+    assert set(at.dataframe[0].value["n"]) == {len(load_sample_scenes())} and len(load_sample_scenes()) > 1
