@@ -265,14 +265,29 @@ def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None,
     return _layout(fig, 340, title)
 
 
+# Playground cells: the verdict picks the hue (Okabe-Ito blue for pass, vermillion for fail: told apart by
+# red-green colour-blind readers too), the size of the score change its depth. A change's sign says nothing
+# by itself (TER's errors rise when BLEU's matches fall), so it must not pick the colour.
+VERDICT_SCALE = [[0.0, "#D55E00"], [0.5, "#fbe3d3"], [0.5, "#dbe9f6"], [1.0, "#0072B2"]]
+VERDICT_FLOOR = 0.25  # the palest a cell gets: an unchanged score still shows its verdict's hue
+
+
+def verdict_shade(passed: bool, change: float) -> float:
+    """A Playground cell's position on :data:`VERDICT_SCALE`: positive for a pass, negative for a fail, further
+    from zero the more the score moved (``change`` in %, its size capped at 100)."""
+    size = 0.0 if np.isnan(change) else min(abs(change), 100.0) / 100.0
+    return (1.0 if passed else -1.0) * (VERDICT_FLOOR + (1.0 - VERDICT_FLOOR) * size)
+
+
 def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figure:
-    """Playground: how much each metric's score moves when the candidate is corrupted.
+    """Playground: which metrics notice each corruption of the candidate, and how much their scores move.
 
     Args:
       verdicts: rows of metric, corruption, s_orig, s_corr, passed (the engine's MUTT verdict).
     Returns:
-      metric x corruption heatmap of the relative change 100 * (s_corr - s_orig) / |s_orig| (%, as the
-      metric reports it; colours clipped to ±100), each cell marked pass or fail.
+      metric x corruption heatmap coloured by verdict first (:func:`verdict_shade`), the relative change
+      100 * (s_corr - s_orig) / |s_orig| (%, as the metric reports it) second; each cell reads its change
+      and pass or FAIL.
     """
     metrics = list(dict.fromkeys(verdicts["metric"]))
     corruptions = list(dict.fromkeys(verdicts["corruption"]))
@@ -281,14 +296,15 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figur
     for row in verdicts.itertuples(index=False):
         i, j = metrics.index(row.metric), corruptions.index(row.corruption)
         change = 100.0 * (row.s_corr - row.s_orig) / abs(row.s_orig) if row.s_orig else np.nan
-        z[i, j] = change
+        z[i, j] = verdict_shade(bool(row.passed), change)
         shown = "n/a" if np.isnan(change) else f"{change:+.0f}%"
         text[i, j] = f"{shown} {'pass' if row.passed else 'FAIL'}"
     fig = go.Figure(go.Heatmap(
-        z=np.clip(z, -100, 100), x=_plain_all(corruptions), y=_plain_all(metrics), zmid=0, zmin=-100, zmax=100, colorscale="RdBu",
+        z=z, x=_plain_all(corruptions), y=_plain_all(metrics), zmin=-1, zmax=1, colorscale=VERDICT_SCALE,
         text=text, texttemplate="%{text}", textfont=dict(size=11), xgap=2, ygap=2,
-        hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
-        colorbar=dict(title=dict(text="score change %"), thickness=12)))
+        hovertemplate="%{y} · %{x}: score change %{text}<extra></extra>",
+        colorbar=dict(title=dict(text="verdict; depth: size of the change"), thickness=12,
+                      tickvals=[-0.6, 0.6], ticktext=["FAIL", "pass"])))
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-30)
     return _layout(fig, max(320, 30 * len(metrics) + 200), title)

@@ -19,7 +19,9 @@ from urllib.parse import urlencode
 import pandas as pd
 from plotly.colors import sample_colorscale
 
+from muttlab.corruptions import catalog
 from muttlab.dashboard.charts import ACCURACY_SCALE, _percent
+from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
 
 CSS = """<style>
 .mutt-grid { font-size: 0.8rem; }
@@ -32,11 +34,18 @@ CSS = """<style>
 .mutt-grid td { padding: 0; text-align: center; border: none; }
 .mutt-grid td a { display: block; padding: 3px 0; text-decoration: none; font-variant-numeric: tabular-nums; }
 .mutt-grid td a:hover { outline: 2px solid #111827; }
-.mutt-grid td.mutt-empty { background: #f3f4f6; }
-.mutt-grid .mutt-scale { display: flex; align-items: center; gap: 0.4rem; margin-top: 0.4rem; opacity: 0.8; }
-.mutt-grid .mutt-bar { width: 12rem; height: 0.6rem; border-radius: 2px; }
+.mutt-grid td.mutt-empty { background: """ + EMPTY_COLOUR + """; }
+.mutt-grid th.mutt-family { text-align: center; font-weight: 600; border-bottom: 2px solid #6b7280; }
+.mutt-grid th.mutt-family + th.mutt-family, .mutt-grid th.mutt-first { border-left: 2px solid #6b7280; }
+.mutt-grid .mutt-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 1.2rem;
+  margin-top: 0.5rem; opacity: 0.85; }
+.mutt-grid .mutt-legend-title { font-weight: 600; }
+.mutt-grid .mutt-scale { display: inline-flex; align-items: center; gap: 0.4rem; }
+.mutt-grid .mutt-bar { display: inline-block; width: 12rem; height: 0.6rem; border-radius: 2px; }
+.mutt-grid .mutt-swatch { display: inline-block; width: 0.8rem; height: 0.8rem; margin-right: 0.3rem;
+  border: 1px solid #9ca3af; vertical-align: middle; }
 </style>"""
-SCALE_STOPS = 11
+OTHER_FAMILY = "other"
 
 
 def cell_colours(accuracies: Sequence[float]) -> list[tuple[str, str]]:
@@ -52,6 +61,23 @@ def cell_colours(accuracies: Sequence[float]) -> list[tuple[str, str]]:
         luminance = (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
         out.append((rgb, "#111827" if luminance > 0.55 else "#ffffff"))
     return out
+
+
+def family_of(corruption: str) -> str:
+    """The family a corruption type belongs to ("meaning-altering"...), or "other" for a type the catalogue
+    does not know (a user's suite)."""
+    try:
+        return catalog.get(corruption).family.value
+    except KeyError:
+        return OTHER_FAMILY
+
+
+def by_family(corruptions: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The corruption types grouped by family, families in order of first appearance, types in given order."""
+    groups: dict[str, list[str]] = {}
+    for c in corruptions:
+        groups.setdefault(family_of(c), []).append(c)
+    return list(groups.items())
 
 
 def round_percent(accuracy: float) -> int:
@@ -82,7 +108,8 @@ def cell_title(row, metric: str, label: str, refs: int) -> str:
 def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,
                        metric_order: Sequence[str] | None = None, corruption_order: Sequence[str] | None = None,
                        suite: str = "default") -> str:
-    """One ``<div class="mutt-grid">``: a table per reference count, rows metrics, columns corruption types.
+    """One ``<div class="mutt-grid">``: a table per reference count, rows metrics, columns corruption types
+    grouped by family under a header row of the families, and the colour legend below.
 
     Args:
       accuracy: ``Results.accuracy()`` or the shipped cells: metric, corruption, refs, n, passed, accuracy,
@@ -92,7 +119,9 @@ def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None 
     """
     labels = dict(labels or {})
     metrics = list(metric_order or dict.fromkeys(accuracy["metric"]))
-    corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
+    families = by_family(list(corruption_order or dict.fromkeys(accuracy["corruption"])))
+    corruptions = [c for _, group in families for c in group]
+    first_of_family = {group[0] for _, group in families[1:]}
     by_cell = {(r.metric, r.corruption, int(r.refs)): r for r in accuracy.itertuples(index=False)}
     # A cell is coloured at the whole percentage it shows, by a class per percentage: a full grid needs
     # about 90 colour rules instead of two inline styles on each of its 630 cells (a sixth of the markup
@@ -104,7 +133,9 @@ def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None 
     parts = [CSS, f"<style>{''.join(rules)}</style>", '<div class="mutt-grid">']
     for k in sorted({int(k) for k in accuracy["refs"]}):
         parts.append(f"<h4>{k} references</h4><table><thead><tr><th class=\"mutt-metric\"></th>")
-        parts += [f"<th>{esc(labels.get(c, c))}</th>" for c in corruptions]
+        parts += [f'<th class="mutt-family" colspan="{len(group)}">{esc(family)}</th>' for family, group in families]
+        parts.append('</tr><tr><th class="mutt-metric"></th>')
+        parts += [f"<th{_first(c, first_of_family)}>{esc(labels.get(c, c))}</th>" for c in corruptions]
         parts.append("</tr></thead><tbody>")
         for m in metrics:
             parts.append(f'<tr><th class="mutt-metric" title="{esc(m)}">{esc(m)}</th>')
@@ -118,7 +149,11 @@ def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None 
                              f'target="_self" title="{esc(cell_title(row, m, labels.get(c, c), k))}">{percent}</a></td>')
             parts.append("</tr>")
         parts.append("</tbody></table>")
-    stops = ", ".join(bg for bg, _ in cell_colours([100.0 * i / (SCALE_STOPS - 1) for i in range(SCALE_STOPS)]))
-    parts.append(f'<div class="mutt-scale">accuracy 0%<div class="mutt-bar" '
-                 f'style="background: linear-gradient(to right, {stops})"></div>100%</div></div>')
+    parts.append(grid_legend_html(cell_colours))
+    parts.append("</div>")
     return "".join(parts)
+
+
+def _first(corruption: str, first_of_family: set[str]) -> str:
+    """The class that draws a family's left border on its first column's header."""
+    return ' class="mutt-first"' if corruption in first_of_family else ""

@@ -20,7 +20,8 @@ from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner, verdict
 from muttlab.errors import MuttlabError
 from muttlab.metrics.registry import Registry
-from muttlab.settings import Settings
+from muttlab.settings import DEFAULT_TIE_TOLERANCE, Settings
+from muttlab.trials import Expectation
 
 COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone", "signature"]
 
@@ -50,9 +51,13 @@ def strength_items(sentences: Sequence[tuple[str, str, tuple[str, ...]]], corrup
     return kept, corrupted
 
 
-def _monotone(values: Sequence[float], strengths: Sequence[int], label: str) -> str:
+def _monotone(values: Sequence[float], strengths: Sequence[int], label: str,
+              tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+    """"" when the curve never falls, else where it first does; a step within the tie rule is not a fall
+    (0.4448493795 to 0.4448493787 is rounding, not a weaker penalty)."""
     for (a, va), (b, vb) in zip(zip(strengths, values), list(zip(strengths, values))[1:]):
-        if vb < va - 1e-12:
+        # A fall is the earlier value strictly above the later one: the verdict's "first better", ties and all.
+        if verdict.judge([va], [vb], Expectation.FIRST_BETTER, True, tie_tolerance).passed[0]:
             return f"no: {label} falls from strength {a} to {b}"
     return ""
 
@@ -97,8 +102,8 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
                               "pass_rate": 100.0 * float(np.mean(judged.passed[scored_here])),
                               "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])),
                               "signature": signature})
-            shape = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate")
-                     or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop") or "yes")
+            shape = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate", ties)
+                     or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop", ties) or "yes")
             rows += [dict(c, monotone=shape) for c in curve]
     finally:
         if registry is None:

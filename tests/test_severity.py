@@ -75,6 +75,9 @@ def test_strength_one_is_the_default_corruption(docs):
 def test_monotone_flag_names_the_falling_step():
     assert _monotone([10.0, 20.0, 20.0], [1, 2, 3], "pass rate") == ""
     assert _monotone([10.0, 30.0, 20.0], [1, 2, 3], "pass rate") == "no: pass rate falls from strength 2 to 3"
+    # Within the tie rule (1e-9 x max(1, |value|)) a step down is rounding; just beyond it, a fall.
+    assert _monotone([0.4448493795, 0.4448493787], [2, 3], "mean drop") == ""
+    assert _monotone([0.4448493795, 0.4448493775], [2, 3], "mean drop") == "no: mean drop falls from strength 2 to 3"
 
 
 def test_curve_uses_the_same_sentences_at_every_strength(tmp_path):

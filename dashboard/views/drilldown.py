@@ -9,7 +9,8 @@ import math
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, glossary, services, ui
+from muttlab.dashboard.cell_notice import sample_cell_notice
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 
@@ -107,10 +108,14 @@ def page() -> None:
     corruption = middle.selectbox("Corruption", corruptions, index=_index(corruptions, chosen.get("corruption")),
                                   format_func=lambda c: labels.get(c, c), key="dd-corruption")
     refs = right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
-                                                                 len(ref_options) - 1), key="dd-refs")
+                                                                 len(ref_options) - 1), key="dd-refs",
+                         help=glossary.term("references (5/10/20)"))
     suite_name = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
                                format_func=services.SUITES.get, key="dd-suite")
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
+    if suite.is_sample and suite_name == "default":
+        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, int(refs),
+                                      labels.get(corruption, corruption), escape=ui.md_text), icon=":material/info:")
 
     if _waits_for_click(settings, metric, corruption, int(refs), suite_name, "dd-score"):
         return
@@ -124,11 +129,12 @@ def page() -> None:
     n, ok = len(cell), int(cell["passed"].sum())
     a, b, c, d = st.columns(4)
     a.metric("trials", n)
-    b.metric("passed", ok)
-    c.metric("failed", n - ok)
-    d.metric("accuracy", f"{100.0 * ok / n:.1f}%" if n else "–")
+    b.metric("passed", ok, help=f"A trial passes when its margin says so. {glossary.margin(corruption)}")
+    c.metric("failed", n - ok, help=glossary.term("tie rule"))
+    d.metric("accuracy", f"{100.0 * ok / n:.1f}%" if n else "–", help=glossary.term("Wilson interval"))
     if info.signature:
         ui.caption_text(f"signature: {info.signature}")
+        st.caption(glossary.term("signature"))
 
     ui.chart(charts.margin_histogram(cell, f"Margins: {metric} on {labels.get(corruption, corruption)}, "
                                            f"{refs} references"),

@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, glossary, services, ui
 from muttlab.dashboard.diff import diff_block
+from muttlab.dashboard.not_applied import not_applied
 from muttlab.errors import MuttlabError
 
 EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street.\n"
@@ -19,7 +20,7 @@ EXAMPLE_CANDIDATE = "A man is riding a bicycle down the street."
 CARD_CSS = """<style>
 .mutt-card {border: 1px solid #e5e7eb; border-radius: 0.5rem; padding: 0.6rem 0.9rem; margin-bottom: 0.6rem;}
 .mutt-verdict {font-size: 0.875rem; color: #4b5563;}
-.mutt-ok {color: #15803d; font-weight: 600;} .mutt-bad {color: #b91c1c; font-weight: 600;}
+.mutt-ok {color: #005a8c; font-weight: 600;} .mutt-bad {color: #a33f00; font-weight: 600;}
 </style>"""
 
 
@@ -60,6 +61,13 @@ def checked_input(references: str, candidate: str, limits) -> tuple[tuple[str, .
     return refs, " ".join(candidate.split())
 
 
+def _did_not_apply(skipped: list[tuple[str, str]]) -> None:
+    """The chosen generators that found nothing to change in the candidate, each with what it looked for."""
+    if skipped:
+        st.markdown("**Did not apply to this candidate**\n" + "\n".join(
+            f"- {ui.md_text(label)} — {ui.md_text(reason)}" for label, reason in skipped))
+
+
 def page() -> None:
     settings = ui.header("Playground", "Type one or more references and a candidate sentence. Every metric "
                                        "scores it; each corruption generator then rewrites the candidate, and "
@@ -79,7 +87,7 @@ def page() -> None:
                                     max_chars=limits.max_chars)
         chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
                                          format_func=lambda c: labels.get(c, c), key="pg-types",
-                                         help="Generators that do not apply to the sentence are skipped.")
+                                         help=glossary.term("not applied"))
         metrics = st.multiselect("Metrics", available,
                                  default=[m for m in available if m not in services.LEARNED_METRICS],
                                  key="pg-metrics")
@@ -135,20 +143,24 @@ def page() -> None:
     wide.columns = [names[i] for i in wide.columns]
     ui.table(wide.reset_index(), "playground-scores", key="pg-scores",
              column_config={n: st.column_config.NumberColumn(format="%.4g") for n in names})
+    skipped = not_applied(chosen_types, list(corrupted["corruption"]), labels)
     if corrupted.empty:
         ui.chart(charts.sentence_scores(scores.dropna(subset=["score"]), names), "playground-scores",
                  key="pg-chart")
         st.info("No chosen generator applies to this candidate.")
+        _did_not_apply(skipped)
         return
     verdicts = api.sentence_verdicts(scores, corrupted, settings)
     ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
              "playground-changes", key="pg-chart")
-    st.caption("pass / FAIL: the MUTT rule of the corruption's family (orig > corr, or the difference rule for "
-               "meaning-preserving ones). A metric that scores one sentence alone against its references can be "
+    st.caption("Blue: pass, orange: FAIL, by the MUTT rule of the corruption's family (orig > corr, or the "
+               "difference rule for meaning-preserving ones), whichever way the score moved; a deeper shade is a "
+               "larger change. A metric that scores one sentence alone against its references can be "
                "degenerate: CIDEr-D's document frequencies come from the batch, so a single candidate gets 0.")
 
     st.subheader("Corruptions of the candidate")
     st.html(corruption_blocks(sentence, corrupted, verdicts))
+    _did_not_apply(skipped)
     ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
 
 

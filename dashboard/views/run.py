@@ -14,7 +14,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services, shipped, ui
+from muttlab.dashboard import charts, glossary, services, shipped, ui
+from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.errors import MuttlabError
 
@@ -62,6 +63,7 @@ def page() -> None:
                          "Each trial pairs an original sentence with a controlled corruption; a metric passes "
                          "when it scores the original higher (or, for meaning-preserving corruptions, about the "
                          f"same: |Δ| / s_orig ≤ {tolerance:g}).")
+    landing_notes(settings)
     live = bool(st.session_state.get(LIVE_KEY))
     linked_run = not live and ui.query_value("run") == "1"
     controls, below = st.container(), st.empty()
@@ -123,7 +125,8 @@ def _controls(settings, live: bool):
         metrics = left.multiselect("Metrics", available, default=defaults[0], key="run-metrics")
         chosen = middle.multiselect("Corruption types", corruptions, default=defaults[1],
                                     format_func=lambda c: labels.get(c, c), key="run-corruptions")
-        refs = right.multiselect("References", ref_options, default=defaults[2], key="run-refs")
+        refs = right.multiselect("References", ref_options, default=defaults[2], key="run-refs",
+                                 help=glossary.term("references (5/10/20)"))
         suite_choice = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
                                      format_func=services.SUITES.get, key="run-suite")
         submitted = st.form_submit_button("Run", type="primary", icon=":material/play_arrow:")
@@ -228,7 +231,9 @@ def _shipped_view(settings) -> None:
     st.subheader("Accuracy (precomputed)")
     st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {grid.created} with "
                f"muttlab {grid.muttlab_version}; the same numbers a Run gives. Press **Run** to recompute any "
-               "part live, or click a cell to read its trials (they need the data dir).")
+               "part live, or click a cell to read its trials"
+               + (" (this server has no data dir: a cell opens the bundled sample's trials of its type, with their "
+                  "own counts)." if settings.using_sample else "."))
     notice = st.container()
     cells = shipped.select(grid, metrics, corruptions, ref_counts)
     _grid(services.shipped_grid_html(tuple(metrics), tuple(corruptions), tuple(ref_counts)), cells, labels, metrics,

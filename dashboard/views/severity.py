@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, glossary, services, ui
 
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
+# Every sample scene takes a typo at strengths 1-3; dropped content words at all three fit one sentence only,
+# where a mean is that sentence and CIDEr-D, scoring it alone, gives 0.
+DEFAULT_CORRUPTION = "typo"
 STRENGTH_CHOICES = (1, 2, 3, 4, 5)
 REF_CHOICES = (1, 3, 5, 10)
 
@@ -32,12 +35,13 @@ def page() -> None:
         left, middle, right, far = st.columns([5, 3, 3, 1])
         metrics = left.multiselect("Metrics", available, key="sev-metrics", default=ui.query_list(
             "metrics", available, [m for m in DEFAULT_METRICS if m in available] or available[:2]))
-        corruption = middle.selectbox("Corruption type", types, index=types.index(wanted) if wanted in types else 0,
+        default = wanted if wanted in types else DEFAULT_CORRUPTION if DEFAULT_CORRUPTION in types else types[0]
+        corruption = middle.selectbox("Corruption type", types, index=types.index(default),
                                       format_func=lambda c: f"{labels.get(c, c)} ({STRENGTHS[c]})", key="sev-type")
         strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
                                       default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
         refs_default = ui.query_int("refs", 5)
-        refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs",
+        refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
     if submitted:

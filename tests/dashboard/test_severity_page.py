@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from muttlab import api
+from muttlab.sources import load_sample_scenes
 from tests.dashboard.conftest import open_link, open_page, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]
@@ -48,3 +49,23 @@ def test_one_strength_is_not_a_curve(app_env):
     at = open_link("severity", {"metrics": "BLEU-4", "corruption": "typo", "strengths": "2"})
     assert not shown_errors(at)
     assert any("at least two strengths" in w.value for w in at.warning)
+
+
+def test_a_step_within_the_tie_rule_is_not_flagged(app_env):
+    # The bundled sample's one sentence that takes three dropped content words: BLEU-4's mean drop goes from
+    # 0.4448493794895626 at strength 2 to 0.4448493787264544 at 3, a difference of rounding (tie rule, 1e-9).
+    at = open_link("severity", {"metrics": "BLEU-4", "corruption": "drop_content", "strengths": "2,3", "refs": "5"})
+    assert not shown_errors(at)
+    drops = at.dataframe[0].value["mean_drop"].tolist()
+    assert drops[1] < drops[0] and drops[0] - drops[1] < 1e-9
+    assert not any("not monotone" in w.value for w in at.warning)
+    assert at.success
+
+
+def test_the_first_curves_are_drawn_over_many_sentences(app_env):
+    at = open_page("severity")
+    at.multiselect(key="sev-metrics").set_value(["BLEU-4"])
+    at.get("form_submit_button")[0].click().run()
+    assert not shown_errors(at)
+    # Every sample scene takes the default corruption at the default strengths 1, 2, 3.
+    assert set(at.dataframe[0].value["n"]) == {len(load_sample_scenes())} and len(load_sample_scenes()) > 1
