@@ -17,17 +17,36 @@ FILES = sorted((DATA_DIR / "demetr" / "dataset").glob("*.json"))
 REFERENCE_BASELINE = 35  # the datasheet's "reference as translation" perturbation
 
 
-def _direct(path, metric) -> tuple[int, int, int]:
-    """(test items, passed, not applied) of one file, scored with sacreBLEU's own sentence scorer (the object
-    ``sacrebleu.sentence_bleu`` / ``sentence_chrf`` build on every call, made once here)."""
+# sacreBLEU's own sentence scorers (the objects ``sacrebleu.sentence_bleu`` / ``sentence_chrf`` build on every call,
+# made once here), and what each has scored: every file holds the same 1,000 machine translations and references.
+SCORERS = {"sentBLEU": BLEU(effective_order=True), "chrF": CHRF()}
+_SCORED: dict[tuple[str, str, str], float] = {}
+
+
+def _sacrebleu(name: str, hypothesis: str, reference: str) -> float:
+    key = (name, hypothesis, reference)
+    if key not in _SCORED:
+        _SCORED[key] = SCORERS[name].sentence_score(hypothesis, [reference]).score
+    return _SCORED[key]
+
+
+def _direct(path, name: str) -> tuple[int, int, int]:
+    """(test items, passed, not applied) of one file under sacreBLEU's metric ``name``."""
     records = json.loads(path.read_text(encoding="utf-8"))
     applied = [r for r in records if r["pert_check"]]
     passed = 0
     for r in applied:
-        good = metric.sentence_score(r["mt_sent"], [r["eng_sent"]]).score
-        perturbed = metric.sentence_score(r["pert_sent"], [r["eng_sent"]]).score
+        good = _sacrebleu(name, r["mt_sent"], r["eng_sent"])
+        perturbed = _sacrebleu(name, r["pert_sent"], r["eng_sent"])
         passed += perturbed > good if r["pert_id"] == REFERENCE_BASELINE else good > perturbed
     return len(applied), passed, len(records) - len(applied)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """One score cache for the module's runs, as a user's runs share one: the files' common translations are
+    scored once (a cell's result never depends on the cache, tests/engine/test_run_independence.py)."""
+    return tmp_path_factory.mktemp("demetr-cache")
 
 
 def test_all_35_files_are_here(data_dir):
@@ -36,16 +55,16 @@ def test_all_35_files_are_here(data_dir):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_accuracy_of_each_file_equals_a_direct_sacrebleu_count(path, data_dir, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(tmp_path))
+def test_accuracy_of_each_file_equals_a_direct_sacrebleu_count(path, data_dir, cache_dir, monkeypatch, capsys):
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache_dir))
     assert main(["run", "--suite", str(path), "--metrics", "sentBLEU,chrF", "--format", "csv"]) == 0
     text = capsys.readouterr().out
     by_phenomenon, by_severity = text.split("\nPer severity:\n")
     summary = pd.read_csv(io.StringIO(by_phenomenon)).set_index("metric")
     severity = pd.read_csv(io.StringIO(by_severity)).set_index("metric")
     records = json.loads(path.read_text(encoding="utf-8"))
-    for name, metric in (("sentBLEU", BLEU(effective_order=True)), ("chrF", CHRF())):
-        n, passed, not_applied = _direct(path, metric)
+    for name in SCORERS:
+        n, passed, not_applied = _direct(path, name)
         row = summary.loc[name]
         assert row["phenomenon"] == records[0]["pert_name"]
         assert (row["n"], row["concordant"], row["not_applied"], row["unsupported"]) == (n, passed, not_applied, 0)
