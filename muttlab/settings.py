@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from muttlab import validation
-from muttlab.errors import MuttlabError
+from muttlab import checks
+from muttlab.errors import InvalidArgument, MuttlabError
 
 DEFAULT_REF_COUNTS = (5, 10, 20)
 # The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
@@ -194,6 +194,42 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+# Bounds of the whole-number settings; the others need only be non-negative.
+_SETTING_RANGES = {"workers": (1, 1024), "seed": (0, checks.MAX_SEED), "session_ttl": (60, 10 ** 9)}
+
+
+def _checked_overrides(overrides, fields) -> dict:
+    """``load_settings``' keyword overrides, by the annotation of the :class:`~muttlab.settings.Settings` field
+    each names: paths become :class:`~pathlib.Path`, lists tuples. None leaves a field as it is."""
+    annotations = {f.name: str(f.type).replace(" | None", "") for f in fields}
+    checked = {}
+    for key, value in overrides.items():
+        if key not in annotations:
+            raise InvalidArgument("load_settings", key, f"is not a setting; the settings are {', '.join(annotations)}")
+        kind = annotations[key]
+        if value is None:
+            checked[key] = value
+        elif kind == "Path":
+            checked[key] = checks.path(value, "load_settings", key)
+        elif kind == "bool":
+            checked[key] = checks.instance(value, "load_settings", key, bool, "True or False")
+        elif kind == "str":
+            checked[key] = checks.text(value, "load_settings", key)
+        elif kind == "int":
+            checked[key] = checks.whole(value, "load_settings", key, *_SETTING_RANGES.get(key, (0, 10 ** 9)))
+        elif kind == "float":
+            checked[key] = checks.real(value, "load_settings", key, 0.0, 1e9)
+        elif kind == "tuple[int, ...]":
+            checked[key] = tuple(checks.wholes(value, "load_settings", key, 1, 10 ** 6))
+        elif kind == "tuple[str, ...]":
+            checked[key] = tuple(checks.names(value, "load_settings", key))
+        elif kind == "Limits":
+            checked[key] = checks.instance(value, "load_settings", key, Limits, "a muttlab.settings.Limits")
+        else:  # a field of a kind not listed here is the dataclass's to check
+            checked[key] = value
+    return checked
+
+
 def load_settings(environ: dict[str, str] | None = None, **overrides) -> Settings:
     """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides.
 
@@ -204,11 +240,11 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
     MUTTLAB_TIE_RULE (``exact`` or a relative tie tolerance, default 1e-9; docs/corruptions.md).
     """
-    env = validation.environment(os.environ if environ is None else environ)
-    overrides = validation.setting_overrides(overrides, fields(Settings))
+    env = checks.environment(os.environ if environ is None else environ)
+    overrides = _checked_overrides(overrides, fields(Settings))
     data_dir = env.get("MUTTLAB_DATA_DIR")
-    workers = validation.whole_variable(env, "MUTTLAB_WORKERS", "worker processes, e.g. 2", 0)
-    ttl = validation.whole_variable(env, "MUTTLAB_SESSION_TTL", "seconds a sign-in lasts, e.g. 28800", 1)
+    workers = checks.whole_variable(env, "MUTTLAB_WORKERS", "worker processes, e.g. 2", 0)
+    ttl = checks.whole_variable(env, "MUTTLAB_SESSION_TTL", "seconds a sign-in lasts, e.g. 28800", 1)
     settings = Settings(
         data_dir=Path(data_dir).expanduser() if data_dir else None,
         cache_dir=Path(env["MUTTLAB_CACHE_DIR"]).expanduser() if env.get("MUTTLAB_CACHE_DIR") else DEFAULT_CACHE_DIR,

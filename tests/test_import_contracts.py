@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 # Lowest first. A unit imports only units of lower layers: nothing imports back up, and no two units of one
 # layer import each other. A new folder or top-level module gets its place here.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors",),
+    ("errors", "escaping"),
+    ("checks",),
     ("settings", "allocation", "stats"),
     ("resources", "access", "trials", "redact"),
     ("metrics", "corruptions"),
@@ -29,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("judged", "pairs"),
     ("engine",),
     ("suites", "severity", "conformance", "learned"),
-    ("human",),
+    ("human", "validation"),
     ("api",),
     ("cli", "dashboard"),
     ("__main__",),
@@ -43,6 +44,10 @@ ALLOWED_ACROSS = {
         "`muttlab report` is the dashboard's own offline export of a view: the page's charts, without a server",
     ("muttlab.cli.serve", "muttlab.dashboard.services"):
         "`muttlab serve` runs the dashboard in its own process and warms the dashboard's caches before the first page",
+    ("muttlab.cli.serve", "muttlab.dashboard.signin"):
+        "`muttlab serve` mounts the dashboard's sign-in routes (they set the HttpOnly session cookie) on its server",
+    ("muttlab.cli.serve", "muttlab.dashboard.shared"):
+        "`muttlab serve` refuses the browser's clear-cache message before the first page runs",
 }
 
 # Metrics and corruption types see strings and return numbers or sentences: besides themselves they may use
@@ -50,9 +55,10 @@ ALLOWED_ACROSS = {
 LEAVES = {"errors", "settings", "resources"}
 
 # What a front-end (the CLI, the dashboard) may import besides the API and itself: the exception tree, the
-# settings every command and page starts from, the scrubbing of secrets and server paths from messages, and the folders of the package behind the API (below) that a
+# settings every command and page starts from, the scrubbing of secrets and server paths from messages, the
+# checks of a value's kind (the seed's range), the escaping of text for each output format, and the folders of the package behind the API (below) that a
 # command or a page still reaches directly. Shrink it, never grow it: move the call into muttlab.api.
-FRONT_END_MAY_IMPORT = {"api", "errors", "settings", "redact"}
+FRONT_END_MAY_IMPORT = {"api", "errors", "settings", "redact", "checks", "escaping"}
 FRONT_END_REACHES_PAST_THE_API = {
     ("cli", "access"), ("cli", "conformance"), ("cli", "corruptions"), ("cli", "engine"), ("cli", "human"),
     ("cli", "learned"), ("cli", "metrics"), ("cli", "pairs"), ("cli", "resources"), ("cli", "severity"),

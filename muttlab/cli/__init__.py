@@ -88,7 +88,7 @@ def _bound_ranges(subparsers) -> None:
     """Ranges for options declared without one, so an absurd value is a usage error, not a hang
     (``dbleu --max-n 99999999`` would build n-gram tables for ever)."""
     from muttlab.cli.common import bound, whole
-    from muttlab.validation import MAX_SEED
+    from muttlab.checks import MAX_SEED
 
     ranges = {"dbleu": {"max_n": whole(1, 10)}, "corrupt": {"seed": whole(0, MAX_SEED), "min_refs": whole(0, 1000)},
               "check-metric": {"items": whole(2, 10_000), "refs": whole(1, 50)}}

@@ -20,7 +20,7 @@ from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.cli.common import csv_frame, escaped, real, whole
-from muttlab.validation import MAX_SEED
+from muttlab.checks import MAX_SEED
 from muttlab.human import dbleu, flickr, sick
 
 

@@ -10,7 +10,7 @@ from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, parse_int_list, render, settings_from_args
 from muttlab.cli.common import bound, real, whole
 from muttlab.errors import MuttlabError
-from muttlab.validation import MAX_SEED
+from muttlab.checks import MAX_SEED
 
 MODEL_CHOICES = ("lstm", "treelstm", "both")
 # One thread: the cells work on small matrices, and on a shared machine a second OpenMP thread spin-waits
