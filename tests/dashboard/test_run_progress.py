@@ -103,8 +103,9 @@ def test_page_draws_progress_with_metric_and_n_of_n_before_the_grid(app_env, mon
     at.multiselect(key="run-refs").set_value(["5"])
     at.get("form_submit_button")[0].click().run()
     assert not shown_errors(at)
-    first_grid = next(i for i, (kind, body) in enumerate(drawn) if kind == "html" and "BLEU-4 · " in body)
-    before = drawn[:first_grid]
+    # The precomputed grid is drawn first (and replaced once Run is seen); the run's grid is the last one.
+    live_grid = max(i for i, (kind, body) in enumerate(drawn) if kind == "html" and "BLEU-4 · " in body)
+    before = drawn[:live_grid]
     texts = [text for kind, text in before if kind == "progress"]
     # Drawn before anything is loaded, with Cancel beside it.
     assert texts[0].startswith("preparing the run") and ("button", "Cancel") in before
