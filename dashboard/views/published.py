@@ -24,7 +24,8 @@ def page() -> None:
                          "It arrives with `muttlab reproduce`; the precomputed grid on the Run page already "
                          "shows our accuracies.")
         return
-    frame = _numbers(settings)
+    notice = st.container()
+    frame, shipped = _numbers(settings)
     if frame is None:
         return
     frame = frame[[c for c in COLUMNS if c in frame.columns] + [c for c in frame.columns if c not in COLUMNS]]
@@ -51,11 +52,18 @@ def page() -> None:
     if shown.empty:
         st.info("No published number matches the filter.")
     ui.copy_link()
+    if shipped is not None and settings.data_dir is not None:
+        # After the table: the signatures need the metric catalogue, which a fresh server may still be loading.
+        changed = _changed_since(settings, shipped)
+        if changed:
+            notice.warning("These shipped numbers may be outdated here: " + ui.md_text("; ".join(changed))
+                           + ". Recompute them for current numbers.", icon=":material/history:")
 
 
 def _numbers(settings):
-    """The frame to show: this server's recomputation when it has one (or is asked for it), else the shipped
-    numbers with their stamp; None when there is neither."""
+    """The frame to show and the shipped reproduction it is (None when it is this server's own): this
+    server's recomputation when it has one (or is asked for it), else the shipped numbers with their stamp;
+    (None, None) when there is neither."""
     try:
         shipped = services.shipped_reproduction()
     except MuttlabError as exc:
@@ -70,23 +78,18 @@ def _numbers(settings):
                 settings, progress), failure="The published numbers cannot be reproduced")
     if measured is not None:
         st.caption("Measured on this server's data.")
-        return measured
+        return measured, None
     if shipped is None:
         if settings.data_dir is None:
             st.info("The published numbers are measured on the real datasets; set `MUTTLAB_DATA_DIR` "
                     "(or `muttlab serve --data-dir`).", icon=":material/folder_off:")
-        return None
+        return None, None
     st.caption(f"Shipped numbers, computed {shipped.created} with muttlab {shipped.muttlab_version} on the real "
                f"data (stamp {shipped_published.stamp_digest(shipped.stamp)}: the published file, the "
                f"reproduction code and {len(shipped.stamp.signatures)} metric signatures)."
                + ("" if settings.data_dir is not None else
                   " This server has no data dir, so it cannot recompute them."))
-    if settings.data_dir is not None:
-        changed = _changed_since(settings, shipped)
-        if changed:
-            st.warning("These shipped numbers may be outdated here: " + ui.md_text("; ".join(changed))
-                       + ". Recompute them for current numbers.", icon=":material/history:")
-    return shipped.frame
+    return shipped.frame, shipped
 
 
 def _changed_since(settings, shipped) -> list[str]:

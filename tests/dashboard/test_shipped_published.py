@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from muttlab import api
-from muttlab.dashboard import shipped_published
+from muttlab.dashboard import services, shipped_published
 from muttlab.engine import runner
 from muttlab.errors import DataError
 from muttlab.human import reproduce
@@ -97,3 +97,13 @@ def test_page_with_a_data_dir_shows_the_shipped_numbers_and_offers_to_recompute(
     assert {m.label: m.value for m in at.metric}["published numbers"] == str(len(shipped.frame))
     assert at.button(key="pub-recompute").label == "Recompute on this server"
     assert calls == []  # nothing is computed until asked for
+
+
+def test_page_says_when_the_shipped_numbers_are_outdated_here(app_env, monkeypatch, shipped):
+    stale = replace(shipped, stamp=replace(shipped.stamp, code="0" * 64))
+    monkeypatch.setattr(services, "shipped_reproduction", lambda: stale)
+    at = open_page("published")
+    assert not shown_errors(at)
+    warnings = [w.value for w in at.warning if "outdated" in w.value]
+    assert len(warnings) == 1 and "the reproduction code" in warnings[0] and "reproduce.py" in warnings[0]
+    assert "published file" not in warnings[0]  # the data dir holds the published file the numbers came from
