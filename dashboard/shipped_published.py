@@ -68,9 +68,6 @@ class ShippedReproduction:
     muttlab_version: str
     stamp: Stamp
 
-    def report(self) -> reproduce.ReproductionReport:
-        return reproduce.ReproductionReport(self.frame, self.studies, self.notes)
-
 
 def code_digest() -> str:
     return sha256_file(Path(reproduce.__file__))
