@@ -42,6 +42,8 @@ def test_runner_reports_loading_then_scoring_per_metric(suite, data_dir, tmp_pat
         last = [m for m in scoring if m.group(1) == name][-1]
         assert last.group(3).replace(",", "") == str(items)
     assert log[-1] == (2 * items, 2 * items, "done")
+    # Reports per piece, never per item: one job per metric here, so its start and its end.
+    assert len(scoring) == 4
     steps = [step for step, _, _ in log]
     assert steps == sorted(steps)
 
