@@ -25,6 +25,13 @@ of the first grid that is Streamlit's own page boot.
 
     .venv/bin/python benchmarks/bench_dashboard.py --views --data-dir ../shared/data \
         --cache-dir $(mktemp -d) --muttlab ../main/.venv/bin/muttlab --muttlab .venv/bin/muttlab
+
+With ``--waits`` it measures the long waits on a freshly started server with an empty score cache: the first
+progress of a cold Run (press Run with 5 metrics x 3 corruption types x 5/20 references, until the progress bar
+shows text; then until it names a metric being loaded or scored), Cancel (until the page says the run is
+cancelled), and the first paint of Published vs measured (until its numbers are shown).
+
+    .venv/bin/python benchmarks/bench_dashboard.py --waits --data-dir ../shared/data --cache-dir $(mktemp -d)
 """
 from __future__ import annotations
 
@@ -303,6 +310,55 @@ def landing_script(settings: Settings) -> None:
               " (includes AppTest's own start-up)")
 
 
+WAIT_METRICS = "BLEU-4,METEOR-1.5,CIDEr-D,ROUGE-L,TERp"
+WAIT_CORRUPTIONS = "neg_subj,det_sub,passive"
+
+
+def waits(settings: Settings) -> None:
+    """The long waits of a cold server (see the module docstring); ``settings.cache_dir`` should be empty."""
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-waits-{port}.log"
+    proc = start_server(settings, port, log)
+    url = f"http://localhost:{port}"
+    print(load())
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1500, "height": 1400})
+            page.set_default_timeout(600_000)
+            page.goto(f"{url}/?metrics={WAIT_METRICS}&corruptions={WAIT_CORRUPTIONS}&refs=5,20")
+            button = page.get_by_role("button", name="Run")
+            button.wait_for()
+            start = time.perf_counter()
+            button.click()
+            page.get_by_text(re.compile(r"^preparing the run|^loading |^scoring ")).first.wait_for()
+            first = time.perf_counter() - start
+            page.get_by_text(re.compile(r"^loading |^scoring ")).first.wait_for()
+            named = time.perf_counter() - start
+            page.get_by_text(re.compile(r"^scoring .* items")).first.wait_for()
+            scoring = time.perf_counter() - start
+            print(f"first progress of a cold Run (click -> progress text):  {first:6.2f} s")
+            print(f"  ... -> a metric named (loading / scoring):              {named:6.2f} s")
+            print(f"  ... -> scoring n of N items:                            {scoring:6.2f} s")
+            start = time.perf_counter()
+            page.get_by_role("button", name="Cancel").click()
+            page.get_by_text(re.compile(r"^Run cancelled")).wait_for()
+            print(f"Cancel -> the page says the run is cancelled:            {time.perf_counter() - start:6.2f} s")
+            start = time.perf_counter()
+            page.goto(f"{url}/published")
+            page.get_by_text("published numbers", exact=True).wait_for()
+            painted = time.perf_counter() - start
+            if page.locator('[data-testid="stException"]').count():
+                raise SystemExit("a page shows a Python exception")
+            print(f"Published first paint (cold cache, shipped numbers):     {painted:6.2f} s")
+            print(load())
+            browser.close()
+    finally:
+        stop_server(proc)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -321,8 +377,13 @@ def main() -> None:
                              "the same flags, once per round: Streamlit's own share of the first grid")
     parser.add_argument("--settle", type=float, default=90.0,
                         help="with --views: seconds to wait for the warm-up of a version that does not report it")
+    parser.add_argument("--waits", action="store_true",
+                        help="the long waits of a cold server: first progress of a Run, Cancel, Published")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    if args.waits:
+        waits(settings)
+        return
     if args.views:
         compare(settings, args.muttlab or [MUTTLAB], args.rounds, args.settle, args.tabs, args.floor)
         return

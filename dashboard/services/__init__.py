@@ -12,7 +12,8 @@ Pages use the names below as ``services.<name>``.
 """
 from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES,
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
-                                             corruption_labels, facts, generator_types, metric_catalogue,
+                                             corruption_labels, facts, finished_reproduction, generator_types,
+                                             metric_catalogue, shipped_reproduction,
                                              optional_module, queued, registry, report_frame, reproduce_available,
                                              reproduction, score_sentences, session_id, settings, severity,
                                              shipped_grid, shipped_grid_html, still_wanted, store, store_revision,
@@ -25,10 +26,12 @@ from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
 
 __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "cell_trials", "challenge", "challenge_file_in_data_dir",
-           "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_run", "generator_types",
+           "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
+           "generator_types",
            "is_quick",
            "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "read_challenge",
            "registry", "report_frame", "reproduce_available", "reproduction", "run_grid", "score_sentences",
-           "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html", "still_wanted", "store",
+           "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html",
+           "shipped_reproduction", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start"]

@@ -28,7 +28,7 @@ import streamlit as st
 
 from muttlab import api
 from muttlab.corruptions import catalog
-from muttlab.dashboard.services.memo import memoised, pages_memo
+from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
 from muttlab import sources
@@ -287,12 +287,43 @@ def reproduce_available() -> bool:
     return optional_module("muttlab.human.reproduce") is not None
 
 
-@st.cache_data(show_spinner="Computing every published number we can…", max_entries=4)
-def reproduction(settings: Settings) -> pd.DataFrame:
+@singleton
+def shipped_reproduction():
+    """Published vs measured as it ships with the package (:mod:`muttlab.dashboard.shipped_published`), or None."""
+    from muttlab.dashboard import shipped_published
+    return shipped_published.load()
+
+
+def _reproduction_key(settings: Settings) -> tuple:
+    return ("reproduce", settings, installed_state(settings.model_dir))
+
+
+def reproduction(settings: Settings, progress: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
     """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
-    measured, difference, tolerance, within, reason)."""
-    # The whole report is one long job: it waits behind the small requests of other sessions.
-    return report_frame(queued(lambda: api.reproduce(settings), cost=10 ** 9))
+    measured, difference, tolerance, within, reason), computed once for the whole server (:func:`memoised`).
+
+    The whole report is one long job on the fair queue (it waits behind the small requests of other sessions);
+    its progress is drawn from this session's thread, at each poll of the queue (a Streamlit element cannot be
+    updated from the queue's thread).
+    """
+    latest: list[tuple[int, int, str]] = []
+
+    def poll() -> None:
+        still_wanted()
+        if progress is not None and latest:
+            progress(*latest[-1])
+
+    def compute() -> pd.DataFrame:
+        job = work_queue.shared_queue().submit(
+            session_id(), lambda: api.reproduce(settings, progress=lambda *step: latest.append(step)), 10 ** 9)
+        return report_frame(work_queue.gather([job], poll)[0])
+
+    return memoised(_reproduction_key(settings), compute, settings)
+
+
+def finished_reproduction(settings: Settings) -> pd.DataFrame | None:
+    """The reproduction's frame if this server has computed it already, else None; nothing is computed."""
+    return results_memo().get(_reproduction_key(settings))
 
 
 def report_frame(report) -> pd.DataFrame:

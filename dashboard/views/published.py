@@ -1,10 +1,14 @@
 """Published vs measured: every number of the papers the lab can compute, beside ours, with the
-difference, whether it is within tolerance and why not (``muttlab.api.reproduce``)."""
+difference, whether it is within tolerance and why not (``muttlab.api.reproduce``).
+
+The numbers that ship with the package (``scripts/precompute_published.py``, stamped) are shown at once, with
+or without a data dir; a server with the data recomputes them on demand, under a progress bar."""
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import services, ui
+from muttlab.dashboard import services, shipped_published, ui
+from muttlab.human import reproduce
 from muttlab.errors import MuttlabError
 
 COLUMNS = ["study", "source", "metric", "subset", "refs", "published", "measured", "difference", "tolerance",
@@ -20,14 +24,9 @@ def page() -> None:
                          "It arrives with `muttlab reproduce`; the precomputed grid on the Run page already "
                          "shows our accuracies.")
         return
-    if settings.data_dir is None:
-        st.info("The published numbers are measured on the real datasets; set `MUTTLAB_DATA_DIR` "
-                "(or `muttlab serve --data-dir`).", icon=":material/folder_off:")
-        return
-    try:
-        frame = services.reproduction(settings)
-    except MuttlabError as exc:
-        st.error(f"The published numbers cannot be reproduced: {ui.md_text(exc)}")
+    notice = st.container()
+    frame, shipped = _numbers(settings)
+    if frame is None:
         return
     frame = frame[[c for c in COLUMNS if c in frame.columns] + [c for c in frame.columns if c not in COLUMNS]]
     studies = list(dict.fromkeys(frame["study"])) if "study" in frame.columns else []
@@ -53,6 +52,55 @@ def page() -> None:
     if shown.empty:
         st.info("No published number matches the filter.")
     ui.copy_link()
+    if shipped is not None and settings.data_dir is not None:
+        # After the table: the signatures need the metric catalogue, which a fresh server may still be loading.
+        changed = _changed_since(settings, shipped)
+        if changed:
+            notice.warning("These shipped numbers may be outdated here: " + ui.md_text("; ".join(changed))
+                           + ". Recompute them for current numbers.", icon=":material/history:")
+
+
+def _numbers(settings):
+    """The frame to show and the shipped reproduction it is (None when it is this server's own): this
+    server's recomputation when it has one (or is asked for it), else the shipped numbers with their stamp;
+    (None, None) when there is neither."""
+    try:
+        shipped = services.shipped_reproduction()
+    except MuttlabError as exc:
+        st.error(f"The shipped published numbers cannot be read: {ui.md_text(exc)}")
+        shipped = None
+    measured = services.finished_reproduction(settings) if settings.data_dir is not None else None
+    if settings.data_dir is not None and measured is None:
+        if st.button("Recompute on this server", key="pub-recompute", icon=":material/refresh:",
+                     help="Measures every number again on this server's data: minutes on a cold score cache, "
+                          "seconds once the scores are cached."):
+            measured = ui.with_progress("preparing the reproduction", lambda progress: services.reproduction(
+                settings, progress), failure="The published numbers cannot be reproduced")
+    if measured is not None:
+        st.caption("Measured on this server's data.")
+        return measured, None
+    if shipped is None:
+        if settings.data_dir is None:
+            st.info("The published numbers are measured on the real datasets; set `MUTTLAB_DATA_DIR` "
+                    "(or `muttlab serve --data-dir`).", icon=":material/folder_off:")
+        return None, None
+    st.caption(f"Shipped numbers, computed {shipped.created} with muttlab {shipped.muttlab_version} on the real "
+               f"data (stamp {shipped_published.stamp_digest(shipped.stamp)}: the published file, the "
+               f"reproduction code and {len(shipped.stamp.signatures)} metric signatures)."
+               + ("" if settings.data_dir is not None else
+                  " This server has no data dir, so it cannot recompute them."))
+    return shipped.frame, shipped
+
+
+def _changed_since(settings, shipped) -> list[str]:
+    """What differs between the shipped numbers' stamp and this server (data, code, metrics)."""
+    signatures = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
+    published = settings.data_dir / reproduce.PUBLISHED_FILE
+    current = shipped_published.Stamp(shipped_published.sha256_file(published) if published.is_file() else "",
+                                      shipped_published.code_digest(),
+                                      # A metric this server cannot load is not one it measures otherwise.
+                                      {m: signatures.get(m, sig) for m, sig in shipped.stamp.signatures.items()})
+    return shipped.stamp.differences(current)
 
 
 page()

@@ -23,6 +23,7 @@ SELECTION_KEY = "run_selection"
 LIVE_KEY = "run_live"  # set once this session has pressed Run: from then on its selections are scored
 CELL_KEY = "drilldown_cell"
 PAINTED_KEY = "run_first_paint_done"
+CANCELLED_KEY = "run_cancelled"
 FIRST_PAINT_PAUSE_S = 0.3
 
 
@@ -65,7 +66,11 @@ def page() -> None:
                          f"same: |Δ| / s_orig ≤ {tolerance:g}).")
     landing_notes(settings)
     live = bool(st.session_state.get(LIVE_KEY))
-    linked_run = not live and ui.query_value("run") == "1"
+    cancelled = st.session_state.pop(CANCELLED_KEY, False)
+    if cancelled:
+        st.info("Run cancelled: the pieces not yet started were dropped, and what was scored stays in the cache "
+                "for the next Run.", icon=":material/stop_circle:")
+    linked_run = not live and not cancelled and ui.query_value("run") == "1"
     controls, below = st.container(), st.empty()
     if not live:
         # The precomputed grid is drawn before the form above it is filled: it needs neither the trials nor
@@ -149,8 +154,7 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
     labels = services.corruption_labels(selection.corruptions)
 
     if results is None:
-        results = ui.with_progress("Starting…", lambda progress: services.run_grid(
-            settings, selection, progress=progress, suite_name=suite_name), failure="The run failed", unit=" metrics")
+        results = _run_with_progress(settings, selection, suite_name)
     if results is None:
         return
     accuracy = results.accuracy()
@@ -198,6 +202,34 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
                 sigs = pd.DataFrame({"metric": list(results.signatures),
                                      "signature": list(results.signatures.values())})
                 ui.table(sigs, "mutt-signatures", key="signatures")
+
+
+def _cancel() -> None:
+    """Cancel's click: the rerun it starts stops the run (at its next progress report or queue poll, where
+    Streamlit delivers the rerun), and this session is no longer live, so the rerun does not start it again."""
+    st.session_state[LIVE_KEY] = False
+    st.session_state[CANCELLED_KEY] = True
+
+
+def _run_with_progress(settings, selection: services.Selection, suite_name: str):
+    """The run under a progress bar drawn before anything is loaded, fed by the runner's phases (loading a
+    metric, scoring n of N items, time left), with a Cancel button. Returns the Results, or None after
+    showing why the run failed."""
+    box = st.container(border=True)
+    bar = box.progress(0.0, text=f"preparing the run: reading the trials, then loading {len(selection.metrics)} "
+                                 "metric" + ("s" if len(selection.metrics) != 1 else ""))
+    box.button("Cancel", icon=":material/stop:", key="run-cancel", on_click=_cancel)
+
+    def progress(step: int, total: int, message: str) -> None:
+        bar.progress(min(1.0, step / total) if total else 1.0, text=message)
+
+    try:
+        return services.run_grid(settings, selection, progress=progress, suite_name=suite_name)
+    except MuttlabError as exc:
+        st.error(f"The run failed: {ui.md_text(exc)}")
+        return None
+    finally:
+        box.empty()
 
 
 def _grid(body: str, cells: pd.DataFrame, labels: dict[str, str], metrics, corruptions, name: str, key: str) -> None:

@@ -243,7 +243,8 @@ class QueuedScorer(_Scorer):
         futures = [self.queue.submit(self.session, partial(self.where._parallel, metric, [piece]), cost=len(piece[0]))
                    for piece in pieces]
         # A grid nobody waits for any more (the tab closed) stops: gather cancels its pieces not yet started.
-        scored = [value[0] for value in gather(futures, self.still_wanted)]
+        scored = [value[0] for value in gather(futures, self.still_wanted,
+                                               on_done=lambda i: self._scored(len(pieces[i][0])))]
         parts: list[list[np.ndarray]] = [[] for _ in jobs]
         for j, scores in zip(owner, scored):
             parts[j].append(scores)

@@ -17,6 +17,7 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
 from muttlab.engine import forked, verdict
+from muttlab.engine.progress import RunProgress
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
@@ -157,6 +158,7 @@ class _Scorer:
         self.workers = workers
         self.registry = registry
         self._pool: ProcessPoolExecutor | None = None
+        self.progress: RunProgress | None = None  # told per piece scored, when a run reports progress
         self._refs_keys: dict[tuple[str, ...], str] = {}
         self._batch_refs_keys: dict[int, tuple[list[list[str]], list[str]]] = {}
 
@@ -178,13 +180,20 @@ class _Scorer:
         """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
         total = sum(len(c) for c, _ in jobs)
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
-            return [metric.score(c, r) for c, r in jobs]
+            out = []
+            for c, r in jobs:
+                out.append(metric.score(c, r))
+                self._scored(len(c))
+            return out
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker,
                                              initargs=(self.registry.extra_paths, self.registry.model_dir))
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
-        done = [f.result() for f in futures]
+        done = []
+        for future, (c, _) in zip(futures, jobs):
+            done.append(future.result())
+            self._scored(len(c))
         if any(signature != metric.signature() for signature, _ in done):
             # A worker built another model (one was installed meanwhile): its scores would be cached under
             # this metric's key, so they are dropped and the jobs scored here instead.
@@ -200,9 +209,18 @@ class _Scorer:
         except MetricUnavailable:
             return False
 
+    def _planned(self, metric: Metric, batches: Sequence[Batch], plan: _Plan) -> None:
+        if self.progress is not None:
+            self.progress.planned(metric.name, sum(len(c) for c, _ in batches) - sum(len(c) for c, _ in plan.jobs))
+
+    def _scored(self, n: int) -> None:
+        if self.progress is not None:
+            self.progress.scored(n)
+
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
         """One score array per batch, from the cache where possible."""
         plan = self._plan(metric, batches)
+        self._planned(metric, batches, plan)
         return self._store(plan, self._parallel(metric, plan.jobs))
 
     def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
@@ -227,7 +245,11 @@ class _Scorer:
         try:
             for metric in here:
                 yield self.score(metric, batches)
-            for plan, job_scores in zip(plans, child.results() if child else (call() for call in calls)):
+            results = child.results() if child else (call() for call in calls)
+            for metric, plan in zip(in_child, plans):
+                self._planned(metric, batches, plan)
+                job_scores = next(results)
+                self._scored(sum(len(c) for c, _ in plan.jobs))
                 yield self._store(plan, job_scores)
         finally:
             if child is not None:
@@ -286,10 +308,17 @@ def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
 
 # --------------------------------------------------------------------------- the run
 
-def resolve_metrics(names: Sequence[str] | str, registry: Registry) -> list[Metric]:
-    """Metric objects for the names (or ``all``): UnknownMetric or MetricUnavailable (both MuttlabErrors)."""
+def resolve_metrics(names: Sequence[str] | str, registry: Registry,
+                    loading: Callable[[int], None] | None = None) -> list[Metric]:
+    """Metric objects for the names (or ``all``): UnknownMetric or MetricUnavailable (both MuttlabErrors).
+    ``loading(i)`` is called before the ``i``-th is built (a model loaded, a JVM started)."""
     try:
-        return [registry.get(n) for n in registry.resolve(names)]
+        out = []
+        for i, name in enumerate(registry.resolve(names)):
+            if loading is not None:
+                loading(i)
+            out.append(registry.get(name))
+        return out
     except MetricUnavailable as exc:
         raise MetricUnavailable(f"{exc} (run `muttlab metrics` to see what is available)") from None
 
@@ -349,7 +378,6 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
         suite = suite.in_split(split)
     if not suite.trials:
         raise MuttlabError(f"suite {suite.name!r} has no trials for the chosen corruption types")
-    metric_objs = resolve_metrics(metrics, registry)
     counts = resolve_ref_counts(suite, ref_counts, settings)
     groups = {}
     for name in suite.corruptions():
@@ -370,9 +398,13 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                 batch_index.append((name, k, side))
                 batches.append((cands, refs))
 
+    names = registry.resolve(metrics)
+    tracker = RunProgress(progress, names, sum(len(c) for c, _ in batches)) if progress else None
+    metric_objs = resolve_metrics(names, registry, tracker.loading if tracker else None)
     # A scorer built here may fork to score some metrics on a second core (a cluster's scorer does not).
     fork = scorer is None and settings.workers > 1
     scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
+    scorer.progress = tracker
     each = scorer.score_each(metric_objs, batches, fork=fork)
     # The table's columns, gathered as lists and arrays and made into one frame at the end (a frame per
     # cell costs more than the scoring of a cell).
@@ -380,9 +412,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
     trial_ids = {name: [t.id for t in trials] for name, (_, trials) in groups.items()}
     expected = {name: verdict.expectations(trials, ctype.rule) for name, (ctype, trials) in groups.items()}
     try:
-        for step, metric in enumerate(metric_objs):
-            if progress:
-                progress(step, len(metric_objs), f"scoring {metric.name}")
+        for metric in metric_objs:
             try:
                 scored = next(each)
             except MetricError as exc:
@@ -405,7 +435,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                     columns["passed"].append(judged.passed)
                     columns["tied"].append(judged.tied)
         if progress:
-            progress(len(metric_objs), len(metric_objs), "done")
+            progress(tracker.items * len(metric_objs), tracker.items * len(metric_objs), "done")
     finally:
         each.close()  # stops a forked child whose scores are no longer wanted
         scorer.close()

@@ -29,8 +29,14 @@ class FakeReport:
 def test_published_numbers_per_study_with_verdicts(app_env, monkeypatch):
     monkeypatch.setattr(services, "reproduce_available", lambda: True)
     monkeypatch.setattr(api, "reproduce", lambda settings, **options: FakeReport(FRAME))
+    # Without shipped numbers (a build without data/results) the page waits for the server's own, on demand.
+    monkeypatch.setattr(services, "shipped_reproduction", lambda: None)
     at = open_page("published")
     assert not shown_errors(at)
+    assert not at.metric
+    at.button(key="pub-recompute").click().run()
+    assert not shown_errors(at)
+    assert any("Measured on this server's data" in c.value for c in at.caption)
     shown = {m.label: m.value for m in at.metric}
     assert shown == {"published numbers": "3", "within tolerance": "2", "outside": "1"}
     assert [s.value for s in at.subheader] == ["MUTT", "ΔBLEU"]
