@@ -42,7 +42,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from muttlab.engine.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
+from muttlab.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
 from muttlab.metrics.neural import BertScore, EmbeddingCosine  # noqa: E402
 from muttlab.settings import Settings  # noqa: E402
 

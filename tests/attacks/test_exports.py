@@ -17,7 +17,7 @@ import pytest
 
 from muttlab.cli import main
 from muttlab.engine.suites import write_trials
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 from muttlab.suites import read_suite
 from muttlab.suites.export import write_suite
 
