@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.runtime.app_session import AppSession, AppSessionState
@@ -177,26 +178,31 @@ def test_work_nobody_waits_for_is_cancelled():
 
 
 def test_a_grid_run_stops_scoring_when_its_session_goes(app_settings, monkeypatch):
+    """A grid of nine cells is queued; the visitor closes the tab while the first piece is scored: the pieces
+    not yet started are never scored."""
+    from muttlab.dashboard.services import grid
+    from muttlab.engine import runner
+
     scored = []
 
-    def chunk(settings, metrics, corruptions, refs, **kwargs):  # one cell that takes a while to score
-        scored.append((metrics, corruptions, refs))
+    def slow_piece(self, metric, jobs):  # one piece (at most a cell's side) that takes a while to score
+        scored.append(len(jobs[0][0]))
         time.sleep(0.5)
-        raise AssertionError("the visitor had left before this cell was done")
+        return [np.zeros(len(cands)) for cands, _ in jobs]
 
     polls = []
 
-    def gone() -> None:  # asked while the first cell is being scored: the visitor has closed the tab
+    def gone() -> None:  # asked while the first piece is being scored: the visitor has closed the tab
         polls.append(1)
         raise RuntimeError("session gone")
 
-    monkeypatch.setattr(api, "run_grid", chunk)
-    monkeypatch.setattr(services, "still_wanted", gone)
-    selection = services.Selection(("BLEU-1",), ("neg_subj", "neg_verb", "antonym"), (5, 10, 20))
+    monkeypatch.setattr(runner._Scorer, "_parallel", slow_piece)
+    monkeypatch.setattr(grid, "still_wanted", gone)
+    selection = services.Selection(("BLEU-1",), ("neg_subj", "neg_verb", "sem_opps"), (5, 10, 20))
     with pytest.raises(RuntimeError, match="session gone"):
         services.run_grid(app_settings, selection)
-    time.sleep(1.5)  # time for the queue to have run more cells, had they not been cancelled
-    assert polls and len(scored) == 1  # nine cells queued; only the one under way when the visitor left ran
+    time.sleep(1.5)  # time for the queue to have run more pieces, had they not been cancelled
+    assert polls and len(scored) == 1  # many pieces queued; only the one under way when the visitor left ran
 
 
 # --------------------------------------------------------------------------- sizes
@@ -240,14 +246,14 @@ def test_a_fresh_served_app_refuses_the_clear_cache_message(tmp_path, monkeypatc
     state.quick.set()
     monkeypatch.setattr(services, "warm_start", lambda settings: state)
 
-    def first_message(script, is_hello, args, options):
+    def first_message(script, app_target, args, options):
         # The server is up and no page has run: a browser's first message asks to clear the caches.
         session = object.__new__(AppSession)
         session._session_state = SessionState()
         session._state = AppSessionState.SHUTDOWN_REQUESTED
         session.handle_backmsg(BackMsg(clear_cache=True))
 
-    monkeypatch.setattr(bootstrap, "run", first_message)
+    monkeypatch.setattr(bootstrap, "run_asgi_app", first_message)
     monkeypatch.setattr(serve_module, "leave_soon", lambda: None)
     args = build_parser().parse_args(["serve", "--port", "8767", "--cache-dir", str(tmp_path)])
     assert args.handler(args) == 0

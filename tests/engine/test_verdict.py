@@ -202,7 +202,8 @@ def test_dashboard_queue(sentinel, exact):
 
 
 def test_api_sentence_verdicts(sentinel, exact):
-    corrupted = pd.DataFrame({"corruption": ["neg_subj", "passive", "neg_verb"], "label": ["a", "b", "c"]})
+    corrupted = pd.DataFrame({"corruption": ["neg_subj", "passive", "neg_verb"], "label": ["a", "b", "c"],
+                              "corrupted": ["no man rides a bike", "a bike is ridden", "a man does not ride a bike"]})
     scores = api.score(exact, ["BLEU-4"], ["a man rides a bike", "no man rides a bike", "a bike is ridden",
                                            "a man does not ride a bike"], [["a man is riding a bicycle"]] * 4)
     table = api.sentence_verdicts(scores, corrupted, exact)
@@ -230,7 +231,7 @@ def test_contrastive_suites(sentinel, exact):
 
 
 def test_reproduction_applies_the_papers_exact_rule_whatever_the_setting(sentinel, data_settings):
-    from muttlab.human.reproduce import _mutt_accuracy
+    from muttlab.human.reproduce import measure_mutt_accuracy
 
     rows = pd.DataFrame([
         {"study": "mutt_accuracy", "source": "Table 4", "metric": "CIDEr", "subset": "det_sub", "refs": 5,
@@ -240,7 +241,7 @@ def test_reproduction_applies_the_papers_exact_rule_whatever_the_setting(sentine
          "rule": "difference", "statistic": "accuracy_pct", "value": 50.0}])
     loose = data_settings.with_overrides(tie_tolerance=1e-3)
     registry = runner.registry_for(loose)
-    measured = _mutt_accuracy(loose, rows, registry, lambda *a: None)
+    measured = measure_mutt_accuracy(loose, rows, registry, lambda *a: None)
     suite = api.load_suite(data_settings, "mutt")
     for i, subset in enumerate(rows["subset"]):
         n = len(suite.of(subset))

@@ -115,7 +115,7 @@ def test_cli_convert_writes_pairs(ranking_file, tmp_path, capsys):
     pairs = pd.read_csv(out, sep="\t")
     assert sorted(pairs["candidate"]) == sorted([CANDS[("s1", "A")], CANDS[("s1", "B")]])
     assert set(pairs["reference"]) == {REF1}
-    assert "threshold,kept,tau" in capsys.readouterr().out
+    assert '"threshold","kept","tau"' in capsys.readouterr().out  # text cells are quoted (docs/security.md)
     assert main(["ranking", "convert", str(tmp_path / "nope.tsv")]) == 2
 
 
