@@ -16,6 +16,7 @@ from muttlab.access.roles import Action, allowed
 from muttlab.dashboard import auth, charts, services, shared, ui
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import model_dir
+from muttlab.metrics.reval.installed import short_id
 
 LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
@@ -86,7 +87,7 @@ def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float
     bar.progress(1.0, text="done")
     where = "reused a cached checkpoint" if trained.cached else "trained"
     what = f"an ensemble of {len(seeds)} runs (seeds {', '.join(map(str, seeds))})" if len(seeds) > 1 else "one run"
-    ident = reval.model_id(trained.path.read_bytes())
+    ident = short_id(reval.model_id(trained.path.read_bytes()))
     st.success(f"{LABELS.get(model, model)}: {where}, {what}: model {ident}. The metrics still use the installed "
                f"model; install this one below to change that.")
 
@@ -108,7 +109,7 @@ def _models_panel(settings, actor) -> None:
         trained = [r for r in records if not r.shipped]
         pick, act = st.columns([3, 1], vertical_alignment="bottom")
         choice = pick.selectbox("Trained model", [r.id for r in trained], key="learned-install-id",
-                                format_func=lambda i: next(f"{r.id} · {r.slot} · dev r "
+                                format_func=lambda i: next(f"{short_id(r.id)} · {r.slot} · dev r "
                                                            f"{r.info.get('dev_pearson', float('nan')):.4f}"
                                                            for r in trained if r.id == i),
                                 placeholder="none trained yet")
@@ -121,7 +122,7 @@ def _models_panel(settings, actor) -> None:
             except MuttlabError as exc:
                 st.error(f"Not installed: {ui.md_text(exc)}")
             else:
-                st.success(f"Installed {record.id} for {', '.join(models.SLOTS[record.slot][1])}.")
+                st.success(f"Installed {short_id(record.id)} for {', '.join(models.SLOTS[record.slot][1])}.")
         slot_col, undo = st.columns([3, 1], vertical_alignment="bottom")
         slot = slot_col.selectbox("Slot", list(models.SLOTS), key="learned-uninstall-slot")
         if undo.button("Use the shipped model", key="learned-uninstall", icon=":material/undo:"):

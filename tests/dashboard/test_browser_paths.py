@@ -72,9 +72,12 @@ def test_annotator_keeps_text_typed_during_a_conflict(served, browser):
     url, settings = served
     page = new_page(browser)
     page.goto(f"{url}/annotate?pair=1")
+    # `muttlab serve` signs in on its own page, which sets the session cookie and comes back to the pair.
+    page.goto(url + page.get_by_role("link", name="Sign in to edit").get_attribute("href"))
     page.get_by_label("Your name").fill("Ada")
     page.get_by_label("Annotator credential").fill(TOKEN)
     page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{url}/annotate*")
     corrupted = page.get_by_label("Corruption", exact=True)
     corrupted.wait_for()
     with open_store(settings) as store:  # Bob saves first, while Ada types

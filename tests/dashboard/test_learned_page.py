@@ -12,6 +12,8 @@ from muttlab.access.roles import Identity, Role
 from muttlab.access.sessions import Session
 from muttlab.dashboard.auth import SESSION_KEY
 from muttlab.engine.runner import model_dir
+from muttlab.learned import models
+from muttlab.settings import load_settings
 from muttlab.metrics.reval.metric import find_checkpoint
 from tests.dashboard.conftest import open_page, shown_errors
 
@@ -24,7 +26,9 @@ def as_maintainer(**state) -> dict:
 def _install_trained(at) -> str:
     """Install the model the training message names, with the page's maintainer control; returns its id."""
     ident = next(m.group(1) for s in at.success if (m := re.search(r"model ([0-9a-f]{12})", s.value)))
-    at.selectbox(key="learned-install-id").set_value(ident)
+    # The page shows 12 digits of an id; the value it installs is the whole SHA-256 (docs/security.md).
+    whole = next(r.id for r in models.list_models(load_settings()) if r.id.startswith(ident))
+    at.selectbox(key="learned-install-id").set_value(whole)
     at.button(key="learned-install").click().run()
     assert any(f"Installed {ident}" in s.value for s in at.success), [e.value for e in at.error]
     return ident
