@@ -22,6 +22,7 @@ import streamlit as st
 from muttlab.dashboard import charts, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
+from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.redact import scrub
 from muttlab.settings import Settings
@@ -112,8 +113,9 @@ def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
 
 
 def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
-    """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes)."""
-    st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
+    """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes); text cells are
+    neutralised for spreadsheets (:func:`muttlab.escaping.csv_frame`)."""
+    st.download_button(label, lambda: escaping.csv_frame(frame).encode("utf-8"), file_name=f"{_slug(name)}.csv",
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from muttlab.cli import main
 from muttlab.engine.suites import write_trials
-from muttlab.engine.trials import Suite, Trial
+from muttlab.trials import Suite, Trial
 from muttlab.suites import read_suite
 from muttlab.suites.export import write_suite
 
@@ -97,8 +97,8 @@ def test_csv_trial_table_keeps_full_precision(report, tmp_path):
     from_jsonl = pd.read_json(tmp_path / "trials.jsonl", lines=True, precise_float=True)
     score_columns = [c for c in from_jsonl.columns if pd.api.types.is_float_dtype(from_jsonl[c])]
     assert score_columns
-    for column in score_columns:  # the same floats, bit for bit
-        assert from_csv[column].tolist() == from_jsonl[column].tolist(), column
+    for column in score_columns:  # the same floats, bit for bit (a trial without a severity is NaN in both)
+        pd.testing.assert_series_equal(from_csv[column], from_jsonl[column], check_exact=True)
     text_cells = [v for c in from_csv.columns if from_csv[c].dtype == object for v in from_csv[c].dropna()]
     assert not [v for v in text_cells if v.startswith(("=", "+", "-", "@"))]
 
