@@ -42,6 +42,9 @@ def _slug(text: str) -> str:
 _MD_INLINE = re.compile(r"([\\`*_{}\[\]()!<>~|$:@])")
 # At the start of a line: headings, quotes, list items, rules, setext underlines, ordered lists.
 _MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=\.))", re.MULTILINE)
+# What GFM's autolinks begin with, as md_text has escaped it: a scheme's "://", "www.", an address's "@".
+_AUTOLINK = re.compile(r"\\:(?=//)|(?i:www)(?=\.)|\\@")
+WORD_JOINER = "\u2060"
 
 
 def md_text(text: object) -> str:
@@ -49,7 +52,10 @@ def md_text(text: object) -> str:
     it shows as the same characters, with no link, image, emphasis or HTML, and with no secret or server
     folder (:func:`muttlab.redact.scrub`: anyone may open a page)."""
     out = _MD_INLINE.sub(r"\\\1", scrub(text, services.settings()))
-    out = re.sub(r"(?i)(www)\.", r"\1\\.", out)  # GFM links "www.example.com" without a scheme
+    # GFM links URLs, "www." names and e-mail addresses found in the text once its escapes are read, so no
+    # escape stops it: an invisible word joiner inside each keeps it text.
+    out = _AUTOLINK.sub(lambda m: m.group() + WORD_JOINER if m.group().startswith("\\") else WORD_JOINER + m.group(),
+                        out)
     return _MD_LINE_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit()
                                                       else "\\" + m.group(2)), out)
 

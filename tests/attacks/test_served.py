@@ -13,6 +13,7 @@ import stat
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
@@ -50,10 +51,17 @@ class Served:
 
     def interact(self, body: dict) -> dict:
         """One agent-API request (``POST /_stcore/agent/interact``): open a page, set widgets, press a button."""
-        request = urllib.request.Request(self.url + "/_stcore/agent/interact", data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=300) as answer:
-            return json.loads(answer.read())
+        while True:
+            request = urllib.request.Request(self.url + "/_stcore/agent/interact", data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=300) as answer:
+                    return json.loads(answer.read())
+            except urllib.error.HTTPError as exc:
+                error = json.loads(exc.read() or b"{}")
+                if error.get("error", {}).get("code") != "wait_timed_out":
+                    raise AssertionError(f"the agent API answered {exc.code}: {error}") from None
+                body = {"session_id": error["session_id"]}  # the run goes on: wait for it, not start it again
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +139,9 @@ def test_a_report_download_link_cannot_read_a_server_file(served, page, tmp_path
             except OSError:  # no reader: nobody has opened it
                 pass
 
+    # What the server would show of the system files it can read (the first line of each; root reads both).
+    secrets = [text.splitlines()[0] for text in (_readable("/etc/passwd"), _readable("/etc/shadow")) if text]
+    assert secrets
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
@@ -143,13 +154,21 @@ def test_a_report_download_link_cannot_read_a_server_file(served, page, tmp_path
                 button.click()
             report = Path(download.value.path()).read_text(encoding="utf-8")
             assert report.startswith("<!DOCTYPE html>") and "MUTT Lab report" in report
-            for word in ("root:", "shadow", "passwd", fifo.name, "suite="):
+            shown = page_words(page)
+            for word in (*secrets, fifo.name, "suite="):
                 assert word not in report, word
-            assert "root:" not in page_words(page)
+            assert not [line for line in secrets if line in shown]
     finally:
         stop.set()
         watcher.join()
     assert stat.S_ISFIFO(fifo.stat().st_mode) and opened == []
+
+
+def _readable(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 # --------------------------------------------------------------------------- Markdown from a link
@@ -158,11 +177,17 @@ def test_a_drilldown_links_markdown_loads_nothing_from_outside(served, page):
     """Attack: a drill-down link whose corruption name is Markdown with an image and a link to an outside
     host (the image would be fetched by every visitor's browser, the link would look like the page's own)."""
     payload = f"x ![pixel](https://{OUTSIDE}/p.png) [click](https://{OUTSIDE}/go) <img src=https://{OUTSIDE}/i.png>"
+    fetched = []
+    page.route(f"**://{OUTSIDE}/**", lambda route: fetched.append(route.request.url) or route.abort())
     visit(page, served, "drilldown", {"metric": "BLEU-4", "corruption": payload, "refs": "5"},
           "no corruption type is called")
-    assert page.locator(f'img[src*="{OUTSIDE}"]').count() == 0
-    assert page.locator(f'a[href*="{OUTSIDE}"]').count() == 0
-    assert f"[click](https://{OUTSIDE}/go)" in page.inner_text("body")  # shown as the characters it is
+    # The page's own links carry the name in their query string; none may lead to, or load from, the outside host.
+    hosts = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
+                          " .concat([...document.querySelectorAll('img[src], image, source')].map(i => i.src || ''))")
+    assert hosts and not [h for h in hosts if urllib.parse.urlsplit(h).hostname == OUTSIDE]
+    assert fetched == []
+    shown = page.inner_text("body").replace("\u2060", "")  # the word joiner that keeps a URL text is invisible
+    assert f"[click](https://{OUTSIDE}/go)" in shown  # shown as the characters it is
 
 
 # --------------------------------------------------------------------------- a NUL byte in a path
