@@ -183,7 +183,7 @@ def _suite_name(value, where, argument):
 
 
 def _suite(value, where, argument):
-    from muttlab.engine.trials import Suite
+    from muttlab.trials import Suite
     return value if isinstance(value, Suite) else _suite_name(value, where, argument)
 
 
