@@ -176,6 +176,8 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
     Raises:
       MuttlabError: the sentence or a reference over the length limits (checked before any parsing).
     """
+    sentence, references, types, seed = validation.arguments("corrupt", sentence=sentence, references=references,
+                                                             types=types, seed=seed)
     limits = active_limits()
     limits.check_text(sentence, "the sentence")
     for i, reference in enumerate(references):
@@ -184,8 +186,6 @@ def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed
 
     from muttlab.engine.suites import generated_trials
 
-    sentence, references, types, seed = validation.arguments("corrupt", sentence=sentence, references=references,
-                                                             types=types, seed=seed)
 
     rows = []
     if types:

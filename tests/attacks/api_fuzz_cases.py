@@ -68,7 +68,7 @@ class Fixtures:
 
     def __init__(self, root: Path):
         from muttlab import api
-        from muttlab.engine.sources import load_sample
+        from muttlab.sources import load_sample
 
         root.mkdir(parents=True, exist_ok=True)
         self.settings = api.load_settings(environ={"MUTTLAB_CACHE_DIR": str(root / "cache"), "MUTTLAB_WORKERS": "1"})
