@@ -22,6 +22,7 @@ import streamlit as st
 from muttlab.dashboard import charts, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
+from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.redact import scrub
 from muttlab.settings import Settings
@@ -41,6 +42,9 @@ def _slug(text: str) -> str:
 _MD_INLINE = re.compile(r"([\\`*_{}\[\]()!<>~|$:@])")
 # At the start of a line: headings, quotes, list items, rules, setext underlines, ordered lists.
 _MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+(?=\.))", re.MULTILINE)
+# What GFM's autolinks begin with, as md_text has escaped it: a scheme's "://", "www.", an address's "@".
+_AUTOLINK = re.compile(r"\\:(?=//)|(?i:www)(?=\.)|\\@")
+WORD_JOINER = "\u2060"
 
 
 def md_text(text: object) -> str:
@@ -48,7 +52,10 @@ def md_text(text: object) -> str:
     it shows as the same characters, with no link, image, emphasis or HTML, and with no secret or server
     folder (:func:`muttlab.redact.scrub`: anyone may open a page)."""
     out = _MD_INLINE.sub(r"\\\1", scrub(text, services.settings()))
-    out = re.sub(r"(?i)(www)\.", r"\1\\.", out)  # GFM links "www.example.com" without a scheme
+    # GFM links URLs, "www." names and e-mail addresses found in the text once its escapes are read, so no
+    # escape stops it: an invisible word joiner inside each keeps it text.
+    out = _AUTOLINK.sub(lambda m: m.group() + WORD_JOINER if m.group().startswith("\\") else WORD_JOINER + m.group(),
+                        out)
     return _MD_LINE_START.sub(lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2)[0].isdigit()
                                                       else "\\" + m.group(2)), out)
 
@@ -112,8 +119,9 @@ def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
 
 
 def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
-    """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes)."""
-    st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
+    """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes); text cells are
+    neutralised for spreadsheets (:func:`muttlab.escaping.csv_frame`)."""
+    st.download_button(label, lambda: escaping.csv_frame(frame).encode("utf-8"), file_name=f"{_slug(name)}.csv",
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 

@@ -56,8 +56,9 @@ LEAVES = {"errors", "settings", "resources"}
 
 # What a front-end (the CLI, the dashboard) may import besides the API and itself: the exception tree, the
 # settings every command and page starts from, the scrubbing of secrets and server paths from messages, the
-# checks of a value's kind (the seed's range), the escaping of text for each output format, and the folders of the package behind the API (below) that a
-# command or a page still reaches directly. Shrink it, never grow it: move the call into muttlab.api.
+# checks of a value's kind (the seed's range), the escaping of text for each output format and for the files
+# people download, and the folders of the package behind the API (below) that a command or a page still
+# reaches directly. Shrink it, never grow it: move the call into muttlab.api.
 FRONT_END_MAY_IMPORT = {"api", "errors", "settings", "redact", "checks", "escaping"}
 FRONT_END_REACHES_PAST_THE_API = {
     ("cli", "access"), ("cli", "conformance"), ("cli", "corruptions"), ("cli", "engine"), ("cli", "human"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from muttlab import escaping
 from muttlab.corruptions import catalog
 from muttlab.dashboard import auth, services, ui
 from muttlab.dashboard.diff import diff_block
@@ -373,7 +374,7 @@ def page() -> None:
     st.markdown(f"**{total:,}** matching pairs")
     st.dataframe(frame, hide_index=True)
     st.download_button("Download matching pairs (CSV)",
-                       lambda: pd.DataFrame([r.to_json() for r in store.iter_all(**filters)]).to_csv(index=False),
+                       lambda: escaping.csv_frame(pd.DataFrame([r.to_json() for r in store.iter_all(**filters)])),
                        file_name="pairs.csv", mime="text/csv", key="pairs-csv", icon=":material/download:",
                        on_click="ignore")
 

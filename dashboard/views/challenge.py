@@ -127,7 +127,8 @@ def page() -> None:
                    "categories present (major accuracy errors 5, minor 1, punctuation 0.1).")
         ui.table(results.aces(), f"{name}-aces", key="ch-aces")
     with st.expander("Signatures"):
-        st.dataframe({"metric": list(results.signatures), "signature": list(results.signatures.values())},
+        st.dataframe({"metric": list(results.signatures),
+                      "signature": [results.signature(m) for m in results.signatures]},
                      hide_index=True, key="ch-signatures")
     ui.copy_link()
 

@@ -200,7 +200,7 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
                 ui.csv_download("Download every trial's scores (CSV)", results.table, "mutt-scores", "scores-csv")
             with tab_sig:
                 sigs = pd.DataFrame({"metric": list(results.signatures),
-                                     "signature": list(results.signatures.values())})
+                                     "signature": [results.signature(m) for m in results.signatures]})
                 ui.table(sigs, "mutt-signatures", key="signatures")
 
 

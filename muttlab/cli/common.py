@@ -2,11 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import math
-import numbers
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,9 +138,9 @@ def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, i
            decimals: int = 1) -> str:
     """A frame as text in one of FORMATS, floats with ``decimals`` places (1 for accuracies, more for
     correlations; CSV and JSON keep full precision). ``records`` overrides what the JSON form holds. Text
-    cells are escaped for the format (:func:`escaped`, :func:`csv_frame`)."""
+    cells are escaped for the format (:func:`escaped`, :func:`muttlab.escaping.csv_frame`)."""
     if fmt == "csv":
-        return csv_frame(frame, index=index)
+        return escaping.csv_frame(frame, index=index)
     if fmt == "json":
         data = records if records is not None else json.loads(frame.to_json(orient="records", double_precision=15))
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -176,48 +172,6 @@ def escaped(frame: "pd.DataFrame", fmt: str) -> "pd.DataFrame":
         if not pd.api.types.is_numeric_dtype(column):
             out.isetitem(i, column.map(cell))
     return out
-
-
-def csv_frame(frame: "pd.DataFrame", index: bool = False) -> str:
-    """A frame as CSV for people (:func:`csv_text`)."""
-    if index:
-        frame = frame.reset_index()
-    return _csv(list(frame.columns), [frame.iloc[:, i].tolist() for i in range(frame.shape[1])])
-
-
-def csv_text(columns: dict[str, list]) -> str:
-    """Columns of plain Python values as CSV for people to open in a spreadsheet, by OWASP's CSV injection
-    guidance: every text cell is quoted (a quote doubled) and one that would begin a formula starts with a
-    single quote (:func:`muttlab.escaping.spreadsheet`); numbers are not quoted and keep full precision (a
-    float as its shortest repr), NaN and None are an empty cell."""
-    return _csv(list(columns), list(columns.values()))
-
-
-def _csv(header: list, columns: list[list]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow([_csv_cell(v) for v in header])
-    writer.writerows(zip(*([_csv_cell(v) for v in values] for values in columns)))
-    return buffer.getvalue()
-
-
-class _Blank(float):
-    """A missing number: a number to the CSV writer (so not quoted), written as an empty cell."""
-
-    def __str__(self) -> str:
-        return ""
-
-
-_BLANK = _Blank("nan")
-
-
-def _csv_cell(value):
-    if isinstance(value, numbers.Real):
-        return _BLANK if math.isnan(value) else value
-    pd = sys.modules.get("pandas")  # its missing values exist only once it is imported; run's CSV never needs it
-    if value is None or (pd is not None and (value is pd.NA or value is pd.NaT)):
-        return _BLANK
-    return escaping.spreadsheet(value if isinstance(value, str) else str(value))
 
 
 class _NoBar:

@@ -19,8 +19,9 @@ from muttlab import api, stats
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
-from muttlab.cli.common import csv_frame, escaped, real, whole
+from muttlab.cli.common import escaped, real, whole
 from muttlab.checks import MAX_SEED
+from muttlab.escaping import csv_frame
 from muttlab.human import dbleu, flickr, sick
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muttlab.cli import summary
-from muttlab.cli.common import (add_output_options, add_tie_rule_option, csv_frame, csv_text, emit, parse_int_list,
-                                progress_bar, render, settings_from_args, split_names)
+from muttlab.cli.common import (add_output_options, add_tie_rule_option, emit, parse_int_list, progress_bar, render,
+                                settings_from_args, split_names)
+from muttlab.escaping import csv_frame, csv_text
 from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 
 if TYPE_CHECKING:  # the engine is imported when the command runs, not to build its parser

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from muttlab.cli.common import csv_frame, emit, render
+from muttlab.cli.common import emit, render
+from muttlab.escaping import csv_frame
 from muttlab.trials import Suite
 from muttlab.settings import Settings
 

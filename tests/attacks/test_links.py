@@ -223,9 +223,9 @@ def test_an_oversized_playground_candidate_is_refused_before_parsing(app_env, mo
 def test_api_corrupt_refuses_an_oversized_sentence_naming_the_limit():
     started = time.perf_counter()
     with pytest.raises(MuttlabError, match=r"over the limit of 2,000 .*MUTTLAB_MAX_CHARS"):
-        api.corrupt("word " * 200_000, ["A man rides a bike."], ["dup_pp"], seed=13)
+        api.corrupt("word " * 200_000, ["A man rides a bike."], ["double_PP"], seed=13)
     with pytest.raises(MuttlabError, match=r"reference 1 has 1,000,000 characters"):
-        api.corrupt("A man rides a bike.", ["word " * 200_000], ["dup_pp"], seed=13)
+        api.corrupt("A man rides a bike.", ["word " * 200_000], ["double_PP"], seed=13)
     print(f"refused in {time.perf_counter() - started:.4f} s")
 
 

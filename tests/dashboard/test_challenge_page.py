@@ -55,6 +55,11 @@ def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challe
     # User text stays text: the marked-up phenomenon is a table cell, never Markdown or HTML.
     assert MARKUP in set(summary["phenomenon"])
     assert not any("<b>" in m.value for m in at.markdown)
+    # Each metric's results signature: the metric's own, then the tie rule and tolerance it was judged by.
+    signatures = next(t for t in tables if "signature" in t.columns)
+    assert signatures["signature"].tolist() == [expected.signature(m) for m in METRICS]
+    for metric, shown in zip(METRICS, signatures["signature"]):
+        assert shown.startswith(expected.signatures[metric] + "|") and "|tie:" in shown
 
 
 def test_the_view_is_a_link(challenge_dir):

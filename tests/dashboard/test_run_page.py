@@ -53,7 +53,8 @@ def test_grid_shows_the_engines_accuracy(app_env, app_settings):
     at = _run(open_page("run"), metrics=metrics, refs=refs)
     assert not shown_errors(at)
     suite = load_mutt_experiments(app_settings).select(CORRUPTIONS)
-    expected = runner.run(suite, metrics, list(refs), app_settings).accuracy()
+    engine = runner.run(suite, metrics, list(refs), app_settings)
+    expected = engine.accuracy()
     shown = {m.label: m.value for m in at.metric}
     # data/README.md: neg_subj has 336 trials and det_sub 65.
     assert shown["trials"] == "401"
@@ -71,6 +72,11 @@ def test_grid_shows_the_engines_accuracy(app_env, app_settings):
         assert merged[column].tolist() == pytest.approx(merged[f"{column}_engine"].tolist())
     labels = [b.label for b in at.get("download_button")]
     assert "Download CSV" in labels and "Download chart (HTML)" in labels
+    # Each metric's results signature: the metric's own, then the tie rule and tolerance it was judged by.
+    signatures = next(d.value for d in at.dataframe if list(d.value.columns) == ["metric", "signature"])
+    assert signatures["signature"].tolist() == [engine.signature(m) for m in metrics]
+    for metric, shown_signature in zip(metrics, signatures["signature"]):
+        assert shown_signature.startswith(engine.signatures[metric] + "|") and "|tie:" in shown_signature
 
 
 def test_rerun_is_served_from_memory(app_env, monkeypatch):
