@@ -13,6 +13,7 @@ from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.state import SessionState
 
 import muttlab
+from muttlab.dashboard import signin
 from muttlab import api
 from muttlab.cli import build_parser, main
 from muttlab.cli import serve as serve_module
@@ -255,6 +256,8 @@ def test_a_fresh_served_app_refuses_the_clear_cache_message(tmp_path, monkeypatc
 
     monkeypatch.setattr(bootstrap, "run_asgi_app", first_message)
     monkeypatch.setattr(serve_module, "leave_soon", lambda: None)
+    # serve() mounts the sign-in routes for its process; later tests in this process run pages without them.
+    monkeypatch.setattr(signin, "_MOUNTED", signin._MOUNTED)
     args = build_parser().parse_args(["serve", "--port", "8767", "--cache-dir", str(tmp_path)])
     assert args.handler(args) == 0
     assert cleared == []

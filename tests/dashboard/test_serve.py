@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from muttlab.dashboard import signin
 from muttlab.cli import build_parser
 from muttlab.cli import serve as serve_module
 from muttlab.cli.serve import command, environment, flag_options
@@ -98,6 +99,8 @@ def test_serve_starts_the_warm_up_before_the_server(tmp_path, monkeypatch):
 
     monkeypatch.setattr(bootstrap, "run_asgi_app", fake_run)
     monkeypatch.setattr(serve_module, "leave_soon", lambda: None)  # it would end the test run
+    # serve() mounts the sign-in routes for its process; later tests in this process run pages without them.
+    monkeypatch.setattr(signin, "_MOUNTED", signin._MOUNTED)
     args = build_parser().parse_args(["serve", "--port", "8766", "--cache-dir", str(tmp_path), "--read-only"])
     assert args.handler(args) == 0
     assert seen["script"] == str(dashboard_dir() / "app.py")
