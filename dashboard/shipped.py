@@ -118,17 +118,26 @@ def parse(document: dict, where: str = RELATIVE_PATH) -> ShippedGrid:
                        tolerance=float(document.get("tolerance", 0.15)), skipped=dict(document.get("skipped") or {}))
 
 
-def load(path: Path | None = None) -> ShippedGrid | None:
-    """The shipped grid, or None when the package has none (a build without ``data/results``)."""
-    path = path or grid_path()
+def read_document(path: Path, regenerate: str) -> dict | None:
+    """A shipped results file's JSON, or None when the package has none (a build without ``data/results``).
+
+    Raises:
+      DataError: the file is not JSON; the message says how to ``regenerate`` it.
+    """
     if not path.is_file():
         return None
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DataError(path, f"malformed JSON: {exc.msg}", line=exc.lineno,
-                        fix=f"regenerate it: {REGENERATE}") from None
-    return parse(document, str(path))
+                        fix=f"regenerate it: {regenerate}") from None
+
+
+def load(path: Path | None = None) -> ShippedGrid | None:
+    """The shipped grid, or None when the package has none."""
+    path = path or grid_path()
+    document = read_document(path, REGENERATE)
+    return None if document is None else parse(document, str(path))
 
 
 def select(grid: ShippedGrid, metrics: Sequence[str] | None = None, corruptions: Sequence[str] | None = None,

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from muttlab.dashboard.shipped import sha256_file
+from muttlab.dashboard.shipped import read_document, sha256_file
 from muttlab.errors import DataError
 from muttlab.human import reproduce
 from muttlab.metrics.registry import Registry
@@ -126,14 +126,8 @@ def parse(document: dict, where: str = RELATIVE_PATH) -> ShippedReproduction:
 def load(path: Path | None = None) -> ShippedReproduction | None:
     """The shipped reproduction, or None when the package has none."""
     path = path or published_path()
-    if not path.is_file():
-        return None
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"malformed JSON: {exc.msg}", line=exc.lineno,
-                        fix=f"regenerate it: {REGENERATE}") from None
-    return parse(document, str(path))
+    document = read_document(path, REGENERATE)
+    return None if document is None else parse(document, str(path))
 
 
 def stamp_digest(stamp: Stamp) -> str:
