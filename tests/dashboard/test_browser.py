@@ -5,6 +5,8 @@ test-artifacts/. It fails if any page shows a Python exception (Streamlit's ``st
 """
 from __future__ import annotations
 
+import csv
+import io
 import os
 from contextlib import contextmanager
 import shutil
@@ -113,8 +115,9 @@ def test_small_grid_and_drilldown_in_chromium(server, browser):
     # The table under the grid downloads as CSV (written when clicked).
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").first.click()
-    csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
-    assert csv[0].split(",")[0] == "metric" and {row.split(",")[0] for row in csv[1:]} == {"BLEU-4", "ROUGE-L"}
+    # Text cells are quoted (formula neutralisation, docs/security.md): read it as a CSV reader would.
+    rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    assert rows[0][0] == "metric" and {row[0] for row in rows[1:]} == {"BLEU-4", "ROUGE-L"}
 
     page.get_by_role("button", name="Open trials").click()
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
