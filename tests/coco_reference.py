@@ -30,3 +30,22 @@ def coco_scores(candidates: list[str], references: list[list[str]]) -> dict[str,
     scores["ROUGE-L"] = np.array(rouge)
     scores["CIDEr-D"] = np.array(cider)
     return scores
+
+
+def coco_meteor_scores(candidates: list[str], references: list[list[str]]) -> np.ndarray:
+    """pycocoevalcap's METEOR 1.5 per candidate, fed the PTB tokenisation our metric uses (same jar, same text:
+    each segment against all its references in one SCORE line); its JVM is stopped afterwards."""
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    from muttlab.metrics.tokenize import ptb_tokenize
+
+    gts = {i: [ptb_tokenize(r) for r in refs] for i, refs in enumerate(references)}
+    res = {i: [ptb_tokenize(c)] for i, c in enumerate(candidates)}
+    coco = Meteor()
+    try:
+        _, theirs = coco.compute_score(gts, res)
+    finally:
+        with coco.lock:
+            coco.meteor_p.kill()
+            coco.meteor_p.wait()
+    return np.asarray(theirs, dtype=np.float64)

@@ -14,6 +14,7 @@ import muttlab.metrics.meteor as meteor_module
 from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.meteor import ENGLISH_WEIGHTS, Meteor, jar_path
 from muttlab.metrics.tokenize import ptb_tokenize
+from tests.coco_reference import coco_meteor_scores
 
 pytestmark = [pytest.mark.java, pytest.mark.skipif(shutil.which("java") is None, reason="needs Java")]
 
@@ -44,22 +45,10 @@ def ours(meteor, batch):
 
 
 def test_equals_pycocoevalcap_wrapper(ours, batch):
-    from pycocoevalcap.meteor.meteor import Meteor as CocoMeteor
-
     cands, refs = batch
-    # Same jar, same text: pycocoevalcap's wrapper is fed the PTB tokenisation our metric uses, and scores
-    # each segment against all its references in one SCORE line.
-    gts = {i: [ptb_tokenize(r) for r in rs] for i, rs in enumerate(refs)}
-    res = {i: [ptb_tokenize(c)] for i, c in enumerate(cands)}
-    coco = CocoMeteor()
-    try:
-        _, theirs = coco.compute_score(gts, res)
-    finally:
-        with coco.lock:
-            coco.meteor_p.kill()
-            coco.meteor_p.wait()
+    theirs = coco_meteor_scores(cands, refs)
     assert len(ours) == len(cands) > 800 and {len(r) for r in refs} == {5, 10, 20}
-    assert np.array_equal(ours, np.asarray(theirs, dtype=np.float64))
+    assert np.array_equal(ours, theirs)
 
 
 def test_restarts_after_the_process_dies(meteor, ours, batch):
