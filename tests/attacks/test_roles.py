@@ -26,18 +26,11 @@ from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import GuardedStore, guarded
 from muttlab.pairs.store import open_store
 from muttlab.settings import Settings
+from tests.access.test_access import Clock, settings  # noqa: F401 (a fixture)
 from tests.dashboard.conftest import app_env, browser, open_page  # noqa: F401 (fixtures)
 
 PASSWORD = "correct horse battery"
 WRONG = "wrong horse battery!"
-
-
-class Clock:
-    def __init__(self, now: float = 1_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class CountingHasher:
@@ -63,11 +56,6 @@ class CountingHasher:
         with self._lock:
             self.hashed += 1
         return self.inner.hash(password)
-
-
-@pytest.fixture
-def settings(tmp_path) -> Settings:
-    return Settings(cache_dir=tmp_path / "cache", users_file=tmp_path / "secret" / "users.json", session_ttl=3600)
 
 
 @pytest.fixture
