@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import stat
 import subprocess
@@ -24,7 +23,7 @@ import pytest
 import muttlab
 from muttlab.cli import serve
 from tests.dashboard.conftest import SETTINGS_VARIABLES, browser  # noqa: F401 (fixture)
-from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium
+from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
 
 pytestmark = pytest.mark.browser
 
@@ -85,12 +84,7 @@ def served(tmp_path_factory, data_dir):
         _wait_healthy(url, proc, log)
         yield Served(url, folders, cache, log)
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")

@@ -88,12 +88,17 @@ def serving(env: dict, log: Path):
         _wait_healthy(url, proc, log)
         yield url
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server's own process group, started above
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_server(proc)
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """Stop a server started in its own process group (``start_new_session``), by force after 20 s."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def test_small_grid_and_drilldown_in_chromium(server, browser):
