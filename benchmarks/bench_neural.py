@@ -43,7 +43,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from muttlab.sources import MUTT_REF_COUNTS, load_mutt_experiments  # noqa: E402
-from muttlab.metrics.neural import BertScore, EmbeddingCosine  # noqa: E402
+from muttlab.metrics.neural import BertScore, EmbeddingCosine, encodes_empty_text  # noqa: E402
 from muttlab.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,6 +84,7 @@ class Library:
             from bert_score import BERTScorer
             self.model = BERTScorer(model_type=folder, num_layers=metric.layers(), idf=False,
                                     rescale_with_baseline=False, device="cpu")
+            encodes_empty_text(self.model._tokenizer)  # as a user of bert-score with transformers 5 must
         else:
             from sentence_transformers import SentenceTransformer
             self.model = SentenceTransformer(folder, device="cpu")

@@ -199,6 +199,18 @@ class _ModelMetric(Metric):
             return self._loaded
 
 
+def encodes_empty_text(tokenizer) -> None:
+    """Let bert-score encode an empty sentence with a transformers 5 tokenizer (also for the library run beside
+    ours in ``benchmarks/bench_neural.py``).
+
+    bert-score encodes "" with ``build_inputs_with_special_tokens``, which those tokenizers no longer have; the
+    encoding it wants is the special tokens alone, what encoding "" gives.
+    """
+    if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
+        specials = tokenizer("", add_special_tokens=True)["input_ids"]
+        tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
+
+
 class BertScore(_ModelMetric):
     """BERTScore F1 (``bert-score``), no idf, no baseline rescaling, best over references.
 
@@ -235,12 +247,7 @@ class BertScore(_ModelMetric):
         from bert_score import BERTScorer
         scorer = BERTScorer(model_type=str(self.folder()), num_layers=self.layers(), idf=False,
                             rescale_with_baseline=False, batch_size=self.batch_size, device=_device(self.device))
-        tokenizer = scorer._tokenizer
-        if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
-            # bert-score encodes an empty sentence with this method, which transformers 5 tokenizers no longer
-            # have; the encoding it wants is the special tokens alone, what encoding "" gives.
-            specials = tokenizer("", add_special_tokens=True)["input_ids"]
-            tokenizer.build_inputs_with_special_tokens = lambda ids: specials[:1] + list(ids) + specials[1:]
+        encodes_empty_text(scorer._tokenizer)
         return scorer
 
     def _tokenize(self, sentences: list[str]) -> list[list[int]]:
