@@ -37,6 +37,8 @@ _LOCK = threading.Lock()
 # Sentences whose embeddings a metric keeps (BERTScore's token embeddings: ~50 KB each); the distinct
 # sentences of the whole MUTT experiment set fit.
 EMBEDDING_MEMO = 30_000
+# Candidate-reference pairs whose BERTScore F1 is kept (the whole MUTT grid, at 5, 10 and 20 references, has 51,505).
+MATCH_MEMO = 200_000
 # Batches encoded side by side, each with one torch thread (see _ModelMetric._remember). One: on the shared 2-core
 # machine two lost to one whenever it was busy, as a thread that waits for the interpreter lock waits for the OS to
 # schedule it again after every layer's operation: the whole MUTT grid, cold, at load 4-10, took 51.4 and 56.8 s
@@ -227,6 +229,7 @@ class BertScore(_ModelMetric):
     def __init__(self, model=None, num_layers: int | None = None, **kwargs):
         super().__init__(model, **kwargs)
         self.num_layers = num_layers
+        self._matched: dict[tuple[str, str], float] = {}  # (candidate, reference) -> F1
 
     def layers(self) -> int:
         if self.num_layers is not None:
@@ -280,27 +283,37 @@ class BertScore(_ModelMetric):
         return self._embeddings[sentence]
 
     def f1(self, candidate: str, reference: str) -> float:
-        """BERTScore F1 by greedy matching (Zhang et al. 2020, §3), in float64, as bert-score's
-        ``greedy_cos_idf`` computes it: precision and recall weighted by the tokens' weights, F1 0 when
-        undefined."""
-        (hyp, hyp_w), (ref, ref_w) = self.embedding(candidate), self.embedding(reference)
-        sim = hyp @ ref.T
+        """BERTScore F1 of one candidate-reference pair (see :meth:`f1_against`)."""
+        return float(self.f1_against(candidate, [reference])[0])
+
+    def f1_against(self, candidate: str, references: list[str]) -> np.ndarray:
+        """BERTScore F1 of a candidate against each reference, by greedy matching (Zhang et al. 2020, §3), in
+        float64, as bert-score's ``greedy_cos_idf`` computes it for each pair alone: precision and recall weighted
+        by the tokens' weights, F1 0 when undefined. One similarity matrix against all the references' tokens."""
+        hyp, hyp_w = self.embedding(candidate)
+        refs = [self.embedding(r) for r in references]
+        starts = np.cumsum([0] + [len(w) for _, w in refs[:-1]])
+        ref_vectors, ref_w = np.vstack([v for v, _ in refs]), np.concatenate([w for _, w in refs])
+        sim = hyp @ ref_vectors.T
         with np.errstate(invalid="ignore", divide="ignore"):
-            precision = (sim.max(axis=1) * hyp_w).sum() / hyp_w.sum()
-            recall = (sim.max(axis=0) * ref_w).sum() / ref_w.sum()
+            precision = (np.maximum.reduceat(sim, starts, axis=1) * hyp_w[:, None]).sum(axis=0) / hyp_w.sum()
+            recall = np.add.reduceat(sim.max(axis=0) * ref_w, starts) / np.add.reduceat(ref_w, starts)
             f1 = 2 * precision * recall / (precision + recall)
-        return float(f1) if np.isfinite(f1) else 0.0
+        return np.where(np.isfinite(f1), f1, 0.0)
 
     def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
         self._remember(candidates + [r for refs in references for r in refs])
-        # Each (candidate, reference) pair is matched once: the 5, 10 and 20 references of a trial share their
-        # first ones, so half the pairs of the MUTT grid come again.
-        f1: dict[tuple[str, str], float] = {}
+        # Each (candidate, reference) pair is matched once per metric: the 5, 10 and 20 references of a trial
+        # share their first ones, and an original is scored again with every corruption set.
+        memo = self._matched
         for candidate, refs in zip(candidates, references):
-            for reference in refs:
-                if (candidate, reference) not in f1:
-                    f1[candidate, reference] = self.f1(candidate, reference)
-        return np.array([max(f1[c, r] for r in refs) for c, refs in zip(candidates, references)])
+            todo = [r for r in dict.fromkeys(refs) if (candidate, r) not in memo]
+            if todo:
+                memo.update(zip(((candidate, r) for r in todo), self.f1_against(candidate, todo).tolist()))
+        scores = np.array([max(memo[c, r] for r in refs) for c, refs in zip(candidates, references)])
+        while len(memo) > MATCH_MEMO:
+            memo.pop(next(iter(memo)))
+        return scores
 
 
 class EmbeddingCosine(_ModelMetric):
