@@ -26,7 +26,7 @@ import re
 import secrets
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
@@ -41,6 +41,7 @@ ADDRESS_SHARE = KEPT // 4
 PREFIX = "mine:"
 EXAMPLE_SENTENCES = 6
 EXAMPLE_REFERENCES = 5
+PROBLEMS_KEPT = 20  # malformed rows kept with a suite to show; the rest are counted
 _NAME = re.compile(r"mine:[0-9a-f]{32}")
 
 _LOCK = threading.Lock()
@@ -55,35 +56,32 @@ class Visitor:
     address: str
 
 
-@dataclass(frozen=True)
-class _Entry:
-    visitor: Visitor
-    suite: Suite
-
-
-_SUITES: OrderedDict[str, _Entry] = OrderedDict()
-
-
 class SuiteLimit(MuttlabError):
     """A visitor's sentences are over one of the caps of a suite built on the dashboard."""
 
 
 @dataclass(frozen=True)
-class Built:
-    """A suite built from a visitor's sentences and kept in the server's memory.
+class Report:
+    """What building a suite found: the number of sentences read; ``coverage``, per chosen type, how many
+    sentences it applied to and when it does not apply; ``skipped``, each (sentence, type) that did not apply and
+    why; ``problems``, the first rows of the input left out (by line) and ``problem_count``, all of them."""
 
-    ``coverage``: per chosen type, how many sentences it applied to and what it looks for; ``skipped``: each
-    (sentence, type) it did not apply to; ``problems``: rows of the input left out, by line; ``dropped``: this
-    visitor's own suites that made room for it.
-    """
-
-    name: str
-    suite: Suite
     sentences: int
     coverage: pd.DataFrame
     skipped: pd.DataFrame
-    problems: list[RowProblem] = field(default_factory=list)
-    dropped: tuple[str, ...] = ()
+    problems: tuple[RowProblem, ...] = ()
+    problem_count: int = 0
+
+
+@dataclass(frozen=True)
+class _Entry:
+    visitor: Visitor
+    suite: Suite
+    report: Report | None
+
+
+# The store: oldest first. Pages keep only a suite's name in their session, so what a visitor holds is here.
+_SUITES: OrderedDict[str, _Entry] = OrderedDict()
 
 
 def current_visitor() -> Visitor:
@@ -94,27 +92,26 @@ def current_visitor() -> Visitor:
     return Visitor(session_id(), client_address())
 
 
-def add(visitor: Visitor, suite: Suite, max_suites: int) -> tuple[str, Suite, tuple[str, ...]]:
-    """Keep ``suite`` for ``visitor`` under a new name ``mine:<id>`` (which the kept suite carries, so its
-    results and downloads say which suite they are).
+def add(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None = None) -> tuple[str, tuple[str, ...]]:
+    """Keep ``suite`` (and what building it found) for ``visitor`` under a new name ``mine:<id>``, which the kept
+    suite carries, so its results and downloads say which suite they are.
 
     Returns:
-      (name, the kept suite, the names of this visitor's own suites dropped to stay within ``max_suites``
-      per session and :data:`ADDRESS_SHARE` per client).
+      (name, the names of this session's own suites dropped to stay within ``max_suites`` per session; the
+      suites another session of the same client loses to :data:`ADDRESS_SHARE` are not named to this one).
     """
     suite_id = secrets.token_hex(16)
     name = PREFIX + suite_id
     kept = Suite(name, suite.trials, suite.is_sample)
     with _LOCK:
         own = _drop_oldest(lambda e: e.visitor.session == visitor.session, max(0, max_suites - 1))
-        # Another session of the same client is someone else behind the same address: their names stay unsaid.
         _drop_oldest(lambda e: e.visitor.address == visitor.address, ADDRESS_SHARE - 1)
         while len(_SUITES) >= KEPT:
             held = Counter(e.visitor.address for e in _SUITES.values())
             most = max(held.values())
             del _SUITES[next(i for i, e in _SUITES.items() if held[e.visitor.address] == most)]
-        _SUITES[suite_id] = _Entry(visitor, kept)
-    return name, kept, tuple(PREFIX + i for i in own)
+        _SUITES[suite_id] = _Entry(visitor, kept, report)
+    return name, tuple(PREFIX + i for i in own)
 
 
 def _drop_oldest(belongs, keep: int) -> list[str]:
@@ -126,19 +123,32 @@ def _drop_oldest(belongs, keep: int) -> list[str]:
     return dropped
 
 
-def lookup(name: str) -> Suite | None:
-    """The suite called ``mine:<id>``, or None when the server does not (or no longer) hold it."""
+def _entry(name: str) -> _Entry | None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         return None
     with _LOCK:
-        entry = _SUITES.get(name[len(PREFIX):])
+        return _SUITES.get(name[len(PREFIX):])
+
+
+def lookup(name: str) -> Suite | None:
+    """The suite called ``mine:<id>``, or None when the server does not (or no longer) hold it."""
+    entry = _entry(name)
     return None if entry is None else entry.suite
 
 
+def report(name: str) -> Report | None:
+    """What building the suite ``mine:<id>`` found, or None when the server does not (or no longer) hold it."""
+    entry = _entry(name)
+    return None if entry is None else entry.report
+
+
 def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: str,
-          types: Sequence[str]) -> Built:
+          types: Sequence[str]) -> tuple[str, tuple[str, ...]]:
     """A visitor's sentences (the bytes of an upload or of pasted text, in ``kind``: jsonl, csv or tsv) corrupted
-    by each chosen generator type that applies, kept under a new ``mine:<id>`` name.
+    by each chosen generator type that applies, kept with its :class:`Report` under a new ``mine:<id>`` name.
+
+    Returns:
+      as :func:`add`: the name and this session's suites that made room for it.
 
     Raises:
       SuiteLimit: the input is over a cap (the message names it and how to fit).
@@ -180,8 +190,9 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
         raise MuttlabError("none of the chosen corruption types applies to any of your "
                            f"{len(sentences.items)} sentences: "
                            + "; ".join(f"{labels[t]}: {when_not[t]}" for t in types))
-    name, kept, dropped = add(visitor, suite, limits.max_suites)
-    return Built(name, kept, len(sentences.items), coverage, skipped, sentences.problems, dropped)
+    found = Report(len(sentences.items), coverage, skipped, tuple(sentences.problems[:PROBLEMS_KEPT]),
+                   len(sentences.problems))
+    return add(visitor, suite, limits.max_suites, found)
 
 
 def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: Limits) -> None:

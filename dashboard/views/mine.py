@@ -20,7 +20,7 @@ from muttlab.errors import MuttlabError
 from muttlab.suites.export import frame_jsonl, suite_frame
 from muttlab.suites.user import sentences_format
 
-BUILT_KEY = "mine_built"  # (Built, Selection) of this session's latest suite
+BUILT_KEY = "mine_built"  # (name, dropped names, Selection) of this session's latest suite; the suite is the store's
 LIVE_KEY = "mine_live"  # False after Cancel: the rerun it starts must not score again
 REF_OPTIONS = (1, 2, 3, 5, 10, 20)
 
@@ -103,50 +103,57 @@ def _build(settings, uploaded, pasted: str, types, metrics, refs) -> bool:
         data, label, kind = pasted.encode("utf-8"), "the pasted text", sentences_format("", pasted)
     try:
         with st.spinner("Reading, parsing and corrupting your sentences…"):
-            built = user_suites.build(settings, user_suites.current_visitor(), data, label, kind, list(types))
+            name, dropped = user_suites.build(settings, user_suites.current_visitor(), data, label, kind,
+                                              list(types))
     except MuttlabError as exc:
         st.error(ui.md_text(exc), icon=":material/error:")
         return False
-    have = built.suite.max_refs()
+    suite = user_suites.lookup(name)
+    if suite is None:  # newer suites of this client replaced it in the meantime
+        st.warning("Your suite was replaced before it could be scored: press **Build and score** again.")
+        return False
+    have = suite.max_refs()
     counts = tuple(k for k in sorted(refs) if k <= have) or (have,)
     left_out = [k for k in refs if k > have]
     if left_out:
         st.info(ui.md_text(f"Reference counts {', '.join(map(str, sorted(left_out)))} left out: one of your "
                            f"sentences has only {have} reference{'s' if have != 1 else ''}."),
                 icon=":material/info:")
-    present = set(built.suite.corruptions())
+    present = set(suite.corruptions())
     selection = services.Selection(tuple(metrics), tuple(t for t in types if t in present), counts)
-    st.session_state[BUILT_KEY] = (built, selection)
+    st.session_state[BUILT_KEY] = (name, dropped, selection)
     return True
 
 
-def _show(settings, built: user_suites.Built, selection: services.Selection) -> None:
+def _show(settings, name: str, dropped: tuple[str, ...], selection: services.Selection) -> None:
     """The kept suite: what was built from which sentences, its download, and its grid."""
-    if user_suites.lookup(built.name) is None:
+    suite, found = user_suites.lookup(name), user_suites.report(name)
+    if suite is None or found is None:
         st.warning("This server no longer holds your suite (it restarted, or newer suites replaced it): press "
                    "**Build and score** again.", icon=":material/history:")
         return
     labels = services.corruption_labels(selection.corruptions)
     st.subheader("Your suite")
     a, b, c = st.columns(3)
-    a.metric("sentences", f"{built.sentences:,}")
-    b.metric("trials", f"{len(built.suite.trials):,}")
-    c.metric("corruption types that applied", f"{len(selection.corruptions)} of {len(built.coverage)}")
-    if built.dropped:
+    a.metric("sentences", f"{found.sentences:,}")
+    b.metric("trials", f"{len(suite.trials):,}")
+    c.metric("corruption types that applied", f"{len(selection.corruptions)} of {len(found.coverage)}")
+    if dropped:
         st.info(ui.md_text(f"You keep at most {settings.limits.max_suites} suites on this server: your oldest "
-                           f"({', '.join(built.dropped)}) made room for this one, and its links no longer open."),
+                           f"({', '.join(dropped)}) made room for this one, and its links no longer open."),
                 icon=":material/info:")
-    if built.problems:
-        st.warning(ui.md_text(f"{len(built.problems)} row(s) left out: "
-                              + "; ".join(str(p) for p in built.problems[:20])
-                              + ("; …" if len(built.problems) > 20 else "")), icon=":material/warning:")
-    st.caption("Per corruption type: how many of your sentences it rewrote, and what it needs to apply.")
-    ui.table(built.coverage, "mine-coverage", key="mine-coverage")
-    if not built.skipped.empty:
-        with st.expander(f"Where a type did not apply ({len(built.skipped):,} sentence × type)"):
-            ui.table(built.skipped, "mine-not-applied", key="mine-skipped")
-    file_name = f"mine-{built.name.removeprefix(user_suites.PREFIX)[:8]}.jsonl"
-    st.download_button("Download the suite (JSONL)", lambda: frame_jsonl(suite_frame(built.suite)).encode("utf-8"),
+    if found.problem_count:
+        st.warning(ui.md_text(f"{found.problem_count:,} row(s) left out: "
+                              + "; ".join(str(p) for p in found.problems)
+                              + ("; …" if found.problem_count > len(found.problems) else "")),
+                   icon=":material/warning:")
+    st.caption("Per corruption type: how many of your sentences it rewrote, and when it does not apply.")
+    ui.table(found.coverage, "mine-coverage", key="mine-coverage")
+    if not found.skipped.empty:
+        with st.expander(f"Where a type did not apply ({len(found.skipped):,} sentence × type)"):
+            ui.table(found.skipped, "mine-not-applied", key="mine-skipped")
+    file_name = f"mine-{name.removeprefix(user_suites.PREFIX)[:8]}.jsonl"
+    st.download_button("Download the suite (JSONL)", lambda: frame_jsonl(suite_frame(suite)).encode("utf-8"),
                        file_name=file_name, mime="application/jsonl", key="mine-suite-jsonl",
                        icon=":material/download:", on_click="ignore")
     st.caption("The same grid on the command line:")
@@ -158,14 +165,14 @@ def _show(settings, built: user_suites.Built, selection: services.Selection) -> 
         st.info("Run cancelled: what was scored stays in the cache.", icon=":material/stop_circle:")
         st.button("Score again", icon=":material/play_arrow:", key="mine-again", on_click=_score_again)
         return
-    results = run_with_progress(settings, selection, built.name, _cancel, "mine-cancel")
+    results = run_with_progress(settings, selection, name, _cancel, "mine-cancel")
     if results is None:
         return
     accuracy = results.accuracy()
     st.subheader("Accuracy")
     st.caption("Percentage of your trials each metric gets right, per corruption type and number of references. "
                "Hover a cell for its counts, 95% interval and tie rate; click it to read its trials.")
-    st.html(accuracy_grid_html(accuracy, labels, selection.metrics, selection.corruptions, suite=built.name))
+    st.html(accuracy_grid_html(accuracy, labels, selection.metrics, selection.corruptions, suite=name))
     left, right = st.columns(2)
     with left:
         ui.csv_download("Download CSV", accuracy, "mine-accuracy", "mine-grid-csv")
