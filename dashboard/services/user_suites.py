@@ -159,9 +159,7 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
     from muttlab.suites.user import parse_user_sentences, user_suite
 
     limits = settings.limits
-    if len(data) > limits.max_suite_kb * 1024:
-        raise SuiteLimit(limits.exceeded("max_suite_kb", len(data) / 1024, label)
-                         + "; split it into smaller files and build a suite from each")
+    check_size(limits, len(data), label)
     unknown = [t for t in types if t not in generator_types()]
     if unknown:
         raise MuttlabError(f"no corruption generator is called {', '.join(map(repr, unknown))}; choose from "
@@ -195,6 +193,14 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
     return add(visitor, suite, limits.max_suites, found)
 
 
+def check_size(limits: Limits, size: int, label: str) -> None:
+    """Raise SuiteLimit when an input of ``size`` bytes is over the suite's size cap (an upload is checked by
+    its size before it is read)."""
+    if size > limits.max_suite_kb * 1024:
+        raise SuiteLimit(limits.exceeded("max_suite_kb", size / 1024, label)
+                         + "; split it into smaller files and build a suite from each")
+
+
 def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: Limits) -> None:
     """Raise SuiteLimit when the sentences, one sentence or one of its references are over their caps."""
     if len(items) > limits.max_suite_sentences:
@@ -214,8 +220,8 @@ def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: 
 
 
 def example(kind: str) -> str:
-    """The input format shown by example, in ``kind`` (csv, tsv or jsonl): the first bundled sample scenes,
-    each sentence with its first references."""
+    """The input format shown by example, in ``kind`` (csv or jsonl): the first bundled sample scenes, each
+    sentence with its first references."""
     from muttlab.sources import load_sample_scenes
 
     scenes = load_sample_scenes()[:EXAMPLE_SENTENCES]
@@ -224,7 +230,7 @@ def example(kind: str) -> str:
                                    "references": s["references"][:EXAMPLE_REFERENCES]}, ensure_ascii=False) + "\n"
                        for s in scenes)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t" if kind == "tsv" else ",", lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", "text"] + ["reference"] * EXAMPLE_REFERENCES)
     for scene in scenes:
         writer.writerow([scene["id"], scene["original"], *scene["references"][:EXAMPLE_REFERENCES]])

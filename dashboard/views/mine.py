@@ -97,11 +97,12 @@ def _build(settings, uploaded, pasted: str, types, metrics, refs) -> bool:
     if not metrics:
         st.warning("Choose at least one metric.")
         return False
-    if uploaded is not None:  # within server.maxUploadSize; the suite's own size cap is checked when it is built
-        data, label, kind = uploaded.getvalue(), uploaded.name, sentences_format(uploaded.name, "")
-    else:
-        data, label, kind = pasted.encode("utf-8"), "the pasted text", sentences_format("", pasted)
     try:
+        if uploaded is not None:
+            user_suites.check_size(settings.limits, uploaded.size, uploaded.name)  # before a copy is read
+            data, label, kind = uploaded.getvalue(), uploaded.name, sentences_format(uploaded.name, "")
+        else:
+            data, label, kind = pasted.encode("utf-8"), "the pasted text", sentences_format("", pasted)
         with st.spinner("Reading, parsing and corrupting your sentences…"):
             name, dropped = user_suites.build(settings, user_suites.current_visitor(), data, label, kind,
                                               list(types))
