@@ -11,14 +11,16 @@ from urllib.parse import parse_qs
 
 import pytest
 import streamlit
+from streamlit.delta_generator import DeltaGenerator
 
 from muttlab import api
 from muttlab.cli import main
 from muttlab.corruptions import catalog
+from muttlab.engine import runner
 from muttlab.dashboard.services import user_suites
 from muttlab.sources import load_sample_scenes
 from muttlab.suites import read_suite
-from tests.dashboard.conftest import grid_html, open_page, shown_errors
+from tests.dashboard.conftest import grid_html, html_bodies, open_page, shown_errors
 
 SCENES = 8
 TYPES = ["double_PP", "remove_prep", "neg_verb", "det_sub"]
@@ -149,3 +151,29 @@ def test_an_uploaded_jsonl_file_and_the_types_that_did_not_apply(app_env):
     not_gendered = skipped[skipped["corruption"] == gender]
     assert len(not_gendered) == row["did not apply to"] and "beach-1" in set(not_gendered["id"])
     assert set(not_gendered["why not"]) == {row["when it does not apply"]}
+
+
+def test_progress_and_cancel_are_drawn_before_the_grid_and_cancel_stops_scoring(app_env, monkeypatch):
+    drawn = []
+    real_progress, real_button = DeltaGenerator.progress, DeltaGenerator.button
+    monkeypatch.setattr(DeltaGenerator, "progress", lambda self, value, text=None, **k: drawn.append(text)
+                        or real_progress(self, value, text=text, **k))
+    monkeypatch.setattr(DeltaGenerator, "button", lambda self, label, *a, **k: drawn.append(label)
+                        or real_button(self, label, *a, **k))
+    at = open_page("mine")
+    drawn.clear()
+    at = build(at, sentences_csv(3), types=["neg_verb"], metrics=["BLEU-4"], refs=[1])
+    assert not shown_errors(at)
+    assert drawn[0].startswith("preparing the run") and "Cancel" in drawn
+    assert "loading BLEU-4 (1 of 1 metrics)" in drawn
+    assert any(str(t).startswith("scoring BLEU-4 (1 of 1 metrics)") for t in drawn)
+    assert grid_links(at)
+    # What Cancel's click leaves for the rerun it starts: the suite stays, nothing is scored until asked.
+    calls = []
+    monkeypatch.setattr(runner, "run", lambda *a, **k: calls.append(1))
+    at.session_state["mine_live"] = False
+    at.run()
+    assert not shown_errors(at) and calls == []
+    assert any("Run cancelled" in i.value for i in at.info)
+    assert not [b for b in html_bodies(at) if "mutt-grid" in b]
+    assert any(b.label == "Score again" for b in at.button)
