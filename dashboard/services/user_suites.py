@@ -56,10 +56,6 @@ class Visitor:
     address: str
 
 
-class SuiteLimit(MuttlabError):
-    """A visitor's sentences are over one of the caps of a suite built on the dashboard."""
-
-
 @dataclass(frozen=True)
 class Report:
     """What building a suite found: the number of sentences read; ``coverage``, per chosen type, how many
@@ -151,8 +147,8 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
       as :func:`add`: the name and this session's suites that made room for it.
 
     Raises:
-      SuiteLimit: the input is over a cap (the message names it and how to fit).
-      MuttlabError: unreadable input, no usable sentence, an unknown type, no type that applies.
+      MuttlabError: the input over a cap (the message names the limit and how to fit), unreadable input, no
+        usable sentence, an unknown type, no type that applies.
     """
     from muttlab.dashboard.not_applied import not_applied
     from muttlab.dashboard.services.core import corruption_labels, generator_types
@@ -194,29 +190,26 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
 
 
 def check_size(limits: Limits, size: int, label: str) -> None:
-    """Raise SuiteLimit when an input of ``size`` bytes is over the suite's size cap (an upload is checked by
+    """Raise MuttlabError when an input of ``size`` bytes is over the suite's size cap (an upload is checked by
     its size before it is read)."""
     if size > limits.max_suite_kb * 1024:
-        raise SuiteLimit(limits.exceeded("max_suite_kb", size / 1024, label)
+        raise MuttlabError(limits.exceeded("max_suite_kb", size / 1024, label)
                          + "; split it into smaller files and build a suite from each")
 
 
 def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: Limits) -> None:
-    """Raise SuiteLimit when the sentences, one sentence or one of its references are over their caps."""
+    """Raise MuttlabError when the sentences, one sentence or one of its references are over their caps."""
     if len(items) > limits.max_suite_sentences:
-        raise SuiteLimit(limits.exceeded("max_suite_sentences", len(items), "your input")
-                         + f"; split it into parts of at most {limits.max_suite_sentences:,} sentences and build "
-                           "a suite from each")
+        raise MuttlabError(limits.exceeded("max_suite_sentences", len(items), "your input")
+                           + f"; split it into parts of at most {limits.max_suite_sentences:,} sentences and build "
+                             "a suite from each")
     for ident, text, refs in items:
         if len(refs) > limits.max_refs:
-            raise SuiteLimit(limits.exceeded("max_refs", len(refs), f"sentence {ident!r}")
-                             + f"; keep at most {limits.max_refs:,} references per sentence")
-        try:
-            limits.check_text(text, f"sentence {ident!r}")
-            for i, ref in enumerate(refs, start=1):
-                limits.check_text(ref, f"reference {i} of sentence {ident!r}")
-        except MuttlabError as exc:
-            raise SuiteLimit(str(exc)) from None
+            raise MuttlabError(limits.exceeded("max_refs", len(refs), f"sentence {ident!r}")
+                               + f"; keep at most {limits.max_refs:,} references per sentence")
+        limits.check_text(text, f"sentence {ident!r}")
+        for i, ref in enumerate(refs, start=1):
+            limits.check_text(ref, f"reference {i} of sentence {ident!r}")
 
 
 def example(kind: str) -> str:

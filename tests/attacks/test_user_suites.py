@@ -75,7 +75,7 @@ def test_an_oversized_upload_is_refused_before_it_is_parsed(app_settings, monkey
 
     monkeypatch.setattr("muttlab.suites.user.parse_user_sentences", parse)
     data = sentences_csv(30, refs=10).encode("utf-8")
-    with pytest.raises(user_suites.SuiteLimit, match=r"big\.csv has [\d.]+ KiB, over the limit of 1"):
+    with pytest.raises(MuttlabError, match=r"big\.csv has [\d.]+ KiB, over the limit of 1"):
         user_suites.build(settings, user_suites.Visitor("s", "ip:unknown"), data, "big.csv", "csv", SMALL_TYPES)
     assert not user_suites._SUITES
 
