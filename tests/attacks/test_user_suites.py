@@ -3,6 +3,7 @@
 (AppTest on the real data, or the service a page calls), and what must hold instead."""
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 
@@ -14,7 +15,9 @@ from muttlab.errors import MuttlabError
 from muttlab.settings import Limits, load_settings
 from muttlab.trials import Suite, Trial
 from tests.attacks.test_links import markdown_values
-from tests.dashboard.conftest import app_env, app_settings, html_bodies, open_link, open_page  # noqa: F401
+from tests.attacks.test_served import page, served, visit  # noqa: F401 (fixtures: a served dashboard, Chromium)
+from tests.dashboard.conftest import (app_env, app_settings, browser, html_bodies, open_link,  # noqa: F401
+                                      open_page)
 from tests.dashboard.test_mine_page import build, grid_links, sentences_csv
 
 SMALL = ("text,reference\n"
@@ -195,3 +198,22 @@ def test_a_read_only_server_builds_suites_and_writes_nothing_shared(app_env, mon
     assert user_suites.lookup(_built_name(at)) is not None
     after = sorted(p.relative_to(app_env) for p in app_env.rglob("*")) if app_env.exists() else []
     assert after == before
+
+
+@pytest.mark.browser
+def test_a_served_page_refuses_too_many_sentences_and_answers_the_next_visitor(served, page):
+    """Attack against a served dashboard: a crafted form with more sentences than a suite may hold; the page
+    names the limit, and the next visitor builds and scores a suite of their own."""
+    rows = "".join(f"A man is riding horse number {i} in a field.,A man rides a horse.\n" for i in range(250))
+    session = served.interact({"page": "mine"})
+    button = next(a["key"] for a in session["actions"] if a["kind"] == "trigger" and a["label"] == "Build and score")
+    answer = json.dumps(served.interact({"session_id": session["session_id"],
+                                         "widget_state": {"mine-text": "text,reference\n" + rows},
+                                         "trigger": {"key": button}}))
+    assert "over the limit of 200" in answer and "Traceback" not in answer
+    other = served.interact({"page": "mine"})
+    answer = json.dumps(served.interact({"session_id": other["session_id"], "widget_state": {"mine-text": SMALL},
+                                         "trigger": {"key": button}}))
+    assert "Traceback" not in answer and "mutt-grid" in answer
+    assert re.search(r"drilldown\?[^\"]*suite=mine%3A[0-9a-f]{32}", answer)  # its cells link to its drill-down
+    visit(page, served, "mine", {}, "Your sentences")  # a browser's page still loads
