@@ -15,7 +15,9 @@ def run_with_progress(settings, selection: services.Selection, suite_name: str, 
     """``services.run_grid`` under a progress bar fed by the runner's phases (loading a metric, scoring n of N
     items, time left), with a Cancel button (``key``) whose click calls ``on_cancel`` and starts the rerun that
     stops the run. Returns the Results, or None after showing why the run failed."""
-    box = st.container(border=True)
+    # In a placeholder: emptying a container only adds an empty element to it, and the bar and Cancel stayed.
+    holder = st.empty()
+    box = holder.container(border=True)
     bar = box.progress(0.0, text=f"preparing the run: reading the trials, then loading {len(selection.metrics)} "
                                  "metric" + ("s" if len(selection.metrics) != 1 else ""))
     box.button("Cancel", icon=":material/stop:", key=key, on_click=on_cancel)
@@ -29,4 +31,4 @@ def run_with_progress(settings, selection: services.Selection, suite_name: str, 
         st.error(f"The run failed: {ui.md_text(exc)}")
         return None
     finally:
-        box.empty()
+        holder.empty()

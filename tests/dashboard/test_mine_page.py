@@ -168,6 +168,8 @@ def test_progress_and_cancel_are_drawn_before_the_grid_and_cancel_stops_scoring(
     assert "loading BLEU-4 (1 of 1 metrics)" in drawn
     assert any(str(t).startswith("scoring BLEU-4 (1 of 1 metrics)") for t in drawn)
     assert grid_links(at)
+    # Once the grid is drawn, the bar and Cancel are gone.
+    assert not at.get("progress") and not [b for b in at.button if b.label == "Cancel"]
     # What Cancel's click leaves for the rerun it starts: the suite stays, nothing is scored until asked.
     calls = []
     monkeypatch.setattr(runner, "run", lambda *a, **k: calls.append(1))
