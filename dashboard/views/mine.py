@@ -160,7 +160,7 @@ def _show(settings, name: str, dropped: tuple[str, ...], selection: services.Sel
     st.caption("The same grid on the command line:")
     st.code(f"muttlab run --suite {file_name} --metrics {','.join(selection.metrics)} "
             f"--corruptions {','.join(selection.corruptions)} --refs {','.join(map(str, selection.ref_counts))}",
-            language="bash")
+            language="bash", wrap_lines=True)
 
     if not st.session_state.get(LIVE_KEY, True):
         st.info("Run cancelled: what was scored stays in the cache.", icon=":material/stop_circle:")
