@@ -32,7 +32,7 @@ from typing import Sequence
 import pandas as pd
 
 from muttlab.errors import MuttlabError
-from muttlab.settings import Limits, Settings
+from muttlab.settings import Limits, Settings, active_limits
 from muttlab.suites.model import RowProblem
 from muttlab.trials import Suite
 
@@ -88,14 +88,16 @@ def current_visitor() -> Visitor:
     return Visitor(session_id(), client_address())
 
 
-def add(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None = None) -> tuple[str, tuple[str, ...]]:
-    """Keep ``suite`` (and what building it found) for ``visitor`` under a new name ``mine:<id>``, which the kept
-    suite carries, so its results and downloads say which suite they are.
+def add(visitor: Visitor, suite: Suite, max_suites: int | None = None, report: Report | None = None) -> str:
+    """Keep ``suite`` (and what building it found) for ``visitor`` and return its new name, ``mine:<id>``; the
+    kept suite carries that name, so its results and downloads say which suite they are. The visitor keeps at
+    most ``max_suites`` (default: the active limits') per session and :data:`ADDRESS_SHARE` per client."""
+    return _keep(visitor, suite, active_limits().max_suites if max_suites is None else max_suites, report)[0]
 
-    Returns:
-      (name, the names of this session's own suites dropped to stay within ``max_suites`` per session; the
-      suites another session of the same client loses to :data:`ADDRESS_SHARE` are not named to this one).
-    """
+
+def _keep(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None) -> tuple[str, tuple[str, ...]]:
+    """:func:`add`, also returning the names of this session's own suites dropped to make room (the suites
+    another session of the same client loses to :data:`ADDRESS_SHARE` are not named to this one)."""
     suite_id = secrets.token_hex(16)
     name = PREFIX + suite_id
     kept = Suite(name, suite.trials, suite.is_sample)
@@ -144,7 +146,7 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
     by each chosen generator type that applies, kept with its :class:`Report` under a new ``mine:<id>`` name.
 
     Returns:
-      as :func:`add`: the name and this session's suites that made room for it.
+      the name, and the names of this session's own suites that made room for it.
 
     Raises:
       MuttlabError: the input over a cap (the message names the limit and how to fit), unreadable input, no
@@ -186,7 +188,7 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
                            + "; ".join(f"{labels[t]}: {when_not[t]}" for t in types))
     found = Report(len(sentences.items), coverage, skipped, tuple(sentences.problems[:PROBLEMS_KEPT]),
                    len(sentences.problems))
-    return add(visitor, suite, limits.max_suites, found)
+    return _keep(visitor, suite, limits.max_suites, found)
 
 
 def check_size(limits: Limits, size: int, label: str) -> None:
