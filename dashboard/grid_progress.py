@@ -15,7 +15,8 @@ def run_with_progress(settings, selection: services.Selection, suite_name: str, 
     """``services.run_grid`` under a progress bar fed by the runner's phases (loading a metric, scoring n of N
     items, time left), with a Cancel button (``key``) whose click calls ``on_cancel`` and starts the rerun that
     stops the run. Returns the Results, or None after showing why the run failed."""
-    # In a placeholder: emptying a container only adds an empty element to it, and the bar and Cancel stayed.
+    # A placeholder, not a bare container: emptying a container adds an empty element inside it and leaves the
+    # bar and Cancel on the page.
     holder = st.empty()
     box = holder.container(border=True)
     bar = box.progress(0.0, text=f"preparing the run: reading the trials, then loading {len(selection.metrics)} "
