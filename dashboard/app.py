@@ -19,6 +19,7 @@ PAGES = {
         ("views/playground.py", "Playground", ":material/edit_note:"),
         ("views/severity.py", "Severity curves", ":material/trending_down:"),
         ("views/challenge.py", "Challenge sets", ":material/rule:"),
+        ("views/mine.py", "Your sentences", ":material/edit_document:"),
     ],
     "Human judgments": [
         ("views/human.py", "Human judgments", ":material/groups:"),

@@ -103,7 +103,7 @@ def _cookie() -> str | None:
     return token if isinstance(token, str) else None
 
 
-def _client() -> str:
+def client_address() -> str:
     """The client's address as the server saw it. Without one (some proxies) every such visitor is one client:
     a new tab must not be a fresh client to the limiter."""
     try:
@@ -168,9 +168,10 @@ def sign_in(name: str, secret: str, settings: Settings) -> str | None:
         return "Give your name: every edit records its author."
     try:
         if uses_accounts(settings):
-            session = _authenticator(settings).sign_in(name.strip(), secret, _client())
+            session = _authenticator(settings).sign_in(name.strip(), secret, client_address())
         else:
-            session = _authenticator(settings).sign_in_with_token(name, secret, configured_token(settings), _client())
+            session = _authenticator(settings).sign_in_with_token(name, secret, configured_token(settings),
+                                                                  client_address())
     except SignInRefused as exc:
         if exc.retry_after or uses_accounts(settings):
             return f"Not signed in: {exc}."

@@ -77,16 +77,23 @@ class Limits:
     max_refs: int = 50  # references per candidate (the study uses at most 20)
     max_pairs: int = 100_000  # pairs (lines, trials) per upload or imported file
     max_upload_mb: int = 64  # size of one uploaded or imported file, in MiB
+    # A visitor's own suite on the dashboard ("Your sentences"): parsed, corrupted and kept in the server's
+    # memory for anyone who asks, so capped far below the command line's file limits.
+    max_suite_sentences: int = 200  # sentences in one suite built on the dashboard
+    max_suite_kb: int = 512  # size of the file or pasted text it is built from, in KiB
+    max_suites: int = 4  # suites one visitor (browser session) keeps on the server at once
 
     SETTING = {"max_words": "MUTTLAB_MAX_WORDS", "max_chars": "MUTTLAB_MAX_CHARS", "max_refs": "MUTTLAB_MAX_REFS",
-               "max_pairs": "MUTTLAB_MAX_PAIRS", "max_upload_mb": "MUTTLAB_MAX_UPLOAD_MB"}
+               "max_pairs": "MUTTLAB_MAX_PAIRS", "max_upload_mb": "MUTTLAB_MAX_UPLOAD_MB",
+               "max_suite_sentences": "MUTTLAB_MAX_SUITE_SENTENCES", "max_suite_kb": "MUTTLAB_MAX_SUITE_KB",
+               "max_suites": "MUTTLAB_MAX_SUITES"}
 
     @property
     def max_upload_bytes(self) -> int:
         return self.max_upload_mb * 1024 * 1024
 
     UNIT = {"max_words": "words", "max_chars": "characters", "max_refs": "references", "max_pairs": "pairs",
-            "max_upload_mb": "MiB"}
+            "max_upload_mb": "MiB", "max_suite_sentences": "sentences", "max_suite_kb": "KiB", "max_suites": "suites"}
 
     def exceeded(self, name: str, value: float, what: str) -> str:
         """The message for ``what`` holding ``value`` units over the cap ``name`` (one of SETTING's keys)."""

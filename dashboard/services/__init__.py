@@ -7,6 +7,8 @@
 * :mod:`.warmup`: the background warm-up;
 * :mod:`.uploads`: challenge-set files within the size limits, and their scoring;
 * :mod:`.paired`: McNemar's test of two metrics on one cell.
+* :mod:`.user_suites`: suites built from visitors' own sentences, their caps and their ``mine:<id>`` names
+  (the Your sentences page uses the module itself).
 
 Pages use the names below as ``services.<name>``.
 """

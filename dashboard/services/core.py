@@ -29,6 +29,7 @@ import streamlit as st
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
+from muttlab.dashboard.services import user_suites
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
 from muttlab import sources
@@ -172,13 +173,22 @@ def _store_suite(settings: Settings, revision: int) -> Suite:
 
 
 def suite_named(settings: Settings, name: str = "default") -> Suite:
-    """``default`` (:func:`suite`) or ``store`` (the pair store as of its latest revision).
+    """``default`` (:func:`suite`), ``store`` (the pair store as of its latest revision) or ``mine:<id>`` (a
+    visitor's own sentences, :mod:`~muttlab.dashboard.services.user_suites`).
 
     Raises:
-      MuttlabError: unknown name, empty store, unreadable data.
+      MuttlabError: unknown name, a ``mine:`` suite the server does not hold, empty store, unreadable data.
     """
     if name == "store":
         return _store_suite(settings, store_revision(settings))
+    if name.startswith(user_suites.PREFIX):
+        found = user_suites.lookup(name)
+        if found is None:
+            raise MuttlabError("this server holds no such suite of your own sentences (any more): such suites "
+                               "live in the server's memory until a restart or until newer ones replace them; "
+                               "build it again on the Your sentences page, or score its suite download with "
+                               "`muttlab run --suite FILE`")
+        return found
     if name != "default":
         raise MuttlabError(f"unknown suite {name!r}; choose {' or '.join(SUITES)}")
     return suite(settings)

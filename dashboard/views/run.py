@@ -17,6 +17,7 @@ import streamlit as st
 from muttlab.dashboard import charts, glossary, services, shipped, ui
 from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
+from muttlab.dashboard.grid_progress import run_with_progress
 from muttlab.errors import MuttlabError
 
 SELECTION_KEY = "run_selection"
@@ -154,7 +155,7 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
     labels = services.corruption_labels(selection.corruptions)
 
     if results is None:
-        results = _run_with_progress(settings, selection, suite_name)
+        results = run_with_progress(settings, selection, suite_name, _cancel, "run-cancel")
     if results is None:
         return
     accuracy = results.accuracy()
@@ -209,27 +210,6 @@ def _cancel() -> None:
     Streamlit delivers the rerun), and this session is no longer live, so the rerun does not start it again."""
     st.session_state[LIVE_KEY] = False
     st.session_state[CANCELLED_KEY] = True
-
-
-def _run_with_progress(settings, selection: services.Selection, suite_name: str):
-    """The run under a progress bar drawn before anything is loaded, fed by the runner's phases (loading a
-    metric, scoring n of N items, time left), with a Cancel button. Returns the Results, or None after
-    showing why the run failed."""
-    box = st.container(border=True)
-    bar = box.progress(0.0, text=f"preparing the run: reading the trials, then loading {len(selection.metrics)} "
-                                 "metric" + ("s" if len(selection.metrics) != 1 else ""))
-    box.button("Cancel", icon=":material/stop:", key="run-cancel", on_click=_cancel)
-
-    def progress(step: int, total: int, message: str) -> None:
-        bar.progress(min(1.0, step / total) if total else 1.0, text=message)
-
-    try:
-        return services.run_grid(settings, selection, progress=progress, suite_name=suite_name)
-    except MuttlabError as exc:
-        st.error(f"The run failed: {ui.md_text(exc)}")
-        return None
-    finally:
-        box.empty()
 
 
 def _grid(body: str, cells: pd.DataFrame, labels: dict[str, str], metrics, corruptions, name: str, key: str) -> None:

@@ -90,13 +90,19 @@ def write_frame(frame: pd.DataFrame, path: Path, schema=None) -> None:
             table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
             pq.write_table(table, path)
         else:
-            records = frame.to_dict(orient="records")
             with open(path, "w", encoding="utf-8") as handle:
-                for record in records:
-                    clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in record.items()}
-                    handle.write(json.dumps(clean, ensure_ascii=False, default=_plain) + "\n")
+                handle.write(frame_jsonl(frame))
     except OSError as exc:
         raise MuttlabError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def frame_jsonl(frame: pd.DataFrame) -> str:
+    """A frame as JSON lines (one object per row; NaN as null), as ``.jsonl`` files and downloads hold it."""
+    lines = []
+    for record in frame.to_dict(orient="records"):
+        clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in record.items()}
+        lines.append(json.dumps(clean, ensure_ascii=False, default=_plain) + "\n")
+    return "".join(lines)
 
 
 def _plain(value):

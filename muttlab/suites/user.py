@@ -6,7 +6,8 @@ Input (``muttlab corrupt --input FILE``):
     repeated, or ``reference1``, ``reference_2``...).
 Rows without text or references are left out and reported with their line number; the rest are kept.
 The suite is written with :func:`muttlab.suites.export.write_suite` (the schema is documented there) and
-read back by ``muttlab run --suite FILE``.
+read back by ``muttlab run --suite FILE``. The dashboard's *Your sentences* page reads the same formats from an
+upload or pasted text (:func:`parse_user_sentences`).
 """
 from __future__ import annotations
 
@@ -51,24 +52,47 @@ def _add(out: UserSentences, seen: set, line: int, ident, text, refs) -> None:
         out.problems.append(RowProblem(line, str(exc)))
 
 
+FORMATS = ("jsonl", "csv", "tsv")
+
+
+def sentences_format(name: str, text: str) -> str:
+    """``jsonl``, ``csv`` or ``tsv``: by the file name's extension, else by the text (a first line that opens
+    a JSON object is JSON lines, a first line with a tab is TSV, anything else CSV)."""
+    suffix = Path(name).suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        return suffix
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return "jsonl" if first.lstrip().startswith("{") else "tsv" if "\t" in first else "csv"
+
+
 def read_user_sentences(path: str | Path) -> UserSentences:
     """Read a user's sentences (JSONL, CSV or TSV by extension; see the module docstring)."""
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "no such file", fix="give a .jsonl, .csv or .tsv file of sentences with references")
+    return parse_user_sentences(path.read_bytes(), "csv" if path.suffix.lower() == ".csv" else
+                                "tsv" if path.suffix.lower() == ".tsv" else "jsonl", path)
+
+
+def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences") -> UserSentences:
+    """A user's sentences from the bytes of a file or of pasted text, in ``kind`` (one of :data:`FORMATS`);
+    ``label`` names the input in errors."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+        raise DataError(label, "not valid UTF-8", fix="re-save the file as UTF-8") from None
     out, seen = UserSentences(), set()
-    if path.suffix.lower() in (".csv", ".tsv"):
-        rows = list(csv.reader(io.StringIO(text), delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+    if kind in ("csv", "tsv"):
+        try:
+            rows = list(csv.reader(io.StringIO(text), delimiter="\t" if kind == "tsv" else ","))
+        except csv.Error as exc:  # a field over the csv module's size limit, a stray quote at the end
+            raise DataError(label, f"not readable as {kind.upper()}: {exc}") from None
         if not rows:
-            raise DataError(path, "empty file; the header needs 'text' and at least one 'reference' column")
+            raise DataError(label, "empty file; the header needs 'text' and at least one 'reference' column")
         header = [h.strip().lower() for h in rows[0]]
         ref_cols = [i for i, h in enumerate(header) if h.startswith("reference") or h.startswith("ref")]
         if "text" not in header or not ref_cols:
-            raise DataError(path, f"header {rows[0]} needs a 'text' column and one or more 'reference' columns",
+            raise DataError(label, f"header {rows[0]} needs a 'text' column and one or more 'reference' columns",
                             line=1)
         text_col, id_col = header.index("text"), header.index("id") if "id" in header else None
         for line, row in enumerate(rows[1:], start=2):
@@ -88,7 +112,7 @@ def read_user_sentences(path: str | Path) -> UserSentences:
             _add(out, seen, line, record.get("id"), record.get("text"), record.get("references"))
     if not out.items:
         first = f"; first problem: {out.problems[0]}" if out.problems else ""
-        raise DataError(path, f"no usable sentence{first}")
+        raise DataError(label, f"no usable sentence{first}")
     return out
 
 
