@@ -22,7 +22,14 @@ from muttlab.settings import Settings, active_limits
 from muttlab.suites.model import CONTRASTIVE_FORMATS
 
 SUITES = ("default", "store")
-SHOWS = ("fails", "passes", "all")
+# A suite a link may also name: a challenge-set file in the data dir, an upload the server holds (by the sha256
+# of its content), a visitor's own suite (services.user_suites). Only the form is checked here; whether the
+# server holds the upload or suite is the page's question.
+SUITE_FORMS = "default, store, file:<path in the data dir>, upload:<sha256>, mine:<id>"
+_SUITE_IDS = {"upload": re.compile(r"[0-9a-f]{64}"), "mine": re.compile(r"[0-9a-f]{32}")}
+# The trial lists of a drill-down; the last two compare with the metric of vs=: the trials where only the
+# page's metric, or only the vs= metric, does the right thing.
+SHOWS = ("fails", "passes", "all", "only-metric", "only-vs")
 MAX_TEXT = 200  # characters of a free-text value (a search, a trial id, a study name)
 MAX_ITEMS = 64  # values of one list parameter
 MAX_STRENGTH = 10
@@ -79,6 +86,18 @@ def _text(value: str, ctx: "_Context") -> str:
     return value
 
 
+def _suite(value: str, ctx: "_Context") -> str:
+    if value in SUITES:
+        return value
+    kind, _, rest = value.partition(":")
+    if kind == "file" and rest:
+        data_file(ctx.settings, rest)
+        return value
+    if kind in _SUITE_IDS and _SUITE_IDS[kind].fullmatch(rest):
+        return value
+    raise ViewError(f"{value!r} is not one of {SUITE_FORMS}")
+
+
 def _file(value: str, ctx: "_Context") -> str:
     data_file(ctx.settings, value)
     return value
@@ -90,7 +109,7 @@ KEYS = {
     "metrics": (_metric, True), "metric": (_metric, False), "vs": (_metric, False),
     "corruptions": (_corruption, True), "corruption": (_corruption, False), "types": (_corruption, True),
     "refs": (_refs, True), "strengths": (_strength, True),
-    "suite": (_choice(*SUITES), False), "run": (_choice("1"), False), "off": (_choice("1"), False),
+    "suite": (_suite, False), "run": (_choice("1"), False), "off": (_choice("1"), False),
     "show": (_choice(*SHOWS), False), "format": (_choice(*CONTRASTIVE_FORMATS), False),
     "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
     "pair": (_pair, False), "file": (_file, False),

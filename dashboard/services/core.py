@@ -172,13 +172,21 @@ def _store_suite(settings: Settings, revision: int) -> Suite:
 
 
 def suite_named(settings: Settings, name: str = "default") -> Suite:
-    """``default`` (:func:`suite`) or ``store`` (the pair store as of its latest revision).
+    """``default`` (:func:`suite`), ``store`` (the pair store as of its latest revision) or a visitor's
+    ``mine:<id>`` (:mod:`.user_suites`).
 
     Raises:
       MuttlabError: unknown name, empty store, unreadable data.
     """
     if name == "store":
         return _store_suite(settings, store_revision(settings))
+    if name.startswith("mine:"):
+        from muttlab.dashboard.services import user_suites
+        found = user_suites.lookup(name)
+        if found is None:
+            raise MuttlabError("this server holds no such suite of your sentences (they are kept only while the "
+                               f"server runs, the newest {user_suites.KEPT}); build it again on its page")
+        return found
     if name != "default":
         raise MuttlabError(f"unknown suite {name!r}; choose {' or '.join(SUITES)}")
     return suite(settings)

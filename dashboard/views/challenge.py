@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab.dashboard import services, ui
+from muttlab.dashboard.cell_view import read_data_file
 from muttlab.errors import MuttlabError
 
 DEFAULT_METRICS = ("chrF", "sentBLEU", "BLEU-4", "METEOR-1.5")
@@ -38,7 +39,7 @@ def _file(settings):
     if not relative.strip():
         return None
     try:
-        return services.challenge_file_in_data_dir(settings, relative.strip())
+        return read_data_file(settings, relative.strip())
     except MuttlabError as exc:
         st.error(ui.md_text(exc))
         return None
