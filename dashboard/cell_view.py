@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from muttlab.dashboard.number_format import accuracy_text, fmt_score, margin_text
+
 COLUMNS = ["trial", "passed", "unsupported", "margin", "s_orig", "s_corr", "expected", "original", "corrupted",
            "references", "human_score", "source"]
 # Suites named by a link whose trials are a challenge-set file (muttlab.dashboard.view.SUITE_FORMS).
@@ -111,6 +113,31 @@ class Counts:
 def counts(cell: pd.DataFrame) -> Counts:
     passed, unsupported = int(cell["passed"].sum()), int(cell["unsupported"].sum())
     return Counts(len(cell), passed, len(cell) - passed - unsupported, unsupported)
+
+
+def header_numbers(found: Counts) -> list[tuple[str, str]]:
+    """The numbers above a cell's trials, label and text, as the page's metrics and the report's table show them."""
+    return [("trials", str(found.trials)), ("passed", str(found.passed)), ("failed", str(found.failed)),
+            ("accuracy", accuracy_text(found.passed, found.judged))]
+
+
+def trial_numbers(row) -> list[tuple[str, str]]:
+    """A trial's scores and margin as its card and the report's row write them."""
+    return [("original", fmt_score(row.s_orig)), ("corruption", fmt_score(row.s_corr)),
+            ("margin", margin_text(row.s_orig, row.s_corr, row.margin))]
+
+
+def vs_margin_text(row) -> str:
+    """The compared metric's margin of a trial of :attr:`muttlab.dashboard.compare.Comparison.joined`."""
+    return margin_text(row.vs_s_orig, row.vs_s_corr, row.vs_margin)
+
+
+def verdict_word(passed: bool, unsupported: bool) -> str:
+    return "unsupported" if unsupported else "passes" if passed else "fails"
+
+
+def shown_text(shown_count: int, found: Counts) -> str:
+    return f"{shown_count} of {found.trials} trials shown"
 
 
 def effective_show(show: str, comparison) -> str:

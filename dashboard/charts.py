@@ -344,7 +344,8 @@ AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", "#0072B2", "#D5
 def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
                      title: str | None = None) -> go.Figure:
     """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
-    outcomes, and each trial's margin under both metrics, coloured by which metric alone gets it right."""
+    outcomes, and the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
+    coloured by which metric alone gets it right."""
     fig = make_subplots(rows=1, cols=2, column_widths=[0.35, 0.65], horizontal_spacing=0.12,
                         subplot_titles=["paired outcomes (trials)", "margins (positive = right)"])
     cells = contingency.to_numpy()
@@ -362,7 +363,7 @@ def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: st
     b = joined["vs_margin"].to_numpy(dtype=float)
     x_low, x_high, _ = margin_axis(a)
     y_low, y_high, _ = margin_axis(b)
-    first, second = joined["passed"].astype(bool), joined["vs_passed"].fillna(False).astype(bool)
+    first, second = joined["passed"].astype(bool), joined["vs_passed"].astype(bool)
     for mask, colour, name in ((first == second, AGREE_COLOUR, "both agree"),
                                (first & ~second, ONLY_FIRST_COLOUR, f"only {metric} right"),
                                (~first & second, ONLY_SECOND_COLOUR, f"only {other} right")):

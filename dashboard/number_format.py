@@ -26,9 +26,14 @@ def margin_text(s_orig: float, s_corr: float, margin: float) -> str:
     return f"{fmt_score(margin)} (corruption {relative:+.1%} vs original)"
 
 
+def percent(value: float) -> str:
+    """A percentage with one decimal, "–" for NaN (nothing to count)."""
+    return "–" if value != value else f"{value:.1f}%"
+
+
 def accuracy_text(passed: int, judged: int) -> str:
-    """Passed of judged trials as a percentage with one decimal, "–" when nothing was judged."""
-    return f"{100.0 * passed / judged:.1f}%" if judged else "–"
+    """Passed of judged trials as a percentage, "–" when nothing was judged."""
+    return percent(100.0 * passed / judged if judged else float("nan"))
 
 
 def p_value_text(p: float) -> str:

@@ -270,7 +270,9 @@ def copy_link(page: str | None = None) -> None:
 
             query = urlencode({**view().params, "page": page})
             st.download_button("Download this view as a report (HTML, works offline)",
-                               lambda: build_report(services.settings(), query).encode("utf-8"),
+                               lambda: build_report(services.settings(), query,
+                                                    lambda name: services.held(services.settings(), name)
+                                                    ).encode("utf-8"),
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
             caption_text(f"Same file from the command line: muttlab report --view '{query}' --output report.html")

@@ -2,7 +2,8 @@
 downloads and ``muttlab report --view`` read them.
 
 A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
-the registry's, corruption names the catalogue's, the suite one of the named suites, reference counts and
+the registry's, corruption names the catalogue's, the suite a named one or of a checked form (``file:`` a
+data-dir path, ``upload:`` / ``mine:`` an id), reference counts and
 strengths small whole numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
 symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
 

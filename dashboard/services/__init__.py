@@ -24,7 +24,7 @@ from muttlab.dashboard.services.memo import memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
-from muttlab.dashboard.services.cells import cell_trials, challenge_file, pair_ids
+from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 
 __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "challenge",
@@ -37,4 +37,4 @@ __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmSta
            "shipped_reproduction", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
-           "cell_trials", "challenge_file", "pair_ids", "remember_upload"]
+           "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload"]

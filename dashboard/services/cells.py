@@ -54,6 +54,21 @@ def cell_trials(settings: Settings, metric: str, corruption: str, refs: int | No
     return cell_view.from_grid(results.table, metric, corruption, int(refs), by_id)
 
 
+def held(settings: Settings, suite_name: str):
+    """What only this server holds for a link's suite name, for the view's report
+    (:func:`muttlab.dashboard.report.build_report`): an upload's (bytes, name), a visitor's suite.
+
+    Raises:
+      MuttlabError: the server does not hold it, or the name is neither ``upload:`` nor ``mine:``.
+    """
+    kind = cell_view.suite_kind(suite_name)
+    if kind == "upload":
+        return challenge_source(settings, suite_name)
+    if kind == "mine":
+        return suite_named(settings, suite_name)
+    raise MuttlabError(f"the server holds nothing called {suite_name!r}")
+
+
 def pair_ids(settings: Settings, trial_ids) -> dict[str, int]:
     """Of ``trial_ids`` (the cards on show), those that are keys of the pair store, each with its pair's number
     (the Annotate page's ``pair=``); empty without a store."""
