@@ -2,10 +2,10 @@
 downloads and ``muttlab report --view`` read them.
 
 A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
-the registry's, corruption names the catalogue's, the suite a named one or of a checked form (``file:`` a
-data-dir path, ``upload:`` / ``mine:`` an id), reference counts and
-strengths small whole numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
-symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
+the registry's, corruption names the catalogue's (any short text when the suite names its own: a challenge
+set's phenomena), the suite a named one or of a checked form (``file:`` a data-dir path, ``upload:`` /
+``mine:`` an id), reference counts and strengths small whole numbers, a file a path inside the data dir
+(no NUL, no absolute path, no ``..``, no symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
 
 :func:`check` keeps what is valid and lists what is not (a page shows the list and carries on with the
 rest); :func:`strict` raises :class:`ViewError` naming every problem (the report command).
@@ -48,6 +48,8 @@ def _metric(value: str, ctx: "_Context") -> str:
 
 
 def _corruption(value: str, ctx: "_Context") -> str:
+    if ctx.own_names:  # a challenge set's phenomenon or a visitor's own type: any short text, shown as text
+        return value
     from muttlab.corruptions import catalog
 
     try:
@@ -121,6 +123,7 @@ KEYS = {
 class _Context:
     settings: Settings | None
     metric_names: Collection[str]
+    own_names: bool = False  # the link's suite names its own corruption types (suite=file:, upload:, mine:)
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,11 @@ def check(params: Mapping[str, object], settings: Settings | None = None,
     ``metric_names`` are the registry's names; ``settings`` locates the data dir for ``file``.
     """
     ctx = _Context(settings, frozenset(metric_names))
+    if "suite" in params:
+        try:
+            ctx = _Context(settings, ctx.metric_names, _one("suite", params["suite"], ctx) not in SUITES)
+        except ViewError:
+            pass  # named among the problems below
     kept, problems = {}, []
     for name, raw in params.items():
         shown = _CONTROL.sub("?", str(name))[:40]
