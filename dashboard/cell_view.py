@@ -137,6 +137,7 @@ def verdict_word(passed: bool, unsupported: bool) -> str:
 
 
 def shown_text(shown_count: int, found: Counts) -> str:
+    """The page writes the first number in bold: ``**12** of 214 trials shown``."""
     return f"{shown_count} of {found.trials} trials shown"
 
 

@@ -236,7 +236,7 @@ def page() -> None:
             _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better,
                         services.pair_ids(settings, [trial_id]).get(trial_id), other)
     shown = cell_view.shown(cell, verdict, query, comparison)
-    st.markdown(f"**{cell_view.shown_text(len(shown), counts)}**")
+    st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
         st.info("No trial matches the filter.")
         return

@@ -1,0 +1,91 @@
+"""A Drill-down link's ``suite=`` (``file:``, ``upload:``, ``mine:``) and ``vs=`` as an anonymous visitor writes
+them: each attack gets a message on the page and a refusal from the report, never a traceback, never a server
+path, and nothing outside the data dir is read."""
+from __future__ import annotations
+
+import pytest
+
+from muttlab.dashboard.report import build_report
+from muttlab.errors import MuttlabError
+from muttlab.settings import Limits, load_settings, set_limits
+from tests.attacks.test_links import page_text
+from tests.dashboard.conftest import app_env, open_link  # noqa: F401 (fixture)
+
+SECRET = "TOP SECRET LINE"
+CELL = {"metric": "chrF", "corruption": "negation"}
+
+
+@pytest.fixture
+def data_root(app_env, monkeypatch, tmp_path):
+    """A data dir holding one good contrastive file, a symlink to a file outside it and a 2 MiB file; the
+    outside file holds a readable challenge set, so reading it would show its text."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    line = ('{"good": "%s", "incorrect": "%s not", "references": ["%s"], "phenomenon": "negation"}\n'
+            % (SECRET, SECRET, SECRET))
+    (outside / "secret.jsonl").write_text(line, encoding="utf-8")
+    root = tmp_path / "data"
+    (root / "challenge").mkdir(parents=True)
+    (root / "challenge" / "good.jsonl").write_text(line.replace(SECRET, "A dog runs"), encoding="utf-8")
+    (root / "challenge" / "out.jsonl").symlink_to(outside / "secret.jsonl")
+    (root / "challenge" / "big.jsonl").write_text(line.replace(SECRET, "A dog runs") * 30_000, encoding="utf-8")
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
+    return root
+
+
+def _server_paths(root) -> list[str]:
+    settings = load_settings()
+    return [str(root), str(root.parent), str(settings.cache_dir)]
+
+
+def _refused(link: dict, root, message: str) -> None:
+    at = open_link("drilldown", {**CELL, **link})
+    assert not at.exception
+    shown = page_text(at)
+    told = [m.value.replace("\\", "") for m in [*at.warning, *at.error]]
+    assert any(message in m for m in told), told
+    assert SECRET not in shown and "root:" not in shown
+    assert not any(path in shown for path in _server_paths(root))
+    assert not at.get("plotly_chart")  # nothing was scored
+
+
+@pytest.mark.parametrize("suite, message", [
+    ("file:../../etc/passwd", "not a path relative to the data dir"),
+    ("file:/etc/passwd", "not a path relative to the data dir"),
+    ("/etc/passwd", "is not one of default, store, file:"),
+    ("file:challenge/out.jsonl", "leads outside the data dir"),
+    ("file:challenge/good\x00.jsonl", "control character"),
+    ("file:challenge/no-such.jsonl", "no such file"),
+    ("upload:" + "0" * 64, "this server holds no such uploaded file"),
+    ("upload:../../etc/passwd", "is not one of default, store, file:"),
+    ("mine:" + "0" * 32, "this server holds no such suite of your sentences"),
+    ("mine:<script>", "is not one of default, store, file:"),
+])
+def test_a_suite_link_that_may_not_be_read_gets_a_message(data_root, suite, message):
+    _refused({"suite": suite}, data_root, message)
+    with pytest.raises(MuttlabError) as refused:
+        build_report(load_settings(), f"page=drilldown&metric=chrF&corruption=negation&suite={suite}")
+    assert SECRET not in str(refused.value)
+    assert not any(path in str(refused.value) for path in _server_paths(data_root))
+
+
+def test_an_over_size_file_is_refused_before_it_is_read(data_root):
+    set_limits(Limits(max_upload_mb=1))
+    try:
+        _refused({"suite": "file:challenge/big.jsonl"}, data_root, "over the limit of 1")
+    finally:
+        set_limits(None)
+
+
+def test_a_huge_vs_is_left_out_with_a_message(data_root):
+    at = open_link("drilldown", {**CELL, "suite": "file:challenge/good.jsonl", "vs": "X" * 100_000})
+    assert not at.exception and not at.error
+    assert any("vs=: the value is 100,000 characters long" in w.value.replace("\\", "") for w in at.warning)
+    assert "X" * 1000 not in page_text(at)
+    assert int({m.label: m.value for m in at.metric}["trials"]) == 1  # the rest of the view still opens
+
+
+def test_the_good_file_opens(data_root):
+    at = open_link("drilldown", {**CELL, "suite": "file:challenge/good.jsonl", "show": "all"})
+    assert not at.exception and not at.error
+    assert "A dog runs" in page_text(at)
