@@ -376,5 +376,5 @@ def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: st
     fig.add_hline(y=0, line_dash="dash", line_color="#374151", row=1, col=2)
     fig.update_xaxes(title_text=plain(f"margin, {metric}"), row=1, col=2)
     fig.update_yaxes(title_text=plain(f"margin, {other}"), row=1, col=2)
-    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.2))
     return _layout(fig, 380, title)

@@ -233,8 +233,8 @@ def page() -> None:
         pinned = base[base["trial"] == trial_id]
         if not pinned.empty:
             st.markdown(f"**Trial {ui.md_text(trial_id)}** (from the link)")
-            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better,
-                        services.pair_ids(settings, [trial_id]).get(trial_id), other)
+            editable = services.pair_ids(settings, [trial_id]) if not challenge else {}
+            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better, editable.get(trial_id), other)
     shown = cell_view.shown(cell, verdict, query, comparison)
     st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
