@@ -64,8 +64,11 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], 
     metrics, corruptions = (([] if view.values(k) == ["all"] else view.values(k)) for k in ("metrics", "corruptions"))
     refs = [int(k) for k in view.values("refs")]
     if view.value("run") == "1":
-        results = api.run_grid(settings, metrics or None, corruptions or None, refs or None,
-                               suite=view.value("suite", "default"))
+        suite_name = view.value("suite", "default")
+        if suite_name not in link_view.SUITES:  # api.load_suite would read any other name as a path
+            raise MuttlabError(f"the Run view's report covers the suites {' and '.join(link_view.SUITES)}; open "
+                               "a challenge set or your own suite on the Drill-down page")
+        results = api.run_grid(settings, metrics or None, corruptions or None, refs or None, suite=suite_name)
         accuracy, note = results.accuracy(), f"Computed now on suite {results.suite}."
     else:
         grid = shipped.load()

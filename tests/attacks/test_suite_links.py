@@ -89,3 +89,14 @@ def test_the_good_file_opens(data_root):
     at = open_link("drilldown", {**CELL, "suite": "file:challenge/good.jsonl", "show": "all"})
     assert not at.exception and not at.error
     assert "A dog runs" in page_text(at)
+
+
+@pytest.mark.parametrize("suite", ["file:challenge/good.jsonl", "mine:" + "0" * 32, "upload:" + "0" * 64])
+def test_a_run_report_never_reads_a_suite_name_as_a_path(data_root, monkeypatch, suite):
+    import muttlab.suites
+
+    opened = []
+    monkeypatch.setattr(muttlab.suites, "read_suite", lambda *a, **k: opened.append(a) or None)
+    with pytest.raises(MuttlabError, match="covers the suites default and store"):
+        build_report(load_settings(), f"metrics=chrF&refs=5&run=1&suite={suite}")
+    assert opened == []
