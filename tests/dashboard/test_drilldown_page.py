@@ -1,6 +1,8 @@
 """The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
 from __future__ import annotations
 
+import json
+
 from muttlab.engine import runner
 from muttlab.sources import load_mutt_experiments
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
@@ -120,7 +122,15 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     disagreeing = next(d.value for d in at.dataframe if "right" in d.value.columns)
     assert sorted(disagreeing["trial"]) == sorted(list(only_rouge) + list(only_bleu))
     assert (disagreeing.set_index("trial").loc[list(only_rouge), "right"] == "ROUGE-L").all()
-    assert len(at.get("plotly_chart")) == 2
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    # The chart's 2 x 2 table holds the paired counts, b and c in the Okabe-Ito blue and vermillion.
+    traces = json.loads(charts[1].proto.spec)["data"]
+    bars = {(t["marker"]["color"], t["text"][0]) for t in traces if t["type"] == "bar"}
+    both = int((wide["BLEU-4"] & wide["ROUGE-L"]).sum())
+    neither = int((~wide["BLEU-4"] & ~wide["ROUGE-L"]).sum())
+    assert bars == {("#999999", str(both)), ("#0072B2", str(len(only_bleu))), ("#D55E00", str(len(only_rouge))),
+                    ("#999999", str(neither))}
 
 
 def test_a_trial_that_is_a_pair_of_the_store_links_to_its_editor(app_env, app_settings):
