@@ -71,14 +71,18 @@ def held(settings: Settings, suite_name: str):
 
 def pair_ids(settings: Settings, trial_ids) -> dict[str, int]:
     """Of ``trial_ids`` (the cards on show), those that are keys of the pair store, each with its pair's number
-    (the Annotate page's ``pair=``); empty without a store."""
+    (the Annotate page's ``pair=``); empty without a store or when it cannot be reached (the Annotate page says
+    why)."""
     from muttlab.pairs.store import PairNotFound
 
-    pairs = store(settings)
     found = {}
-    for trial_id in trial_ids if pairs is not None else ():
-        try:
-            found[trial_id] = pairs.get_by_key(trial_id).id
-        except PairNotFound:
-            continue
+    try:
+        pairs = store(settings)
+        for trial_id in trial_ids if pairs is not None else ():
+            try:
+                found[trial_id] = pairs.get_by_key(trial_id).id
+            except PairNotFound:
+                continue
+    except MuttlabError:  # a store that cannot be reached: the cards go without the link, the page says nothing
+        return {}
     return found
