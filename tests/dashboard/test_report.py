@@ -132,13 +132,15 @@ def test_a_mutt_cell_report_with_search_passes_and_a_comparison_equals_the_page(
 
 
 def test_a_report_writes_margins_as_the_page_does(app_env):
-    # BLEU-4 under the Difference rule: originals that score 0 have margins of -Δ / 1e-9.
-    document = _assert_report_equals_page({"metric": "BLEU-4", "corruption": "passive", "refs": "5",
+    # The reported case: CIDEr-D scores passive/51's original 0 and its passive 2.65e-05; under the Difference
+    # rule that is a margin of 0.15 - 2.65e-05 / 1e-9, which the report printed (`.4g`) as -2.65e+04.
+    document = _assert_report_equals_page({"metric": "CIDEr-D", "corruption": "passive", "refs": "5",
                                            "show": "all"})
     rows = _tables(document)["trials"]
-    margins = [r[rows[0].index("margin")] for r in rows[1:]]
-    assert any(m.startswith("orig = 0, Δ = ") for m in margins)
-    assert not any(re.search(r"e\+0[4-9]", m) for m in margins)
+    header = rows[0]
+    margins = {r[header.index("trial")]: r[header.index("margin")] for r in rows[1:]}
+    assert margins["passive/51"] == "orig = 0, Δ = 2.65e-05"
+    assert not any(re.search(r"e\+0[4-9]", m) for m in margins.values())
 
 
 def test_a_challenge_set_phenomenon_report_equals_the_page(app_env):
