@@ -9,7 +9,8 @@ from muttlab.dashboard.report import build_report
 from muttlab.errors import MuttlabError
 from muttlab.settings import Limits, load_settings, set_limits
 from tests.attacks.test_links import page_text
-from tests.dashboard.conftest import app_env, open_link  # noqa: F401 (fixture)
+from tests.attacks.test_served import PASSWORD, page, page_words, served, visit  # noqa: F401 (fixtures)
+from tests.dashboard.conftest import app_env, browser, open_link  # noqa: F401 (fixtures)
 
 SECRET = "TOP SECRET LINE"
 CELL = {"metric": "chrF", "corruption": "negation"}
@@ -100,3 +101,21 @@ def test_a_run_report_never_reads_a_suite_name_as_a_path(data_root, monkeypatch,
     with pytest.raises(MuttlabError, match="covers the suites default and store"):
         build_report(load_settings(), f"metrics=chrF&refs=5&run=1&suite={suite}")
     assert opened == []
+
+
+# --------------------------------------------------------------------------- served: a real browser, a real server
+
+@pytest.mark.browser
+def test_served_suite_links_get_messages_and_a_real_cell_opens(served, page):  # noqa: F811
+    """Against `muttlab serve` (its pair store behind a database URL that cannot be reached, holding a
+    password): a path out of the data dir and an unknown upload get their messages; a real cell still opens,
+    its cards simply without "Edit this pair"."""
+    visit(page, served, "drilldown", {**CELL, "suite": "file:../../etc/passwd"}, "Left out of this link")
+    visit(page, served, "drilldown", {**CELL, "suite": "upload:" + "0" * 64},
+          "this server holds no such uploaded file")
+    shown = page_words(page)
+    assert "root:" not in shown and not [folder for folder in served.folders if folder in shown]
+    visit(page, served, "drilldown", {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L"},
+          "trials shown")
+    shown = page_words(page)
+    assert "McNemar p" in shown and "Edit this pair" not in shown and PASSWORD not in shown
