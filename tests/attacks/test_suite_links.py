@@ -119,3 +119,23 @@ def test_served_suite_links_get_messages_and_a_real_cell_opens(served, page):  #
           "trials shown")
     shown = page_words(page)
     assert "McNemar p" in shown and "Edit this pair" not in shown and PASSWORD not in shown
+
+
+@pytest.mark.browser
+def test_served_an_upload_opens_in_the_drilldown_of_another_visit(served, page, tmp_path):  # noqa: F811
+    """An upload on the Challenge page is kept by the server: its phenomenon's drill-down link
+    (``suite=upload:<sha256 of the content>``) opens in a new visit, with the upload's pairs."""
+    import hashlib
+
+    from playwright.sync_api import expect
+
+    upload = tmp_path / "pairs.jsonl"
+    upload.write_text('{"good": "A dog runs on the beach.", "incorrect": "A dog does not run on the beach.", '
+                      '"references": ["A dog runs along the beach."], "phenomenon": "negation"}\n', encoding="utf-8")
+    page.goto(f"{served.url}/challenge?metrics=chrF")
+    page.locator('input[type="file"]').set_input_files(str(upload))
+    expect(page.get_by_role("heading", name="Per phenomenon")).to_be_visible()
+    digest = hashlib.sha256(upload.read_bytes()).hexdigest()
+    visit(page, served, "drilldown", {**CELL, "suite": f"upload:{digest}", "show": "all"}, "trials shown")
+    expect(page.get_by_text("1 of 1 trials shown")).to_be_visible()
+    assert "does not run" in page_words(page)
