@@ -144,5 +144,6 @@ def test_a_report_writes_margins_as_the_page_does(app_env):
 
 
 def test_a_challenge_set_phenomenon_report_equals_the_page(app_env):
-    _assert_report_equals_page({"suite": "file:demetr/dataset/critical_id8_negation.json", "metric": "chrF",
-                                "corruption": "critical_id8_negation", "q": "not", "show": "all"})
+    negation = {"suite": "file:demetr/dataset/critical_id8_negation.json", "corruption": "critical_id8_negation"}
+    _assert_report_equals_page({**negation, "metric": "chrF", "q": "not", "show": "all"})
+    _assert_report_equals_page({**negation, "metric": "chrF", "vs": "sentBLEU", "show": "only-vs"})
