@@ -143,18 +143,7 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
     other margins, so the axis stops at 10 interquartile ranges beyond the quartiles (always showing 0);
     margins beyond are drawn in the edge bins and counted in the axis title.
     """
-    values = cell["margin"].to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    if finite.size:
-        q1, q3 = np.quantile(finite, [0.25, 0.75])
-        spread = 10.0 * max(float(q3 - q1), 1e-6)
-        low, high = max(float(finite.min()), q1 - spread), min(float(finite.max()), q3 + spread)
-    else:
-        low = high = 0.0
-    low, high = min(low, 0.0), max(high, 0.0)
-    if high - low < 1e-12:
-        low, high = low - 1.0, high + 1.0
-    outside = int(((finite < low) | (finite > high)).sum())
+    low, high, outside = margin_axis(cell["margin"].to_numpy(dtype=float))
     fig = go.Figure()
     for ok, colour, name in ((False, "#dc2626", "fails"), (True, "#16a34a", "passes")):
         part = np.clip(cell.loc[cell["passed"] == ok, "margin"].to_numpy(dtype=float), low, high)
@@ -329,3 +318,63 @@ def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: s
     fig.update_xaxes(title_text=f"strength{f' ({strength_unit})' if strength_unit else ''}", dtick=1)
     fig.update_yaxes(range=[0, 100], row=1, col=1)
     return _layout(fig, 420, f"{corruption_label}: how the metrics react as the corruption gets stronger")
+
+
+def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
+    """An axis for margins: 10 interquartile ranges beyond the quartiles at most, always showing 0 (a relative
+    change over a near-zero original can be millions of times the others); and how many finite values lie
+    beyond it."""
+    finite = values[np.isfinite(values)]
+    if finite.size:
+        q1, q3 = np.quantile(finite, [0.25, 0.75])
+        spread = 10.0 * max(float(q3 - q1), 1e-6)
+        low, high = max(float(finite.min()), q1 - spread), min(float(finite.max()), q3 + spread)
+    else:
+        low = high = 0.0
+    low, high = min(low, 0.0), max(high, 0.0)
+    if high - low < 1e-12:
+        low, high = low - 1.0, high + 1.0
+    return low, high, int(((finite < low) | (finite > high)).sum())
+
+
+# Okabe-Ito: which of two metrics got a trial right, told apart by red-green colour-blind readers too.
+AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", "#0072B2", "#D55E00"
+
+
+def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
+                     title: str | None = None) -> go.Figure:
+    """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
+    outcomes, and the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
+    coloured by which metric alone gets it right."""
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.35, 0.65], horizontal_spacing=0.12,
+                        subplot_titles=["paired outcomes (trials)", "margins (positive = right)"])
+    cells = contingency.to_numpy()
+    # rows: metric passes / fails; columns: other passes / fails. b (only metric) is [0, 1], c is [1, 0].
+    colours = [[AGREE_COLOUR, ONLY_FIRST_COLOUR], [ONLY_SECOND_COLOUR, AGREE_COLOUR]]
+    for i, row_label in enumerate(contingency.index):
+        for j, column_label in enumerate(contingency.columns):
+            fig.add_trace(go.Bar(x=[plain(column_label)], y=[1], base=[i], width=0.95, showlegend=False,
+                                 marker_color=colours[i][j], text=[f"{cells[i, j]}"], textposition="inside",
+                                 insidetextanchor="middle", textfont=dict(size=18, color="white"),
+                                 hovertemplate=f"{plain(row_label)}, {plain(column_label)}: {cells[i, j]}"
+                                               "<extra></extra>"), row=1, col=1)
+    fig.update_yaxes(tickvals=[0.5, 1.5], ticktext=_plain_all(contingency.index), range=[2, 0], row=1, col=1)
+    a = joined["margin"].to_numpy(dtype=float)
+    b = joined["vs_margin"].to_numpy(dtype=float)
+    x_low, x_high, _ = margin_axis(a)
+    y_low, y_high, _ = margin_axis(b)
+    first, second = joined["passed"].astype(bool), joined["vs_passed"].astype(bool)
+    for mask, colour, name in ((first == second, AGREE_COLOUR, "both agree"),
+                               (first & ~second, ONLY_FIRST_COLOUR, f"only {metric} right"),
+                               (~first & second, ONLY_SECOND_COLOUR, f"only {other} right")):
+        fig.add_trace(go.Scatter(x=np.clip(a[mask.to_numpy()], x_low, x_high), y=np.clip(b[mask.to_numpy()],
+                                 y_low, y_high), mode="markers", name=plain(f"{name} ({int(mask.sum())})"),
+                                 marker=dict(color=colour, size=6, opacity=0.75),
+                                 text=_plain_all(joined.loc[mask, "trial"]),
+                                 hovertemplate="%{text}<br>%{x:.4g} / %{y:.4g}<extra></extra>"), row=1, col=2)
+    fig.add_vline(x=0, line_dash="dash", line_color="#374151", row=1, col=2)
+    fig.add_hline(y=0, line_dash="dash", line_color="#374151", row=1, col=2)
+    fig.update_xaxes(title_text=plain(f"margin, {metric}"), row=1, col=2)
+    fig.update_yaxes(title_text=plain(f"margin, {other}"), row=1, col=2)
+    fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.2))
+    return _layout(fig, 380, title)

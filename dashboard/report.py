@@ -3,23 +3,30 @@
 The view is what the dashboard's "Link to this view" gives: ``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5``
 or just its query string (``page=drilldown&...``). ``muttlab report --view ... --output report.html`` and the
 dashboard's report download both call :func:`build_report`. Every sentence is HTML-escaped.
+
+A drill-down report is the page's view: the same suite (``suite=``, challenge-set files included), comparison
+(``vs=``), list (``show=``) and search (``q=``), in the page's order, every trial the page lists (over its pages),
+and every number written by the functions the page writes it with (:mod:`muttlab.dashboard.cell_view`,
+:mod:`~muttlab.dashboard.compare`, :mod:`~muttlab.dashboard.number_format`).
 """
 from __future__ import annotations
 
 import html
+from typing import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 
 from muttlab import api
 from muttlab.corruptions import catalog
-from muttlab.dashboard import charts, facts, shipped
+from muttlab.dashboard import cell_view, charts, facts, shipped
+from muttlab.dashboard.compare import compare
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.view import View, ViewError
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
 PAGES = ("run", "drilldown")
-TRIALS_SHOWN = 200
 
 
 def parse_view(settings: Settings, text: str) -> View:
@@ -57,8 +64,11 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], 
     metrics, corruptions = (([] if view.values(k) == ["all"] else view.values(k)) for k in ("metrics", "corruptions"))
     refs = [int(k) for k in view.values("refs")]
     if view.value("run") == "1":
-        results = api.run_grid(settings, metrics or None, corruptions or None, refs or None,
-                               suite=view.value("suite", "default"))
+        suite_name = view.value("suite", "default")
+        if suite_name not in link_view.SUITES:  # api.load_suite would read any other name as a path
+            raise MuttlabError(f"the Run view's report covers the suites {' and '.join(link_view.SUITES)}; open "
+                               "a challenge set or your own suite on the Drill-down page")
+        results = api.run_grid(settings, metrics or None, corruptions or None, refs or None, suite=suite_name)
         accuracy, note = results.accuracy(), f"Computed now on suite {results.suite}."
     else:
         grid = shipped.load()
@@ -73,39 +83,112 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], 
     return f"<h2>Accuracy</h2><p>{html.escape(note)}</p>", [fig], _table_html(accuracy)
 
 
-def _drilldown_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], str]:
+def _held(held: Callable[[str], object] | None, suite_name: str):
+    if held is None:
+        raise MuttlabError(f"suite={suite_name.partition(':')[0]}:… names something only the dashboard server that "
+                           "holds it can read (an upload, a suite of your sentences); download the report from "
+                           "that page's “Link to this view”")
+    return held(suite_name)
+
+
+def _cells(settings: Settings, view: View, metrics: list[str], corruption: str, refs: int | None,
+           held: Callable[[str], object] | None) -> tuple[dict[str, pd.DataFrame], dict[str, str], int]:
+    """Each metric's cell (:mod:`muttlab.dashboard.cell_view`), the metrics' signatures, and how many records of
+    the phenomenon the data set marks as not applied; scored by the engine as the page's services score it."""
+    suite_name = view.value("suite", "default")
+    if cell_view.is_challenge(suite_name):
+        from muttlab.suites import read_suite
+
+        kind, _, rest = suite_name.partition(":")
+        data, name = cell_view.read_data_file(settings, rest) if kind == "file" else _held(held, suite_name)
+        suite_file = read_suite(data, format=view.value("format"), name=name)
+        if not suite_file.contrastive:
+            raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set")
+        results = api.run_challenge(settings, suite_file, metrics)
+        return ({m: cell_view.from_challenge(results.table, suite_file, m, corruption) for m in metrics},
+                dict(results.signatures), suite_file.not_applied.get(corruption, 0))
+    if cell_view.suite_kind(suite_name) == "mine":
+        suite = _held(held, suite_name)
+    else:
+        suite = api.load_suite(settings, suite_name)
+    results = api.run_grid(settings, metrics, [corruption], [refs], suite=suite)
+    by_id = {t.id: t for t in suite.trials}
+    return ({m: cell_view.from_grid(results.table, m, corruption, refs, by_id) for m in metrics},
+            dict(results.signatures), 0)
+
+
+def _numbers_html(numbers: list[tuple[str, str]], css: str) -> str:
+    cells = "".join(f"<tr><th>{html.escape(label)}</th><td>{html.escape(value)}</td></tr>" for label, value in numbers)
+    return f"<table class='grid {css}'>{cells}</table>"
+
+
+def _trials_html(shown: pd.DataFrame, other: str | None) -> str:
+    """The listed trials as the page's cards write them (:func:`muttlab.dashboard.cell_view.trial_numbers`)."""
+    rows = []
+    for row in shown.itertuples(index=False):
+        line = {"trial": row.trial, "verdict": cell_view.verdict_word(row.passed, row.unsupported),
+                **dict(cell_view.trial_numbers(row))}
+        if other is not None:
+            line[f"{other} verdict"] = cell_view.verdict_word(row.vs_passed, row.vs_unsupported)
+            line[f"{other} margin"] = cell_view.vs_margin_text(row)
+        line.update({"original text": row.original, "corrupted text": row.corrupted})
+        rows.append(line)
+    return pd.DataFrame(rows).to_html(index=False, escape=True, border=0, classes="grid trials") if rows else ""
+
+
+def _drilldown_section(settings: Settings, view: View,
+                       held: Callable[[str], object] | None) -> tuple[str, list[go.Figure], str]:
+    """The Drill-down page's view: its counts, the comparison of ``vs=``, and the trials it lists (``show=``,
+    ``q=``), in its order, every number written by the page's own functions."""
     metric, corruption = view.value("metric"), view.value("corruption")
     if not metric or not corruption:
         raise MuttlabError("a drill-down view needs metric= and corruption= (copy the link from the Drill-down page)")
-    refs = int(view.values("refs")[0]) if view.values("refs") else 5
-    suite = api.load_suite(settings, view.value("suite", "default"))
-    results = api.run_grid(settings, [metric], [corruption], [refs], suite=suite)
-    cell = results.table
-    by_id = {t.id: t for t in suite.trials}
-    cell = cell.assign(original=[by_id[t].original for t in cell["trial"]],
-                       corrupted=[by_id[t].corrupted for t in cell["trial"]])
-    show = view.value("show", "fails")
-    shown = cell[~cell["passed"]] if show == "fails" else cell[cell["passed"]] if show == "passes" else cell
-    shown = shown.sort_values("margin").head(TRIALS_SHOWN)
-    title = f"{metric} on {_labels([corruption])[corruption]}, {refs} references"
-    fig = charts.margin_histogram(cell, f"Margins: {title}")
-    ok = int(cell["passed"].sum())
-    head = (f"<h2>Drill-down: {html.escape(title)}</h2><p>{ok} of {len(cell)} trials passed "
-            f"({100.0 * ok / max(1, len(cell)):.1f}%); signature "
-            f"<code>{html.escape(results.signatures[metric])}</code>."
-            f" Showing {len(shown)} {html.escape(show)} trials.</p>")
-    columns = ["trial", "passed", "s_orig", "s_corr", "margin", "original", "corrupted"]
-    return head, [fig], _table_html(shown[columns])
+    challenge = cell_view.is_challenge(view.value("suite", "default"))
+    refs = None if challenge else int(view.values("refs")[0]) if view.values("refs") else 5
+    other = view.value("vs")
+    other = other if other and other != metric else None
+    cells, signatures, skipped = _cells(settings, view, [metric] + ([other] if other else []), corruption, refs, held)
+    cell = cells[metric]
+    comparison = compare(cell, cells[other], metric, other) if other else None
+    show = cell_view.effective_show(view.value("show", "fails"), comparison)
+    shown = cell_view.shown(cell, show, view.value("q", ""), comparison)
+    found = cell_view.counts(cell)
+    label = corruption if challenge else _labels([corruption])[corruption]
+    title = f"{metric} on {label}" + (f", {refs} references" if refs is not None else "")
+    figures = [charts.margin_histogram(cell, f"Margins: {title}")]
+    listed = {"only-metric": f"only {metric} right", "only-vs": f"only {other} right"}.get(show, show)
+    head = [f"<h2>Drill-down: {html.escape(title)}</h2>", _numbers_html(cell_view.header_numbers(found), "counts")]
+    if found.unsupported:
+        head.append(f"<p>{found.unsupported} trial(s) {html.escape(metric)} cannot score are unsupported.</p>")
+    if skipped:
+        head.append(f"<p>{skipped} record(s) of this phenomenon the data set marks as not applied are no test "
+                    "items: not listed, never scored.</p>")
+    head.append(f"<p>Signature <code>{html.escape(signatures[metric])}</code>.</p>")
+    if comparison is not None:
+        head.append(f"<h3>Compared with {html.escape(other)} (McNemar)</h3>"
+                    + _numbers_html(comparison.numbers(), "comparison"))
+        figures.append(charts.comparison_chart(comparison.contingency(), comparison.joined[comparison.both_judged],
+                                               metric, other, f"{metric} vs {other}: {title}"))
+    query = view.value("q", "")
+    head.append(f"<p class='shown'>{html.escape(cell_view.shown_text(len(shown), found))}: "
+                f"{html.escape(listed)}{html.escape(f', search “{query}”') if query else ''}.</p>")
+    return "".join(head), figures, _trials_html(shown, other)
 
 
-def build_report(settings: Settings, view_text: str) -> str:
+def build_report(settings: Settings, view_text: str, held: Callable[[str], object] | None = None) -> str:
     """The HTML document of the view (plotly.js embedded once, every figure interactive offline).
+
+    ``held`` gives what only a dashboard server holds for a link's ``suite=``: an upload's (bytes, name) for
+    ``upload:<sha256>``, the suite for ``mine:<id>``; without it (the command line) such a view is an error.
 
     Raises:
       MuttlabError: a view that :func:`parse_view` refuses or that selects nothing, or what the engine raises.
     """
     view = parse_view(settings, view_text)
-    head, figures, table = (_run_section if view.page == "run" else _drilldown_section)(settings, view)
+    if view.page == "run":
+        head, figures, table = _run_section(settings, view)
+    else:
+        head, figures, table = _drilldown_section(settings, view, held)
     plots = [charts.offline_html(fig, full_html=False) if i == 0 else fig.to_html(include_plotlyjs=False,
                                                                                    full_html=False)
              for i, fig in enumerate(figures)]

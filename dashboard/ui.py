@@ -10,7 +10,6 @@ it is shown as characters and never fetched.
 from __future__ import annotations
 
 import html
-import math
 import re
 from typing import Callable, Sequence
 from urllib.parse import urlencode
@@ -64,24 +63,6 @@ def caption_text(text: object) -> None:
     """A caption of user text: scrubbed and HTML-escaped into a caption-styled block, never read as Markdown."""
     shown = html.escape(scrub(text, services.settings()))
     st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{shown}</div>')
-
-
-def fmt_score(value: float) -> str:
-    """A score for display: four decimals, or scientific notation for tiny (BLEU-4) or huge values."""
-    if value != value:  # NaN
-        return "–"
-    if value == 0 or 1e-3 <= abs(value) < 1e4:
-        return f"{value:.4f}"
-    return f"{value:.2e}"
-
-
-def margin_text(s_orig: float, s_corr: float, margin: float) -> str:
-    """A margin that stays readable when the original scores 0: the Difference rule divides by s_orig,
-    so a zero original gives ±1e10-sized numbers; say "orig = 0" and the plain difference instead."""
-    if s_orig == 0 or not math.isfinite(margin) or abs(margin) >= 1e6:
-        return f"orig = 0, Δ = {fmt_score(s_corr - s_orig)}" if s_orig == 0 else "too large to show"
-    relative = (s_corr - s_orig) / abs(s_orig)
-    return f"{fmt_score(margin)} (corruption {relative:+.1%} vs original)"
 
 
 def header(title: str, caption: str | None = None) -> Settings:
@@ -289,7 +270,9 @@ def copy_link(page: str | None = None) -> None:
 
             query = urlencode({**view().params, "page": page})
             st.download_button("Download this view as a report (HTML, works offline)",
-                               lambda: build_report(services.settings(), query).encode("utf-8"),
+                               lambda: build_report(services.settings(), query,
+                                                    lambda name: services.held(services.settings(), name)
+                                                    ).encode("utf-8"),
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
             caption_text(f"Same file from the command line: muttlab report --view '{query}' --output report.html")

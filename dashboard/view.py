@@ -2,9 +2,10 @@
 downloads and ``muttlab report --view`` read them.
 
 A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
-the registry's, corruption names the catalogue's, the suite one of the named suites, reference counts and
-strengths small whole numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
-symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
+the registry's, corruption names the catalogue's (any short text when the suite names its own: a challenge
+set's phenomena), the suite a named one or of a checked form (``file:`` a data-dir path, ``upload:`` /
+``mine:`` an id), reference counts and strengths small whole numbers, a file a path inside the data dir
+(no NUL, no absolute path, no ``..``, no symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
 
 :func:`check` keeps what is valid and lists what is not (a page shows the list and carries on with the
 rest); :func:`strict` raises :class:`ViewError` naming every problem (the report command).
@@ -22,7 +23,14 @@ from muttlab.settings import Settings, active_limits
 from muttlab.suites.model import CONTRASTIVE_FORMATS
 
 SUITES = ("default", "store")
-SHOWS = ("fails", "passes", "all")
+# A suite a link may also name: a challenge-set file in the data dir, an upload the server holds (by the sha256
+# of its content), a visitor's own suite (services.user_suites). Only the form is checked here; whether the
+# server holds the upload or suite is the page's question.
+SUITE_FORMS = "default, store, file:<path in the data dir>, upload:<sha256>, mine:<id>"
+_SUITE_IDS = {"upload": re.compile(r"[0-9a-f]{64}"), "mine": re.compile(r"[0-9a-f]{32}")}
+# The trial lists of a drill-down; the last two compare with the metric of vs=: the trials where only the
+# page's metric, or only the vs= metric, does the right thing.
+SHOWS = ("fails", "passes", "all", "only-metric", "only-vs")
 MAX_TEXT = 200  # characters of a free-text value (a search, a trial id, a study name)
 MAX_ITEMS = 64  # values of one list parameter
 MAX_STRENGTH = 10
@@ -40,6 +48,8 @@ def _metric(value: str, ctx: "_Context") -> str:
 
 
 def _corruption(value: str, ctx: "_Context") -> str:
+    if ctx.own_names:  # a challenge set's phenomenon or a visitor's own type: any short text, shown as text
+        return value
     from muttlab.corruptions import catalog
 
     try:
@@ -79,6 +89,18 @@ def _text(value: str, ctx: "_Context") -> str:
     return value
 
 
+def _suite(value: str, ctx: "_Context") -> str:
+    if value in SUITES:
+        return value
+    kind, _, rest = value.partition(":")
+    if kind == "file" and rest:
+        data_file(ctx.settings, rest)
+        return value
+    if kind in _SUITE_IDS and _SUITE_IDS[kind].fullmatch(rest):
+        return value
+    raise ViewError(f"{value!r} is not one of {SUITE_FORMS}")
+
+
 def _file(value: str, ctx: "_Context") -> str:
     data_file(ctx.settings, value)
     return value
@@ -90,7 +112,7 @@ KEYS = {
     "metrics": (_metric, True), "metric": (_metric, False), "vs": (_metric, False),
     "corruptions": (_corruption, True), "corruption": (_corruption, False), "types": (_corruption, True),
     "refs": (_refs, True), "strengths": (_strength, True),
-    "suite": (_choice(*SUITES), False), "run": (_choice("1"), False), "off": (_choice("1"), False),
+    "suite": (_suite, False), "run": (_choice("1"), False), "off": (_choice("1"), False),
     "show": (_choice(*SHOWS), False), "format": (_choice(*CONTRASTIVE_FORMATS), False),
     "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
     "pair": (_pair, False), "file": (_file, False),
@@ -101,6 +123,7 @@ KEYS = {
 class _Context:
     settings: Settings | None
     metric_names: Collection[str]
+    own_names: bool = False  # the link's suite names its own corruption types (suite=file:, upload:, mine:)
 
 
 @dataclass(frozen=True)
@@ -158,6 +181,11 @@ def check(params: Mapping[str, object], settings: Settings | None = None,
     ``metric_names`` are the registry's names; ``settings`` locates the data dir for ``file``.
     """
     ctx = _Context(settings, frozenset(metric_names))
+    if "suite" in params:
+        try:
+            ctx = _Context(settings, ctx.metric_names, _one("suite", params["suite"], ctx) not in SUITES)
+        except ViewError:
+            pass  # named among the problems below
     kept, problems = {}, []
     for name, raw in params.items():
         shown = _CONTROL.sub("?", str(name))[:40]

@@ -19,6 +19,7 @@ intervals here equal scipy's for the same seed (the tests check this).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -552,11 +553,14 @@ def mcnemar(passed_a, passed_b, exact: bool | None = None) -> McNemarResult:
         exact = discordant < 25
     if discordant == 0:
         return McNemarResult(b, c, int(a.size), 0.0, 1.0, "exact" if exact else "chi2")
+    # Both p-values in closed form, without scipy.stats: importing it cost a page's first comparison 4.8 s.
     if exact:
-        p = min(1.0, 2 * float(_sp.binom.cdf(min(b, c), discordant, 0.5)))
+        tail = sum(math.comb(discordant, k) for k in range(min(b, c) + 1))
+        p = min(1.0, 2 * tail / 2 ** discordant)  # exact integers, one correctly rounded division
         return McNemarResult(b, c, int(a.size), float(min(b, c)), p, "exact")
     stat = (abs(b - c) - 1) ** 2 / discordant
-    return McNemarResult(b, c, int(a.size), float(stat), float(_sp.chi2.sf(stat, 1)), "chi2")
+    # The chi-square survival function with one degree of freedom: P(Z^2 > x) = erfc(sqrt(x / 2)).
+    return McNemarResult(b, c, int(a.size), float(stat), math.erfc(math.sqrt(stat / 2)), "chi2")
 
 
 # --------------------------------------------------------------------------- ratings with several samples per item

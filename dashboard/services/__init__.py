@@ -3,9 +3,10 @@
 * :mod:`.core`: settings, the shared registry and suites, the fair queue's door, the Playground's scoring,
   the pair store, published numbers, severity curves;
 * :mod:`.memo`: the server-wide memos of finished runs and of pieces of pages;
-* :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor, and one cell's trials;
+* :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor;
+* :mod:`.cells`: one Drill-down cell's trials, whatever the suite, and which of them are pairs of the store;
 * :mod:`.warmup`: the background warm-up;
-* :mod:`.uploads`: challenge-set files within the size limits, and their scoring;
+* :mod:`.uploads`: challenge-set files within the size limits, the uploads links name, and their scoring;
 * :mod:`.paired`: McNemar's test of two metrics on one cell.
 * :mod:`.user_suites`: suites built from visitors' own sentences, their caps and their ``mine:<id>`` names
   (the Your sentences page uses the module itself).
@@ -20,14 +21,15 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              reproduction, score_sentences, session_id, settings, severity,
                                              shipped_grid, shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
-from muttlab.dashboard.services.grid import Selection, cell_trials, finished_run, run_grid
+from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import memoised
 from muttlab.dashboard.services.paired import paired_comparison
-from muttlab.dashboard.services.uploads import challenge, challenge_file_in_data_dir, read_challenge
+from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 
 __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
-           "available_metrics", "catalogue_frame", "cell_trials", "challenge", "challenge_file_in_data_dir",
+           "available_metrics", "catalogue_frame", "challenge",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types",
            "is_quick",
@@ -36,4 +38,5 @@ __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmSta
            "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html",
            "shipped_reproduction", "still_wanted", "store",
            "store_revision",
-           "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start"]
+           "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
+           "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload"]

@@ -12,11 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import pandas as pd
-
 from muttlab import api
-from muttlab.dashboard.services.core import (registry, session_id, still_wanted, suite_named, trials_by_id,
-                                             trials_by_id_of)
+from muttlab.dashboard.services.core import registry, session_id, still_wanted, suite_named
 from muttlab.dashboard.services.memo import memoised, results_memo
 from muttlab.engine import queue as work_queue
 from muttlab.engine import runner
@@ -74,38 +71,12 @@ def run_grid(settings: Settings, selection: Selection,
 
 def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen) -> tuple:
     # The installed models are part of the key: after an install, ReVal and DREEM are scored again. The
-    # store's suite is named after its latest revision, so an edit is scored again too.
+    # store's suite is named after its latest revision, so an edit is scored again too; a visitor's suite is
+    # told apart by its mine:<id>, whatever name its author gave it.
     return (("run", settings, installed_state(settings.model_dir), selection)
-            + (() if suite_name == "default" else (chosen.name,)))
+            + (() if suite_name == "default" else (suite_name, chosen.name)))
 
 
 def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> runner.Results | None:
     """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
     return results_memo().get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))
-
-
-def cell_trials(settings: Settings, metric: str, corruption: str, refs: int,
-                suite_name: str = "default") -> pd.DataFrame:
-    """The trials of one metric x corruption x refs cell with their texts, failing first, by margin.
-
-    Returns:
-      columns trial, passed, margin, s_orig, s_corr, original, corrupted, references (tuple),
-      human_score, source.
-    """
-    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)), suite_name=suite_name)
-    table = results.table
-    cell = table[(table["metric"] == metric) & (table["corruption"] == corruption)
-                 & (table["refs"] == int(refs))].copy()
-    by_id = trials_by_id(settings) if suite_name == "default" else trials_by_id_of(settings, results.suite)
-    cell["original"] = [by_id[t].original for t in cell["trial"]]
-    cell["corrupted"] = [by_id[t].corrupted for t in cell["trial"]]
-    cell["references"] = [by_id[t].refs(int(refs)) for t in cell["trial"]]
-    cell["human_score"] = [by_id[t].human_score for t in cell["trial"]]
-    cell["source"] = [by_id[t].source for t in cell["trial"]]
-    # The SICK join (pair id, split), where the trials carry it.
-    extra = [a for a in ("sick_pair_id", "sick_split") if any(hasattr(t, a) for t in by_id.values())]
-    for attr in extra:
-        cell[attr] = [getattr(by_id[t], attr, None) for t in cell["trial"]]
-    cell = cell.sort_values(["passed", "margin"], kind="stable").reset_index(drop=True)
-    return cell[["trial", "passed", "margin", "s_orig", "s_corr", "original", "corrupted", "references",
-                 "human_score", "source"] + extra]

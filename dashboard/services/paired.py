@@ -1,22 +1,18 @@
-"""Two metrics on the same trials: McNemar's paired test on the Drill-down page."""
+"""Two metrics on the same trials of one Drill-down cell: the comparison and McNemar's paired test."""
 from __future__ import annotations
 
-from muttlab.dashboard.services.grid import cell_trials
+from muttlab.dashboard.compare import Comparison, compare
+from muttlab.dashboard.services.cells import cell_trials
 from muttlab.settings import Settings
 
 
-def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int,
-                      suite_name: str = "default"):
-    """McNemar's test of two metrics on the same trials of one cell (:func:`muttlab.stats.mcnemar`),
-    over the trials both metrics could score (an unsupported trial has no verdict to compare).
+def paired_comparison(settings: Settings, metric_a: str, metric_b: str, corruption: str, refs: int | None,
+                      suite_name: str = "default", format: str | None = None) -> Comparison:
+    """``metric_a``'s cell against ``metric_b``'s on the same trials (:func:`muttlab.dashboard.compare.compare`):
+    the trials only one of them gets right and McNemar's test over the trials both could score.
 
-    Returns:
-      (McNemarResult, accuracy of A in %, accuracy of B in %).
+    Raises:
+      MuttlabError: as :func:`~muttlab.dashboard.services.cells.cell_trials`.
     """
-    from muttlab.stats import mcnemar
-
-    a = cell_trials(settings, metric_a, corruption, refs, suite_name).set_index("trial")
-    b = cell_trials(settings, metric_b, corruption, refs, suite_name).set_index("trial").reindex(a.index)
-    both = a["margin"].notna() & b["margin"].notna()
-    a, b = a.loc[both, "passed"].astype(bool), b.loc[both, "passed"].astype(bool)
-    return mcnemar(a.to_numpy(), b.to_numpy()), 100.0 * a.mean(), 100.0 * b.mean()
+    return compare(cell_trials(settings, metric_a, corruption, refs, suite_name, format),
+                   cell_trials(settings, metric_b, corruption, refs, suite_name, format), metric_a, metric_b)

@@ -1,10 +1,16 @@
-"""Challenge-set files on the Challenge page: uploads and data-dir files read within the size limits, and
-their scoring, once per file and metrics for the whole server."""
+"""Challenge-set files on the Challenge and Drill-down pages: uploads and data-dir files read within the size
+limits, the uploads the server holds for links (``suite=upload:<sha256>``), and their scoring, once per file
+and metrics for the whole server."""
 from __future__ import annotations
 
+import hashlib
+
 from muttlab import api
+from muttlab.dashboard.cell_view import read_data_file
 from muttlab.dashboard.services.core import queued, registry
-from muttlab.dashboard.services.memo import memoised
+from muttlab.dashboard.services.memo import Memo, memoised
+from muttlab.dashboard.shared import singleton
+from muttlab.errors import MuttlabError
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings
 
@@ -16,8 +22,6 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
     Raises:
       MuttlabError (DataError): over the upload size limit, not UTF-8, no known format, no readable row.
     """
-    import hashlib
-
     from muttlab.sources import active_limits
     from muttlab.errors import DataError
 
@@ -28,25 +32,6 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
     from muttlab.suites import read_suite  # the reader itself: api.read_suite names no upload
 
     return memoised(key, lambda: read_suite(data, format=format, name=name), settings), key
-
-
-def challenge_file_in_data_dir(settings: Settings, relative: str) -> tuple[bytes, str]:
-    """The bytes and name of a challenge-set file inside the data dir (a visitor may not read elsewhere).
-
-    Raises:
-      MuttlabError: no data dir, a path that may lead outside it (ViewError), a file missing, unreadable or over
-        the size limit (DataError, naming the file as given, not where the server keeps it).
-    """
-    from pathlib import Path
-
-    from muttlab.dashboard.view import data_file
-    from muttlab.errors import DataError
-    from muttlab.sources import read_bytes
-
-    try:
-        return read_bytes(data_file(settings, relative)), Path(relative).stem
-    except DataError as exc:  # named as the visitor gave it: where the data dir is stays on the server
-        raise DataError(relative, exc.problem) from None
 
 
 def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...]):
@@ -63,3 +48,38 @@ def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[st
 
     return memoised(("challenge", settings, installed_state(settings.model_dir), file_key, metrics),
                     compute, settings)
+
+
+UPLOADS_KEPT = 8  # uploaded files a link can name; each may be up to the upload size limit
+
+
+@singleton
+def _uploads() -> Memo:
+    return Memo(UPLOADS_KEPT)
+
+
+def remember_upload(data: bytes, name: str) -> str:
+    """Keep an uploaded file (content and name) while the server runs; returns the id a link names it by,
+    ``upload:<sha256 of the content>``: only someone who has the file, or the link, can name it."""
+    digest = hashlib.sha256(data).hexdigest()
+    _uploads().put(("upload", digest), (data, name))
+    return f"upload:{digest}"
+
+
+def challenge_source(settings: Settings, suite_name: str) -> tuple[bytes, str]:
+    """The bytes and name of the challenge-set file a link names: ``file:<path in the data dir>`` or
+    ``upload:<sha256>`` of a file uploaded to this server.
+
+    Raises:
+      MuttlabError: a path that may not be read (:func:`muttlab.dashboard.cell_view.read_data_file`); an upload this
+        server does not hold (it was never uploaded here, the server restarted, or newer uploads pushed it out).
+    """
+    kind, _, rest = suite_name.partition(":")
+    if kind == "file":
+        return read_data_file(settings, rest)
+    found = _uploads().get(("upload", rest)) if kind == "upload" else None
+    if found is None:
+        raise MuttlabError("this server holds no such uploaded file (uploads are kept only while the server runs, "
+                           f"the newest {UPLOADS_KEPT}); upload the file again on the Challenge page and use its "
+                           "new links")
+    return found

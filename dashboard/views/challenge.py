@@ -6,12 +6,17 @@ weighted summary for an ACES file. Reading and reporting are :mod:`muttlab.suite
 
 Malformed rows are listed with their line numbers; the good rows are scored. A file in the data dir keeps
 the view in the address bar (``/challenge?file=challenge/aces.tsv&metrics=chrF,BLEU-4``); an upload cannot.
+Each phenomenon's row links to its pairs on the Drill-down page (``suite=file:<path>``, or ``upload:<sha256>``
+of an upload, which the server keeps while it runs).
 """
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from muttlab.dashboard import services, ui
+from muttlab.dashboard.cell_view import read_data_file
 from muttlab.errors import MuttlabError
 
 DEFAULT_METRICS = ("chrF", "sentBLEU", "BLEU-4", "METEOR-1.5")
@@ -22,7 +27,8 @@ PROBLEMS_SHOWN = 200
 
 
 def _file(settings):
-    """(bytes, name) of the chosen file, or None; the data-dir path goes to the address bar."""
+    """(bytes, name, suite name for Drill-down links) of the chosen file, or None; the data-dir path goes to the
+    address bar, an upload is kept by the server for the links to its phenomena (``upload:<sha256>``)."""
     from_data_dir = settings.data_dir is not None
     sources = ["upload"] + (["data dir"] if from_data_dir else [])
     linked = ui.query_value("file")
@@ -32,16 +38,25 @@ def _file(settings):
     if source == "upload":
         upload = st.file_uploader("Challenge-set file (.tsv, .json, .jsonl)", type=["tsv", "txt", "json", "jsonl"],
                                   key="ch-upload")
-        return None if upload is None else (upload.getvalue(), upload.name.rsplit(".", 1)[0])
+        if upload is None:
+            return None
+        data, name = upload.getvalue(), upload.name.rsplit(".", 1)[0]
+        return data, name, services.remember_upload(data, name)
     relative = st.text_input("Path inside the data dir", value=linked or "", key="ch-path",
                              placeholder="challenge/aces.tsv")
     if not relative.strip():
         return None
     try:
-        return services.challenge_file_in_data_dir(settings, relative.strip())
+        return (*read_data_file(settings, relative.strip()), f"file:{relative.strip()}")
     except MuttlabError as exc:
         st.error(ui.md_text(exc))
         return None
+
+
+def drilldown_link(suite_name: str, metric: str, phenomenon: str, fmt: str | None) -> str:
+    """The Drill-down view of one phenomenon's pairs as judged by ``metric`` (relative to this page)."""
+    return "drilldown?" + urlencode({k: v for k, v in (("suite", suite_name), ("metric", metric),
+                                                        ("corruption", phenomenon), ("format", fmt)) if v})
 
 
 def page() -> None:
@@ -68,7 +83,7 @@ def page() -> None:
         st.info("Upload a challenge set or name one in the data dir: WMT challenge-set TSV, ACES TSV, DEMETR JSON "
                 "or contrastive JSONL.", icon=":material/upload_file:")
         return
-    data, name = chosen
+    data, name, suite_name = chosen
     try:
         with st.spinner("Reading the file…"):
             suite_file, key = services.read_challenge(settings, data, name, None if fmt == AUTO else fmt)
@@ -103,10 +118,14 @@ def page() -> None:
     summary = results.summary()
     st.subheader("Per phenomenon")
     st.caption("accuracy: concordant / scored pairs, ties counted as failures; τ = (concordant − discordant) / "
-               "(concordant + discordant), ties among the discordant (the WMT challenge-set task and ACES).")
-    ui.table(summary, f"{name}-phenomena", key="ch-summary",
+               "(concordant + discordant), ties among the discordant (the WMT challenge-set task and ACES). "
+               "A row's drill-down lists its pairs with both scores, the margin and a word diff.")
+    links = [drilldown_link(suite_name, m, p, None if fmt == AUTO else fmt)
+             for m, p in zip(summary["metric"], summary["phenomenon"])]
+    ui.table(summary.assign(pairs=links), f"{name}-phenomena", key="ch-summary",
              column_config={"accuracy": st.column_config.NumberColumn(format="%.1f"),
-                            "tau": st.column_config.NumberColumn(format="%.3f")})
+                            "tau": st.column_config.NumberColumn(format="%.3f"),
+                            "pairs": st.column_config.LinkColumn("pairs", display_text="drill-down")})
     for metric, count in summary.groupby("metric")["unsupported"].sum().items():
         if count:
             ui.caption_text(f"{metric}: {count} pair(s) it cannot score (a target language it does not handle, or "

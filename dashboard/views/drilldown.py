@@ -1,7 +1,12 @@
-"""Drill-down: the trials of one metric x corruption x reference-count cell, failing first, by margin.
+"""Drill-down: the trials of one metric x corruption x reference-count cell, failing first, by margin; or of one
+phenomenon of a challenge set (``suite=file:<path>`` in the data dir, ``suite=upload:<sha256>`` of a file
+uploaded to this server); also of the pair store (``suite=store``) and a visitor's own suite (``suite=mine:<id>``).
 
-The cell, the filter and the page live in the address bar
-(``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5&show=fails``), so the view is a link.
+The cell, the filter, the search, the compared metric and the page live in the address bar
+(``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5&show=fails&vs=BLEU-4``), so the view is a link; the
+list shown and every number on it are built by :mod:`muttlab.dashboard.cell_view`, :mod:`~muttlab.dashboard.compare`
+and :mod:`~muttlab.dashboard.number_format`, which the view's offline report (:mod:`muttlab.dashboard.report`)
+uses too.
 """
 from __future__ import annotations
 
@@ -9,29 +14,43 @@ import math
 
 import streamlit as st
 
-from muttlab.dashboard import charts, glossary, services, ui
+from muttlab.dashboard import cell_view, charts, glossary, services, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
 PAGE_SIZE = 15
+SHOW_LABELS = {"fails": "fails", "passes": "passes", "all": "all"}
 
 
 def _index(options: list, value, fallback: int = 0) -> int:
     return options.index(value) if value in options else fallback
 
 
-def _trial_card(row, higher_is_better: bool) -> None:
-    verdict = ":green[:material/check_circle:] passes" if row.passed else ":red[:material/cancel:] fails"
+VERDICT_MARKS = {"unsupported": ":gray[:material/block:]", "passes": ":green[:material/check_circle:]",
+                 "fails": ":red[:material/cancel:]"}
+
+
+def _verdict(passed: bool, unsupported: bool) -> str:
+    word = cell_view.verdict_word(passed, unsupported)
+    return f"{VERDICT_MARKS[word]} {word}"
+
+
+def _trial_card(row, higher_is_better: bool, pair_id: int | None, other: str | None) -> None:
     with st.container(border=True):
         text, numbers = st.columns([5, 2])
-        text.markdown(f"**{verdict}** · {ui.md_text(row.trial)}")
+        text.markdown(f"**{_verdict(row.passed, row.unsupported)}** · {ui.md_text(row.trial)}")
         text.html(diff_block(row.original, row.corrupted))
-        numbers.markdown(f"original **{ui.fmt_score(row.s_orig)}**  \n"
-                         f"corruption **{ui.fmt_score(row.s_corr)}**  \n"
-                         f"margin **{ui.margin_text(row.s_orig, row.s_corr, row.margin)}**")
+        numbers.markdown("  \n".join(f"{label} **{value}**" for label, value in cell_view.trial_numbers(row)))
+        if other is not None:
+            numbers.markdown(f"{ui.md_text(other)}: **{_verdict(bool(row.vs_passed), bool(row.vs_unsupported))}**  \n"
+                             f"margin **{cell_view.vs_margin_text(row)}**")
+        if pair_id is not None:
+            numbers.markdown(f"[:material/edit: Edit this pair](annotate?pair={int(pair_id)})")
         extra = [] if higher_is_better else ["lower scores are better for this metric"]
+        if row.expected is not None:
+            extra.append(cell_view.EXPECTED_TEXT.get(row.expected, row.expected))
         if row.human_score is not None and not (isinstance(row.human_score, float) and math.isnan(row.human_score)):
             extra.append(f"SICK gold relatedness: {row.human_score:.2f} / 5")
         for label, attr in (("SICK pair", "sick_pair_id"), ("SICK split", "sick_split")):
@@ -39,24 +58,27 @@ def _trial_card(row, higher_is_better: bool) -> None:
             if value not in (None, "") and value == value:
                 extra.append(f"{label}: {value}")
         if row.source:
-            extra.append(f"source: {row.source}")
+            extra.append(f"{'source sentence' if row.expected is not None else 'source'}: {row.source}")
         if extra:
             ui.caption_text(" · ".join(extra))
-        with st.expander(f"{len(row.references)} references"):
+        with st.expander(f"{len(row.references)} reference{'s' if len(row.references) != 1 else ''}"):
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
 
 
-def _waits_for_click(settings, metric: str, corruption: str, refs: int, suite_name: str, key: str) -> bool:
+def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, suite_name: str, key: str) -> bool:
     """A slow metric's cell is scored after a click, unless the server has it already: a link opens it at once
     only where that is cheap."""
-    if services.finished_run(settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
+    if not cell_view.is_challenge(suite_name) and services.finished_run(
+            settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
         return False
     return ui.slow_and_unasked([metric], ("cell", metric, corruption, refs, suite_name),
                                f"Score {metric} on this cell", key)
 
 
-def _compare(settings, available: list[str], metric: str, corruption: str, refs: int, suite_name: str) -> None:
-    """Another metric on the same trials: McNemar's test on the paired pass/fail outcomes."""
+def _compare(settings, available: list[str], metric: str, corruption: str, refs: int | None, suite_name: str,
+             fmt: str | None, title: str):
+    """Another metric on the same trials: which trials only one of the two gets right (browsable below with
+    Show), McNemar's test on those counts, their chart and CSV. Returns the comparison, or None."""
     others = [m for m in available if m != metric]
     wanted = ui.query_value("vs")
     with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
@@ -64,113 +86,157 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
                              else 0, format_func=lambda m: "choose…" if m is None else m, key="dd-vs")
         st.session_state["dd-vs-chosen"] = other
         if other is None or _waits_for_click(settings, other, corruption, refs, suite_name, "dd-vs-score"):
-            return
+            return None
         try:
-            result, acc_a, acc_b = services.paired_comparison(settings, metric, other, corruption, refs, suite_name)
+            comparison = services.paired_comparison(settings, metric, other, corruption, refs, suite_name, fmt)
         except MuttlabError as exc:
             st.error(ui.md_text(f"{other} cannot be scored on this cell: {exc}"))
-            return
-        a, b, c, d = st.columns(4)
-        a.metric(f"{metric} accuracy", f"{acc_a:.1f}%")
-        b.metric(f"{other} accuracy", f"{acc_b:.1f}%")
-        c.metric(f"only {metric} right / only {other} right", f"{result.b} / {result.c}")
-        d.metric("McNemar p", f"{result.p_value:.3g}" if hasattr(result, "p_value") else "–")
-        st.caption(f"{result.n} paired trials; {result.method} test (McNemar 1947). A small p says the two "
-                   "metrics get different trials right, beyond chance.")
+            return None
+        result = comparison.test
+        for column, (label, value) in zip(st.columns(4), comparison.numbers()):
+            column.metric(label, value)
+        st.caption(f"{result.n} paired trials (both metrics could score them); {result.method} test (McNemar "
+                   "1947). A small p says the two metrics get different trials right, beyond chance. Show "
+                   "“only … right” below lists either side with its cards.")
+        judged = comparison.joined[comparison.both_judged]
+        figure = charts.comparison_chart(comparison.contingency(), judged, metric, other,
+                                         f"{metric} vs {other}: {title}")
+        ui.chart(figure, f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
+        ui.table(comparison.disagreeing(), f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
+        return comparison
+
+
+def _suite_label(name: str) -> str:
+    kind = cell_view.suite_kind(name)
+    if kind == "file":
+        return f"challenge set {name.partition(':')[2]}"
+    return {"upload": "uploaded challenge set", "mine": "your suite"}.get(kind) or services.SUITES[name]
+
+
+def _load(settings, suite_name: str, fmt: str | None):
+    """(suite, its challenge-set file or None) for ``suite_name``, or None after saying why it cannot be opened."""
+    kind = cell_view.suite_kind(suite_name)
+    try:
+        if cell_view.is_challenge(suite_name):
+            with st.spinner("Reading the challenge set…"):
+                suite_file, _ = services.challenge_file(settings, suite_name, fmt)
+            return suite_file.suite, suite_file
+        if kind == "mine":
+            return services.suite_named(settings, suite_name), None
+    except MuttlabError as exc:
+        st.error(f"The trials this link names cannot be opened: {ui.md_text(exc)}")
+        return None
+    suite = ui.load_suite(settings)
+    return None if suite is None else (suite, None)
 
 
 def page() -> None:
-    settings = ui.header("Drill-down", "The trials behind one cell of the accuracy grid: failures first, the "
-                                        "closest calls at the top.")
-    suite = ui.load_suite(settings)
-    if suite is None:
-        return
+    settings = ui.header("Drill-down", "The trials behind one cell of the accuracy grid or one phenomenon of a "
+                                        "challenge set: failures first, the closest calls at the top.")
     available = ui.loadable_metrics(settings)
     if not available:
         return
+    linked = ui.query_value("suite", "default")
+    suite_options = list(services.SUITES) + ([linked] if linked not in services.SUITES else [])
+    left, middle, right, far = st.columns([3, 3, 2, 2])
+    suite_name = far.selectbox("Trials", suite_options, index=suite_options.index(linked), format_func=_suite_label,
+                               key="dd-suite")
+    challenge = cell_view.is_challenge(suite_name)
+    fmt = ui.query_value("format") if challenge else None
+    loaded = _load(settings, suite_name, fmt)
+    if loaded is None:
+        return
+    suite, suite_file = loaded
     chosen = {**(st.session_state.get(CELL_KEY) or {}),
               **{k: v for k, v in (("metric", ui.query_value("metric")), ("corruption", ui.query_value("corruption")),
                                    ("refs", ui.query_int("refs"))) if v is not None}}
-    suite_name = ui.query_value("suite", "default")
-    suite_name = suite_name if suite_name in services.SUITES else "default"
     corruptions = suite.corruptions()
-    labels = services.corruption_labels(corruptions)
-    max_refs = suite.max_refs()
-    ref_options = [k for k in settings.ref_counts if k <= max_refs] or [max_refs]
-    if chosen.get("refs") and chosen["refs"] not in ref_options and chosen["refs"] <= max_refs:
-        ref_options = sorted(set(ref_options) | {int(chosen["refs"])})
+    labels = {c: c for c in corruptions} if challenge else services.corruption_labels(corruptions)
     if chosen.get("corruption") and chosen["corruption"] not in corruptions:
-        st.warning(ui.md_text(f"This link's corruption type {chosen['corruption']} is not in the loaded trials "
-                              f"(suite {suite.name}); the precomputed grid's cells need the MUTT data dir."))
+        where = ("" if challenge or cell_view.suite_kind(suite_name) == "mine"
+                 else "; the precomputed grid's cells need the MUTT data dir")
+        st.warning(ui.md_text(f"This link's {'phenomenon' if challenge else 'corruption type'} "
+                              f"{chosen['corruption']} is not in the loaded trials (suite {suite.name}){where}."))
 
-    left, middle, right, far = st.columns([3, 3, 2, 2])
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
-    corruption = middle.selectbox("Corruption", corruptions, index=_index(corruptions, chosen.get("corruption")),
+    corruption = middle.selectbox("Phenomenon" if challenge else "Corruption", corruptions,
+                                  index=_index(corruptions, chosen.get("corruption")),
                                   format_func=lambda c: labels.get(c, c), key="dd-corruption")
-    refs = right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
-                                                                 len(ref_options) - 1), key="dd-refs",
-                         help=glossary.term("references (5/10/20)"))
-    suite_name = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
-                               format_func=services.SUITES.get, key="dd-suite")
-    st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": int(refs)}
+    if challenge:
+        refs = None
+        right.caption("References: each pair's own")
+    else:
+        max_refs = suite.max_refs()
+        ref_options = [k for k in settings.ref_counts if k <= max_refs] or [max_refs]
+        if chosen.get("refs") and chosen["refs"] not in ref_options and chosen["refs"] <= max_refs:
+            ref_options = sorted(set(ref_options) | {int(chosen["refs"])})
+        refs = int(right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
+                                                                           len(ref_options) - 1), key="dd-refs",
+                                   help=glossary.term("references (5/10/20)")))
+    st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": refs}
     if suite.is_sample and suite_name == "default":
-        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, int(refs),
+        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, refs,
                                       labels.get(corruption, corruption), escape=ui.md_text), icon=":material/info:")
 
-    if _waits_for_click(settings, metric, corruption, int(refs), suite_name, "dd-score"):
+    if _waits_for_click(settings, metric, corruption, refs, suite_name, "dd-score"):
         return
     with st.spinner(f"Scoring {metric} on {labels.get(corruption, corruption)}…"):
         try:
-            cell = services.cell_trials(settings, metric, corruption, int(refs), suite_name=suite_name)
+            cell = services.cell_trials(settings, metric, corruption, refs, suite_name, fmt)
         except MuttlabError as exc:
             st.error(f"This cell cannot be scored: {ui.md_text(exc)}")
             return
     info = {i.name: i for i in services.metric_catalogue(settings)}[metric]
-    n, ok = len(cell), int(cell["passed"].sum())
-    a, b, c, d = st.columns(4)
-    a.metric("trials", n)
-    b.metric("passed", ok, help=f"A trial passes when its margin says so. {glossary.margin(corruption)}")
-    c.metric("failed", n - ok, help=glossary.term("tie rule"))
-    d.metric("accuracy", f"{100.0 * ok / n:.1f}%" if n else "–", help=glossary.term("Wilson interval"))
+    counts = cell_view.counts(cell)
+    helps = {"passed": f"A trial passes when its margin says so. {glossary.margin(corruption)}",
+             "failed": glossary.term("tie rule"), "accuracy": glossary.term("Wilson interval")}
+    for column, (label, value) in zip(st.columns(4), cell_view.header_numbers(counts)):
+        column.metric(label, value, help=helps.get(label))
+    if counts.unsupported:
+        ui.caption_text(f"{counts.unsupported} trial(s) {metric} cannot score are unsupported: in no count above "
+                        "but trials, and in no accuracy.")
+    skipped = suite_file.not_applied.get(corruption, 0) if suite_file is not None else 0
+    if skipped:
+        ui.caption_text(f"{skipped} record(s) of this phenomenon the data set marks as not applied are no test "
+                        "items: not listed, never scored.")
     if info.signature:
         ui.caption_text(f"signature: {info.signature}")
         st.caption(glossary.term("signature"))
 
-    ui.chart(charts.margin_histogram(cell, f"Margins: {metric} on {labels.get(corruption, corruption)}, "
-                                           f"{refs} references"),
-             f"margins-{metric}-{corruption}-{refs}", key="dd-margins")
+    title = (f"{labels.get(corruption, corruption)}" + (f", {refs} references" if refs is not None else ""))
+    ui.chart(charts.margin_histogram(cell, f"Margins: {metric} on {title}"),
+             f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
 
-    _compare(settings, available, metric, corruption, int(refs), suite_name)
+    comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
 
-    f1, f2 = st.columns([2, 5])
-    shows = ["fails", "passes", "all"]
+    f1, f2 = st.columns([3, 4])
+    shows = list(SHOW_LABELS) + (["only-metric", "only-vs"] if comparison is not None else [])
+    show_labels = {**SHOW_LABELS, **({"only-metric": f"only {metric} right", "only-vs": f"only {comparison.other} "
+                                      "right"} if comparison is not None else {})}
     if "dd-verdict" not in st.session_state:
-        st.session_state["dd-verdict"] = ui.query_value("show", "fails") if ui.query_value("show") in shows else "fails"
+        linked_show = ui.query_value("show", "fails")
+        st.session_state["dd-verdict"] = linked_show if linked_show in shows else "fails"
         st.session_state["dd-query"] = ui.query_value("q", "")
-    verdict = f1.segmented_control("Show", shows, key="dd-verdict") or "fails"
+    elif st.session_state["dd-verdict"] not in shows:
+        st.session_state["dd-verdict"] = "fails"
+    verdict = f1.segmented_control("Show", shows, format_func=show_labels.get, key="dd-verdict") or "fails"
     query = f2.text_input("Search the sentences", key="dd-query",
                           placeholder="a word in the original or the corruption")
     trial_id = ui.query_value("trial")
-    ui.write_query({"metric": metric, "corruption": corruption, "refs": int(refs),
+    ui.write_query({"metric": metric, "corruption": corruption, "refs": refs,
                     "vs": st.session_state.get("dd-vs-chosen"),
-                    "suite": suite_name if suite_name != "default" else None,
+                    "suite": suite_name if suite_name != "default" else None, "format": fmt,
                     "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
-    shown = cell
+    other = comparison.other if comparison is not None else None
     if trial_id:
-        pinned = cell[cell["trial"] == trial_id]
+        base = cell if comparison is None else comparison.joined
+        pinned = base[base["trial"] == trial_id]
         if not pinned.empty:
-            st.markdown(f"**Trial `{trial_id}`** (from the link)")
-            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better)
-    if verdict == "fails":
-        shown = shown[~shown["passed"]]
-    elif verdict == "passes":
-        shown = shown[shown["passed"]]
-    if query.strip():
-        needle = query.strip().lower()
-        mask = (shown["original"].str.lower().str.contains(needle, regex=False)
-                | shown["corrupted"].str.lower().str.contains(needle, regex=False))
-        shown = shown[mask]
-    st.markdown(f"**{len(shown)}** of {n} trials shown")
+            st.markdown(f"**Trial {ui.md_text(trial_id)}** (from the link)")
+            editable = services.pair_ids(settings, [trial_id]) if not challenge else {}
+            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better, editable.get(trial_id), other)
+    shown = cell_view.shown(cell, verdict, query, comparison)
+    st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
         st.info("No trial matches the filter.")
         return
@@ -178,13 +244,15 @@ def page() -> None:
     pages = max(1, math.ceil(len(shown) / PAGE_SIZE))
     number = st.number_input("Page", min_value=1, max_value=pages, value=1, step=1, key="dd-page") if pages > 1 else 1
     start = (int(number) - 1) * PAGE_SIZE
-    for row in shown.iloc[start:start + PAGE_SIZE].itertuples(index=False):
-        _trial_card(row, info.higher_is_better)
+    on_page = shown.iloc[start:start + PAGE_SIZE]
+    editable = services.pair_ids(settings, list(on_page["trial"])) if not challenge else {}
+    for row in on_page.itertuples(index=False):
+        _trial_card(row, info.higher_is_better, editable.get(row.trial), other)
 
     ui.copy_link("drilldown")
     with st.expander("All shown trials as a table"):
         table = shown.assign(references=shown["references"].map(lambda refs: " | ".join(refs)))
-        ui.table(table, f"trials-{metric}-{corruption}-{refs}", key="dd-table")
+        ui.table(table, f"trials-{metric}-{corruption}-{refs or 'own'}", key="dd-table")
 
 
 page()

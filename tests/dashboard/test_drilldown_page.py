@@ -1,6 +1,8 @@
 """The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
 from __future__ import annotations
 
+import json
+
 from muttlab.engine import runner
 from muttlab.sources import load_mutt_experiments
 from tests.dashboard.conftest import html_bodies, open_page, shown_errors
@@ -60,10 +62,17 @@ def test_table_download_and_chart(app_env):
 
 
 def test_margins_stay_readable_when_the_original_scores_zero():
-    from muttlab.dashboard.ui import margin_text
+    from muttlab.dashboard.number_format import margin_text
+    from muttlab.engine.verdict import judge
+    from muttlab.trials import Expectation
     # TER-like case of the issue: s_orig = 0 makes the relative margin about -8.4e10.
     assert margin_text(0.0, 0.84, -8.4e10) == "orig = 0, Δ = 0.8400"
     assert margin_text(0.5, 0.25, 0.35) == "0.3500 (corruption -50.0% vs original)"
+    # The reported case: a difference of 2.65e-05 over an original of 0 is a Difference-rule margin of
+    # 0.15 - 2.65e-05 / 1e-9, which `.4g` printed as -2.65e+04.
+    margin = float(judge([0.0], [2.65e-05], Expectation.ABOUT_SAME, True).margin[0])
+    assert f"{margin:.4g}" == "-2.65e+04"
+    assert margin_text(0.0, 2.65e-05, margin) == "orig = 0, Δ = 2.65e-05"
 
 
 def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
@@ -77,3 +86,67 @@ def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
     only_b = int((~table["BLEU-4"] & table["ROUGE-L"]).sum())
     shown = {m.label: m.value for m in at.metric}
     assert shown["only BLEU-4 right / only ROUGE-L right"] == f"{only_a} / {only_b}"
+
+
+def _cards(at) -> list[str]:
+    """The trial ids of the cards on the page, in order (each card's first line names its trial)."""
+    return [m.value.rsplit(" · ", 1)[1].replace("\\", "") for m in at.markdown
+            if m.value.startswith("**:") and " · " in m.value]
+
+
+def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app_env, app_settings):
+    from tests.dashboard.conftest import open_link
+
+    link = {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L", "show": "only-vs"}
+    at = open_link("drilldown", link)
+    assert not shown_errors(at)
+    table = runner.run(load_mutt_experiments(app_settings).select(["det_sub"]), ["BLEU-4", "ROUGE-L"], [5],
+                       app_settings).table
+    wide = table.pivot(index="trial", columns="metric", values="passed")
+    bleu = table[table["metric"] == "BLEU-4"]
+
+    def in_cell_order(trials) -> list[str]:  # failing first by BLEU-4's margin, ties in the run's order
+        part = bleu[bleu["trial"].isin(set(trials))]
+        return list(part.sort_values(["passed", "margin"], kind="stable")["trial"])
+
+    only_rouge = wide.index[~wide["BLEU-4"] & wide["ROUGE-L"]]
+    expected = in_cell_order(only_rouge)
+    assert f"**{len(expected)}** of 65 trials shown" in [m.value for m in at.markdown]
+    assert _cards(at) == expected[:15]
+    assert at.segmented_control(key="dd-verdict").value == "only-vs"
+    assert at.query_params["show"] == "only-vs" and at.query_params["vs"] == "ROUGE-L"
+    # Each card says how the other metric judged it.
+    assert sum("ROUGE-L: **:green[:material/check_circle:] passes**" in m.value for m in at.markdown) == \
+        min(15, len(expected))
+    at.segmented_control(key="dd-verdict").set_value("only-metric").run()
+    only_bleu = wide.index[wide["BLEU-4"] & ~wide["ROUGE-L"]]
+    assert f"**{len(only_bleu)}** of 65 trials shown" in [m.value for m in at.markdown]
+    assert _cards(at) == in_cell_order(only_bleu)[:15]
+    # The comparison has its chart and its CSV of the disagreeing trials.
+    disagreeing = next(d.value for d in at.dataframe if "right" in d.value.columns)
+    assert sorted(disagreeing["trial"]) == sorted(list(only_rouge) + list(only_bleu))
+    assert (disagreeing.set_index("trial").loc[list(only_rouge), "right"] == "ROUGE-L").all()
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    # The chart's 2 x 2 table holds the paired counts, b and c in the Okabe-Ito blue and vermillion.
+    traces = json.loads(charts[1].proto.spec)["data"]
+    bars = {(t["marker"]["color"], t["text"][0]) for t in traces if t["type"] == "bar"}
+    both = int((wide["BLEU-4"] & wide["ROUGE-L"]).sum())
+    neither = int((~wide["BLEU-4"] & ~wide["ROUGE-L"]).sum())
+    assert bars == {("#999999", str(both)), ("#0072B2", str(len(only_bleu))), ("#D55E00", str(len(only_rouge))),
+                    ("#999999", str(neither))}
+
+
+def test_a_trial_that_is_a_pair_of_the_store_links_to_its_editor(app_env, app_settings):
+    from muttlab.pairs.store import open_store
+
+    at = open_page("drilldown", state={"drilldown_cell": CELL})
+    cards = _cards(at)
+    assert len(cards) == 15 and not any("Edit this pair" in m.value for m in at.markdown)
+    by_id = {t.id: t for t in load_mutt_experiments(app_settings).of(CELL["corruption"])}
+    with open_store(app_settings) as store:  # every card's trial but the first becomes a pair
+        store.add([by_id[t] for t in cards[1:]], author="loader")
+        ids = {t: store.get_by_key(t).id for t in cards[1:]}
+    at.run()
+    links = [m.value for m in at.markdown if "Edit this pair" in m.value]
+    assert links == [f"[:material/edit: Edit this pair](annotate?pair={ids[t]})" for t in cards[1:]]

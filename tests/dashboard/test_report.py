@@ -1,11 +1,16 @@
 """`muttlab report`: a dashboard link becomes one offline HTML file (plotly embedded, text escaped)."""
 from __future__ import annotations
 
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlencode
+
 import pytest
 
 from muttlab.cli import main
 from muttlab.dashboard.report import build_report, parse_view
 from muttlab.errors import MuttlabError
+from muttlab.settings import load_settings
 
 
 def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
@@ -41,3 +46,104 @@ def test_report_of_an_empty_view_is_a_clear_error(sample_settings):
         build_report(sample_settings, "metrics=NO-SUCH&refs=5")
     with pytest.raises(MuttlabError, match="selects no cell"):
         build_report(sample_settings, "metrics=BLEU-4&refs=7")
+
+
+# --------------------------------------------------------------------------- a report equals its view
+
+class _Tables(HTMLParser):
+    """Each <table> of a document, by the last word of its class, as rows of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._rows: list[list[str]] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            classes = (dict(attrs).get("class") or "").split()
+            self._rows = self.tables.setdefault(classes[-1] if classes else "", [])
+        elif tag == "tr" and self._rows is not None:
+            self._rows.append([])
+        elif tag in ("td", "th") and self._rows is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "table":
+            self._rows = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _tables(document: str) -> dict[str, list[list[str]]]:
+    parser = _Tables()
+    parser.feed(document)
+    return parser.tables
+
+
+def _card_numbers(at) -> list[dict[str, str]]:
+    """Each card's numbers as the page writes them (``original **0.1234**`` ...), in page order."""
+    found = []
+    for m in at.markdown:
+        if m.value.startswith("original **"):
+            found.append(dict(re.findall(r"^(original|corruption|margin) \*\*(.*?)\*\*\s*$", m.value, re.MULTILINE)))
+    return found
+
+
+def _assert_report_equals_page(query: dict[str, str]) -> str:
+    from tests.dashboard.conftest import open_link, shown_errors
+
+    at = open_link("drilldown", query)
+    assert not shown_errors(at)
+    document = build_report(load_settings(), urlencode({**query, "page": "drilldown"}))
+    tables = _tables(document)
+    # Every labelled number: the cell's counts, and the comparison's when the view has vs=.
+    reported = {label: value for label, value in tables["counts"] + tables.get("comparison", [])}
+    assert reported == {m.label: m.value for m in at.metric}
+    assert ("comparison" in tables) == ("vs" in query)
+    shown_line = next(m.value for m in at.markdown if m.value.endswith("trials shown")).replace("**", "")
+    assert f"<p class='shown'>{shown_line}: " in document
+    # The same trials in the same order: the page's table of every shown trial (over its pages) and the report's.
+    rows = tables["trials"]
+    header, body = rows[0], rows[1:]
+    page_table = next(d.value for d in at.dataframe if "human_score" in d.value.columns)
+    assert [r[header.index("trial")] for r in body] == list(page_table["trial"])
+    # The numbers of the cards on the first page, character for character.
+    cards = _card_numbers(at)
+    assert cards and cards == [{k: r[header.index(k)] for k in ("original", "corruption", "margin")}
+                               for r in body[:len(cards)]]
+    if "vs" in query:
+        vs_margins = [re.search(r"\nmargin \*\*(.*)\*\*$", m.value).group(1) for m in at.markdown
+                      if m.value.startswith(query["vs"] + ": **")]
+        assert vs_margins == [r[header.index(f"{query['vs']} margin")] for r in body[:len(vs_margins)]]
+    return document
+
+
+def test_a_mutt_cell_report_with_search_passes_and_a_comparison_equals_the_page(app_env):
+    _assert_report_equals_page({"metric": "BLEU-4", "corruption": "passive", "refs": "5", "q": "man",
+                                "show": "passes", "vs": "ROUGE-L"})
+    _assert_report_equals_page({"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L",
+                                "show": "only-vs"})
+
+
+def test_a_report_writes_margins_as_the_page_does(app_env):
+    # The reported case: CIDEr-D scores passive/51's original 0 and its passive 2.65e-05; under the Difference
+    # rule that is a margin of 0.15 - 2.65e-05 / 1e-9, which the report printed (`.4g`) as -2.65e+04.
+    document = _assert_report_equals_page({"metric": "CIDEr-D", "corruption": "passive", "refs": "5",
+                                           "show": "all"})
+    rows = _tables(document)["trials"]
+    header = rows[0]
+    margins = {r[header.index("trial")]: r[header.index("margin")] for r in rows[1:]}
+    assert margins["passive/51"] == "orig = 0, Δ = 2.65e-05"
+    assert not any(re.search(r"e\+0[4-9]", m) for m in margins.values())
+
+
+def test_a_challenge_set_phenomenon_report_equals_the_page(app_env):
+    negation = {"suite": "file:demetr/dataset/critical_id8_negation.json", "corruption": "critical_id8_negation"}
+    _assert_report_equals_page({**negation, "metric": "chrF", "q": "not", "show": "all"})
+    _assert_report_equals_page({**negation, "metric": "chrF", "vs": "sentBLEU", "show": "only-vs"})
