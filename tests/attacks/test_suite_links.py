@@ -59,7 +59,7 @@ def _refused(link: dict, root, message: str) -> None:
     ("file:challenge/no-such.jsonl", "no such file"),
     ("upload:" + "0" * 64, "this server holds no such uploaded file"),
     ("upload:../../etc/passwd", "is not one of default, store, file:"),
-    ("mine:" + "0" * 32, "this server holds no such suite of your sentences"),
+    ("mine:" + "0" * 32, "this server holds no such suite of your own sentences"),
     ("mine:<script>", "is not one of default, store, file:"),
 ])
 def test_a_suite_link_that_may_not_be_read_gets_a_message(data_root, suite, message):
