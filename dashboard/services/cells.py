@@ -3,6 +3,8 @@ visitor's ``mine:`` suite, a challenge-set ``file:`` or ``upload:``), as
 :mod:`muttlab.dashboard.cell_view` frames; and which trials are pairs of the pair store."""
 from __future__ import annotations
 
+from typing import Callable
+
 import pandas as pd
 
 from muttlab.dashboard import cell_view
@@ -30,21 +32,23 @@ def challenge_file(settings: Settings, suite_name: str, format: str | None = Non
 
 
 def cell_trials(settings: Settings, metric: str, corruption: str, refs: int | None,
-                suite_name: str = "default", format: str | None = None) -> pd.DataFrame:
+                suite_name: str = "default", format: str | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
     """The trials of one cell with their texts and verdicts, failing first by margin
     (:func:`muttlab.dashboard.cell_view.from_grid` / :func:`~muttlab.dashboard.cell_view.from_challenge`).
 
     For a challenge set ``corruption`` is the phenomenon and ``refs`` is ignored (each pair has its own
-    references); the verdicts are those of ``muttlab.api.run_challenge``, the Challenge page's.
+    references); the verdicts are those of ``muttlab.api.run_challenge``, the Challenge page's. ``progress``
+    gets the scoring's reports (the runner's, or the challenge set's per side of the pairs).
 
     Raises:
       MuttlabError: unknown or unavailable metric, a suite the server does not hold, an unreadable file.
     """
     if cell_view.is_challenge(suite_name):
         suite_file, key = challenge_file(settings, suite_name, format)
-        results = challenge(settings, suite_file, key, (metric,))
+        results = challenge(settings, suite_file, key, (metric,), progress)
         return cell_view.from_challenge(results.table, suite_file, metric, corruption)
-    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)), suite_name=suite_name)
+    results = run_grid(settings, Selection((metric,), (corruption,), (int(refs),)), progress, suite_name)
     if suite_name == "default":
         by_id = trials_by_id(settings)
     elif suite_name == "store":

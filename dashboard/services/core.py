@@ -107,6 +107,22 @@ def queued(fn: Callable[[], object], cost: int):
     return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
 
 
+def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object], cost: int,
+                         progress: Callable[[int, int, str], None] | None):
+    """:func:`queued` for ``fn(report)``, a job that reports ``(step, total, message)``: its latest report is drawn
+    with ``progress`` from this session's thread, at each poll of the queue (a Streamlit element cannot be updated
+    from the queue's thread)."""
+    latest: list[tuple[int, int, str]] = []
+
+    def poll() -> None:
+        still_wanted()
+        if progress is not None and latest:
+            progress(*latest[-1])
+
+    job = work_queue.shared_queue().submit(session_id(), lambda: fn(lambda *step: latest.append(step)), cost)
+    return work_queue.gather([job], poll)[0]
+
+
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
     """What the registry knows about every metric: available or not, and why."""
     return _metric_catalogue(settings, installed_state(settings.model_dir))
@@ -312,21 +328,12 @@ def reproduction(settings: Settings, progress: Callable[[int, int, str], None] |
     """``muttlab.api.reproduce(settings)`` as its frame (study, source, metric, subset, refs, published,
     measured, difference, tolerance, within, reason), computed once for the whole server (:func:`memoised`).
 
-    The whole report is one long job on the fair queue (it waits behind the small requests of other sessions);
-    its progress is drawn from this session's thread, at each poll of the queue (a Streamlit element cannot be
-    updated from the queue's thread).
+    The whole report is one long job on the fair queue (it waits behind the small requests of other sessions),
+    its progress drawn by :func:`queued_with_progress`.
     """
-    latest: list[tuple[int, int, str]] = []
-
-    def poll() -> None:
-        still_wanted()
-        if progress is not None and latest:
-            progress(*latest[-1])
-
     def compute() -> pd.DataFrame:
-        job = work_queue.shared_queue().submit(
-            session_id(), lambda: api.reproduce(settings, progress=lambda *step: latest.append(step)), 10 ** 9)
-        return report_frame(work_queue.gather([job], poll)[0])
+        return report_frame(queued_with_progress(lambda report: api.reproduce(settings, progress=report), 10 ** 9,
+                                                 progress))
 
     return memoised(_reproduction_key(settings), compute, settings)
 

@@ -4,10 +4,11 @@ and metrics for the whole server."""
 from __future__ import annotations
 
 import hashlib
+from typing import Callable
 
 from muttlab import api
 from muttlab.dashboard.cell_view import read_data_file
-from muttlab.dashboard.services.core import queued, registry
+from muttlab.dashboard.services.core import queued_with_progress, registry
 from muttlab.dashboard.services.memo import Memo, memoised
 from muttlab.dashboard.shared import singleton
 from muttlab.errors import MuttlabError
@@ -34,8 +35,10 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
     return memoised(key, lambda: read_suite(data, format=format, name=name), settings), key
 
 
-def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...]):
-    """``muttlab.api.run_challenge`` of a read challenge set, once per file and metrics for the whole server.
+def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...],
+              progress: Callable[[int, int, str], None] | None = None):
+    """``muttlab.api.run_challenge`` of a read challenge set, once per file and metrics for the whole server;
+    ``progress`` gets its reports (per metric, each side of the pairs).
 
     Returns:
       :class:`muttlab.suites.contrastive.ChallengeResults` (``.summary()``, ``.aces()``).
@@ -43,8 +46,9 @@ def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[st
       MuttlabError: unknown or unavailable metric, an empty set.
     """
     def compute():
-        return queued(lambda: api.run_challenge(settings, suite_file, list(metrics), registry=registry(settings)),
-                      cost=2 * len(metrics) * len(suite_file.suite.trials))
+        def score(report):
+            return api.run_challenge(settings, suite_file, list(metrics), progress=report, registry=registry(settings))
+        return queued_with_progress(score, 2 * len(metrics) * len(suite_file.suite.trials), progress)
 
     return memoised(("challenge", settings, installed_state(settings.model_dir), file_key, metrics),
                     compute, settings)

@@ -109,11 +109,10 @@ def page() -> None:
     if not metrics:
         st.warning("Choose at least one metric.")
         return
-    try:
-        with st.spinner(f"Scoring {len(trials):,} pairs with {len(metrics)} metric(s)…"):
-            results = services.challenge(settings, suite_file, key, tuple(metrics))
-    except MuttlabError as exc:
-        st.error(f"The challenge set could not be scored: {ui.md_text(exc)}")
+    results = ui.with_progress(f"Scoring {len(trials):,} pairs with {len(metrics)} metric(s)…", lambda progress:
+                               services.challenge(settings, suite_file, key, tuple(metrics), progress),
+                               failure="The challenge set could not be scored")
+    if results is None:
         return
     summary = results.summary()
     st.subheader("Per phenomenon")

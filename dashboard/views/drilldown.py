@@ -180,12 +180,11 @@ def page() -> None:
 
     if _waits_for_click(settings, metric, corruption, refs, suite_name, "dd-score"):
         return
-    with st.spinner(f"Scoring {metric} on {labels.get(corruption, corruption)}…"):
-        try:
-            cell = services.cell_trials(settings, metric, corruption, refs, suite_name, fmt)
-        except MuttlabError as exc:
-            st.error(f"This cell cannot be scored: {ui.md_text(exc)}")
-            return
+    cell = ui.with_progress(f"Scoring {metric} on {labels.get(corruption, corruption)}…", lambda progress:
+                            services.cell_trials(settings, metric, corruption, refs, suite_name, fmt, progress),
+                            failure="This cell cannot be scored")
+    if cell is None:
+        return
     info = {i.name: i for i in services.metric_catalogue(settings)}[metric]
     counts = cell_view.counts(cell)
     helps = {"passed": f"A trial passes when its margin says so. {glossary.margin(corruption)}",

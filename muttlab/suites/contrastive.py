@@ -195,16 +195,22 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         expected_names = ([expected.value] * len(trials) if isinstance(expected, verdict.Expectation)
                           else [e.value for e in expected])
         frames = []
+        steps = 2 * len(metric_objs)  # each metric scores the good side, then the incorrect side
         for step, metric in enumerate(metric_objs):
-            if progress:
-                progress(step, len(metric_objs), f"scoring {metric.name}")
             langs = [suite_file.language(t.id) for t in trials]
             keep = [i for i, lang in enumerate(langs) if supports(metric, lang)]
             kept = [trials[i] for i in keep]
             refs = [list(t.references) for t in kept]
             sources = [suite_file.sources.get(t.id, "") for t in kept]
+
+            def report(half: int, side: str) -> None:
+                if progress:
+                    progress(2 * step + half, steps, f"scoring {metric.name} ({step + 1} of {len(metric_objs)} "
+                                                     f"metrics): the {side} texts of {len(kept):,} pairs")
             try:
+                report(0, "better")
                 good = _scores(metric, [t.original for t in kept], refs, sources, settings, reg)
+                report(1, "worse")
                 bad = _scores(metric, [t.corrupted for t in kept], refs, sources, settings, reg)
             except MetricError as exc:
                 raise MuttlabError(str(exc)) from None
@@ -219,7 +225,7 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
                 "metric": metric.name, "s_good": s_good, "s_incorrect": s_bad, "margin": judged.margin,
                 "outcome": _OUTCOME[judged.code], "passed": judged.passed}))
         if progress:
-            progress(len(metric_objs), len(metric_objs), "done")
+            progress(steps, steps, "done")
     finally:
         if registry is None:
             reg.close()

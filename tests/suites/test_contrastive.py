@@ -63,6 +63,29 @@ def test_ties_count_as_failures_and_tau_is_concordant_minus_discordant(settings,
     assert (num.concordant, num.ties, num.accuracy, num.tau) == (0, 1, 0.0, -1.0)
 
 
+def test_progress_names_each_metric_and_side_before_scoring_it(settings, registry):
+    suite_file = read_suite(FILES / "wmt_challenge.tsv")
+    seen = []
+
+    class Watched(ExactRef):
+        def _score(self, candidates, references):
+            seen.append(("scored", tuple(candidates)))
+            return super()._score(candidates, references)
+
+    registry.add(Watched(name="Watched"))
+    run_challenge(settings, suite_file, ["ExactRef", "Watched"], registry,
+                  progress=lambda *step: seen.append(("report", step)))
+    reports = [step for kind, step in seen if kind == "report"]
+    assert [(step, total) for step, total, _ in reports] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    n = len(suite_file.suite.trials)
+    assert reports[2][2] == f"scoring Watched (2 of 2 metrics): the better texts of {n:,} pairs"
+    assert reports[3][2] == f"scoring Watched (2 of 2 metrics): the worse texts of {n:,} pairs"
+    # each report comes before the side it names is scored
+    order = [kind for kind, _ in seen]
+    assert order[-5:] == ["report", "scored", "report", "scored", "report"]
+    assert [c for kind, c in seen if kind == "scored"][0] == tuple(t.original for t in suite_file.suite.trials)
+
+
 def test_english_only_metric_marks_other_target_languages_unsupported(settings, registry):
     results = run_challenge(settings, read_suite(FILES / "wmt_challenge.tsv"), ["ExactRef", "ExactRef-en"], registry)
     summary = results.summary()
