@@ -6,7 +6,8 @@
 * :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor, and one cell's trials;
 * :mod:`.warmup`: the background warm-up;
 * :mod:`.uploads`: challenge-set files within the size limits, and their scoring;
-* :mod:`.paired`: McNemar's test of two metrics on one cell.
+* :mod:`.paired`: McNemar's test of two metrics on one cell;
+* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here.
 
 Pages use the names below as ``services.<name>``.
 """
@@ -23,6 +24,7 @@ from muttlab.dashboard.services.memo import memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_file_in_data_dir, read_challenge
 from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
 __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "cell_trials", "challenge", "challenge_file_in_data_dir",
@@ -34,4 +36,5 @@ __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmSta
            "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html",
            "shipped_reproduction", "still_wanted", "store",
            "store_revision",
-           "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start"]
+           "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
+           "shipped_studies", "shipped_studies_current"]
