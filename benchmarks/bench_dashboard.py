@@ -359,9 +359,9 @@ def waits(settings: Settings) -> None:
         stop_server(proc)
 
 
-def studies(settings: Settings, installations: list[Path], tabs: int) -> None:
+def studies(settings: Settings, installations: list[Path], tabs: int, settle: float) -> None:
     """First paint of Human judgments (and Correlation studies) on a freshly started server, per installation:
-    the server's first visit, then ``tabs`` new tabs (median), until the page shows its gold statistics (the
+    the server's first visit (at health), then, once the warm-up is done, ``tabs`` new tabs (median), until the page shows its gold statistics (the
     Correlation page: the τ table, when the installation shows one before a click). Use a warm score cache
     (``scripts/precompute_human.py`` or ``muttlab correlate sick`` with the same cache dir), so that a version
     that scores the default view pays cache look-ups, not scoring."""
@@ -376,11 +376,13 @@ def studies(settings: Settings, installations: list[Path], tabs: int) -> None:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 times = []
-                for _ in range(1 + tabs):
+                for tab in range(1 + tabs):
                     page = browser.new_page(viewport={"width": 1500, "height": 1400})
                     page.set_default_timeout(600_000)
                     times.append(timed(page, f"{url}/human", text="gold: mean ± sd"))
                     page.close()
+                    if tab == 0:  # new tabs are timed on a warm server
+                        warm = wait_warm(log, settle)
                 page = browser.new_page(viewport={"width": 1500, "height": 1400})
                 page.set_default_timeout(120_000)
                 try:
@@ -392,7 +394,7 @@ def studies(settings: Settings, installations: list[Path], tabs: int) -> None:
             stop_server(proc)
         print(f"{muttlab}: {load()}")
         print(f"  Human judgments, first visit of a fresh server: {times[0]:6.2f} s")
-        print(f"  Human judgments, new tab (median of {tabs}):      {statistics.median(times[1:]):6.2f} s")
+        print(f"  Human judgments, new tab (median of {tabs}, {warm}): {statistics.median(times[1:]):6.2f} s")
         print(f"  Correlation studies, new tab, τ table:         {correlation}")
 
 
@@ -421,7 +423,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
     if args.studies:
-        studies(settings, args.muttlab or [MUTTLAB], args.tabs)
+        studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
         return
     if args.waits:
         waits(settings)
