@@ -3,7 +3,8 @@ downloads and ``muttlab report --view`` read them.
 
 A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
 the registry's, corruption names the catalogue's, the suite one of the named suites, reference counts and
-strengths small whole numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
+strengths small whole numbers, a study's settings (correlation method, reading, ratings, unit size, resamples...)
+their fixed names or bounded numbers, a file a path inside the data dir (no NUL, no absolute path, no ``..``, no
 symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
 
 :func:`check` keeps what is valid and lists what is not (a page shows the list and carries on with the
