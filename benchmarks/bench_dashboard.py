@@ -359,6 +359,45 @@ def waits(settings: Settings) -> None:
         stop_server(proc)
 
 
+def studies(settings: Settings, installations: list[Path], tabs: int, settle: float) -> None:
+    """First paint of Human judgments (and Correlation studies) on a freshly started server, per installation:
+    the server's first visit (at health), then, once the warm-up is done, ``tabs`` new tabs (median), until the page shows its gold statistics (the
+    Correlation page: the τ table, when the installation shows one before a click). Use a warm score cache
+    (``scripts/precompute_human.py`` or ``muttlab correlate sick`` with the same cache dir), so that a version
+    that scores the default view pays cache look-ups, not scoring."""
+    from playwright.sync_api import sync_playwright
+
+    for muttlab in installations:
+        port = free_port()
+        log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-studies-{port}.log"
+        proc = start_server(settings, port, log, muttlab)
+        url = f"http://localhost:{port}"
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                times = []
+                for tab in range(1 + tabs):
+                    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    page.set_default_timeout(600_000)
+                    times.append(timed(page, f"{url}/human", text="gold: mean ± sd"))
+                    page.close()
+                    if tab == 0:  # new tabs are timed on a warm server
+                        warm = wait_warm(log, settle)
+                page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                page.set_default_timeout(120_000)
+                try:
+                    correlation = f"{timed(page, f'{url}/correlation', text='τ × 100 by metric'):6.2f} s"
+                except Exception:  # a version that draws the table only after a click
+                    correlation = "no table before a click"
+                browser.close()
+        finally:
+            stop_server(proc)
+        print(f"{muttlab}: {load()}")
+        print(f"  Human judgments, first visit of a fresh server: {times[0]:6.2f} s")
+        print(f"  Human judgments, new tab (median of {tabs}, {warm}): {statistics.median(times[1:]):6.2f} s")
+        print(f"  Correlation studies, new tab, τ table:         {correlation}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -379,8 +418,13 @@ def main() -> None:
                         help="with --views: seconds to wait for the warm-up of a version that does not report it")
     parser.add_argument("--waits", action="store_true",
                         help="the long waits of a cold server: first progress of a Run, Cancel, Published")
+    parser.add_argument("--studies", action="store_true",
+                        help="first paint of Human judgments and Correlation studies on a fresh server, per --muttlab")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    if args.studies:
+        studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
+        return
     if args.waits:
         waits(settings)
         return

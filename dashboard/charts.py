@@ -157,13 +157,21 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
     return _layout(fig, 300, title)
 
 
-def score_histograms(gold: Sequence[float], scores: Sequence[float], gold_label: str, metric_label: str,
+def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, metric_label: str,
                      title: str | None = None) -> go.Figure:
-    """Two histograms side by side: human gold scores and a metric's scores of the same sentences."""
+    """Two histograms side by side: human gold scores and a metric's scores of the same sentences, from the
+    bins of :meth:`muttlab.human.sick.SickStudy.histograms` (variables ``gold`` and ``metric``), so that the
+    shipped counts and a live study draw alike."""
     gold_label, metric_label = plain(gold_label), plain(metric_label)
     fig = make_subplots(rows=1, cols=2, subplot_titles=[gold_label, metric_label], horizontal_spacing=0.08)
-    fig.add_trace(go.Histogram(x=list(gold), marker_color=GOLD_COLOUR, name=gold_label, nbinsx=20), 1, 1)
-    fig.add_trace(go.Histogram(x=list(scores), marker_color=METRIC_COLOUR, name=metric_label, nbinsx=20), 1, 2)
+    for col, (variable, label, colour) in enumerate((("gold", gold_label, GOLD_COLOUR),
+                                                     (metric, metric_label, METRIC_COLOUR)), start=1):
+        bins = histograms[histograms["variable"] == variable]
+        fig.add_trace(go.Bar(x=(bins["left"] + bins["right"]) / 2, y=bins["count"], width=bins["right"] - bins["left"],
+                             marker_color=colour, name=label,
+                             customdata=np.column_stack([bins["left"], bins["right"]]) if len(bins) else None,
+                             hovertemplate="%{customdata[0]:.3g} to %{customdata[1]:.3g}: %{y}<extra></extra>"),
+                      1, col)
     fig.update_yaxes(title_text="sentences", row=1, col=1)
     fig.update_layout(showlegend=False, bargap=0.05)
     return _layout(fig, 340, title)

@@ -195,6 +195,30 @@ def query_int(name: str, default: int | None = None) -> int | None:
     return int(value) if value is not None and value.isdigit() else default
 
 
+def query_choice(name: str, options: Sequence, default, what: str, cast: Callable = str):
+    """Checked query parameter ``name`` cast to one of ``options``; ``default`` when absent, and with a warning
+    naming it when the link asks for a valid value this page does not offer."""
+    raw = view().value(name)
+    if raw is None:
+        return default
+    value = cast(raw)
+    if value in options:
+        return value
+    st.warning(md_text(f"This page does not offer the {what} {raw}; showing {default}."), icon=":material/link_off:")
+    return default
+
+
+def query_choices(name: str, options: Sequence, default: list, what: str, cast: Callable = str) -> list:
+    """:func:`query_list` that names, in a warning, the values of the link this page does not offer."""
+    raw = view().values(name)
+    chosen = query_list(name, options, default, cast)
+    dropped = [v for v in raw if v != "all" and cast(v) not in options]
+    if dropped:
+        st.warning(md_text(f"This page does not offer the {what} {', '.join(dropped)}; left out."),
+                   icon=":material/link_off:")
+    return chosen
+
+
 ASKED_KEY = "muttlab-asked"
 
 

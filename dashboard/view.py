@@ -4,8 +4,10 @@ downloads and ``muttlab report --view`` read them.
 A link is written by anyone, so nothing in it is trusted: only the keys below are kept; metric names must be
 the registry's, corruption names the catalogue's (any short text when the suite names its own: a challenge
 set's phenomena), the suite a named one or of a checked form (``file:`` a data-dir path, ``upload:`` /
-``mine:`` an id), reference counts and strengths small whole numbers, a file a path inside the data dir
-(no NUL, no absolute path, no ``..``, no symlink that leads out), free text short and without control characters. No Streamlit here, so the CLI uses it.
+``mine:`` an id), reference counts and strengths small whole numbers, a study's settings (correlation
+method, reading, ratings, unit size, resamples...) their fixed names or bounded numbers, a file a path
+inside the data dir (no NUL, no absolute path, no ``..``, no symlink that leads out), free text short and
+without control characters. No Streamlit here, so the CLI uses it.
 
 :func:`check` keeps what is valid and lists what is not (a page shows the list and carries on with the
 rest); :func:`strict` raises :class:`ViewError` naming every problem (the report command).
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Collection, Mapping
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from muttlab import stats
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, active_limits
 from muttlab.suites.model import CONTRASTIVE_FORMATS
@@ -117,6 +120,47 @@ KEYS = {
     "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
     "pair": (_pair, False), "file": (_file, False),
 }
+
+
+# Human judgments (SICK) and Correlation studies (Flickr8K, ΔBLEU units); the pages offer a subset. The names
+# are the engine's (muttlab.human.sick.READINGS, REFERENCE_SOURCES, muttlab.human.flickr.DATASETS), kept
+# here so that reading a link imports no engine; tests/attacks/test_study_links.py keeps them equal.
+READINGS = ("trials", "paper")
+REFERENCES = ("pool", "sentence")
+RATINGS = ("expert", "crowdflower")
+MAX_BOOT = 2000
+MAX_ASSIGNMENTS = 2000
+_NUMBER = re.compile(r"-?\d{1,3}(\.\d{1,3})?")
+
+
+def _boot(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 0, MAX_BOOT, "bootstrap resamples"))
+
+
+def _unit(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, 10_000, "unit size"))
+
+
+def _order(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, 4, "n-gram order"))
+
+
+def _assignments(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 1, MAX_ASSIGNMENTS, "random assignments"))
+
+
+def _threshold(value: str, ctx: "_Context") -> str:
+    if not _NUMBER.fullmatch(value) or not -1 <= float(value) <= 1:
+        raise ViewError(f"reference weight threshold {value!r} is not a number from -1 to 1")
+    return str(float(value))
+
+
+KEYS.update({
+    "method": (_choice(*stats.METHODS), False), "reading": (_choice(*READINGS), False),
+    "reference": (_choice(*REFERENCES), False), "ratings": (_choice(*RATINGS), True), "boot": (_boot, False),
+    "unit": (_unit, False), "order": (_order, False), "threshold": (_threshold, False),
+    "assignments": (_assignments, False), "sweeps": (_choice("0", "1"), False),
+})
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@
 * :mod:`.cells`: one Drill-down cell's trials, whatever the suite, and which of them are pairs of the store;
 * :mod:`.warmup`: the background warm-up;
 * :mod:`.uploads`: challenge-set files within the size limits, the uploads links name, and their scoring;
-* :mod:`.paired`: McNemar's test of two metrics on one cell.
+* :mod:`.paired`: McNemar's test of two metrics on one cell;
 * :mod:`.user_suites`: suites built from visitors' own sentences, their caps and their ``mine:<id>`` names
-  (the Your sentences page uses the module itself).
+  (the Your sentences page uses the module itself);
+* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here.
 
 Pages use the names below as ``services.<name>``.
 """
@@ -27,6 +28,7 @@ from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
+from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
 __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "challenge",
@@ -39,4 +41,5 @@ __all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmSta
            "shipped_reproduction", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
-           "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload"]
+           "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload",
+           "shipped_studies", "shipped_studies_current"]

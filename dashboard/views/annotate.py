@@ -295,13 +295,24 @@ def _storable(trials) -> tuple[list, dict[str, str]]:
     return ok, refused
 
 
+def _adding_pairs(settings) -> str:
+    """How pairs get into the store, as it is on this server: only where someone can sign in is it this page."""
+    own = ("To curate pairs, run your own server with accounts (`muttlab users`, `MUTTLAB_USERS_FILE`; see "
+           "`docs/deploy.md`).")
+    if settings.read_only:
+        return "This is a read-only demo: nobody adds or edits pairs here. " + own
+    if not auth.can_sign_in(settings):
+        return ("Nobody can sign in on this server (no accounts or annotator credential are configured), so pairs "
+                "are added only by whoever runs it, with `muttlab pairs import FILE` (JSONL). " + own)
+    return "Pairs are added with `muttlab pairs import FILE` (JSONL) or, by a signed-in annotator, from this page."
+
+
 def _seed_store(settings, access: auth.Access) -> None:
     suite = ui.load_suite(settings)
     if suite is None:
         return
     if not access.can_edit:
-        st.caption("Pairs are added with `muttlab pairs import FILE` (JSONL) or, by a signed-in annotator, "
-                   "from this page.")
+        st.caption(_adding_pairs(settings))
         return
     if st.button(f"Add the {len(suite.trials):,} trials of suite '{suite.name}' to the store",
                  key="annotate-seed", icon=":material/playlist_add:"):

@@ -1,52 +1,26 @@
 """Correlation studies: metric scores against human ratings of Flickr8k captions (Flickr8K-Expert and
 CrowdFlower, Kendall τ with bootstrap CIs) and the ΔBLEU observation-unit study (Galley et al. 2015).
-The numbers come from ``muttlab.human``; this page draws them."""
+The numbers come from ``muttlab.human``; this page draws them.
+
+The view lives in the address bar: the Flickr8K request (``metrics``, ``ratings``, ``boot``) and the unit
+study's (``unit``, ``order``, ``threshold``, ``assignments``, ``sweeps``). The studies with each section's
+default settings ship with the package (:mod:`muttlab.dashboard.shipped_human`): a server without the data
+shows them, and a server with the data shows them before anything is asked, and for a request they cover,
+while their stamp matches its own.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, services, shipped_human, ui
 from muttlab.errors import MuttlabError
 
-DEFAULT_STUDY_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "METEOR-1.5", "CIDEr-D", "TER", "BADGER-like", "W2V-AVG")
+FLICKR_KEYS = ("metrics", "ratings", "boot")
+UNIT_KEYS = ("unit", "order", "threshold", "assignments", "sweeps")
+MIN_ASSIGNMENTS = 10
 
 
-def _flickr_section(settings, flickr, available: list[str]) -> None:
-    st.subheader("Flickr8K: correlation with human ratings of captions")
-    st.caption("Kendall τ × 100 between each metric and the human ratings: τ-c on Flickr8K-Expert, τ-b on "
-               "Flickr8K-CrowdFlower, as in the CIDEr and SPICE papers; 95% bootstrap intervals.")
-    with st.form("flickr-form", border=True):
-        left, middle, right = st.columns([5, 2, 2])
-        metrics = left.multiselect("Metrics", available,
-                                   default=[m for m in DEFAULT_STUDY_METRICS if m in available] or available[:3],
-                                   key="flickr-metrics")
-        datasets = middle.multiselect("Ratings", list(flickr.DATASETS), default=list(flickr.DATASETS),
-                                      key="flickr-datasets")
-        n_boot = right.number_input("Bootstrap resamples", 0, 2000, 200, step=100, key="flickr-boot")
-        submitted = st.form_submit_button("Correlate", type="primary", icon=":material/scatter_plot:")
-    if submitted:
-        st.session_state["flickr-request"] = (tuple(metrics), tuple(datasets), int(n_boot))
-    request = st.session_state.get("flickr-request")
-    if not request:
-        st.info("Choose metrics and press **Correlate**. Scores come from the shared cache when they exist.")
-        return
-    metrics, datasets, n_boot = request
-    if not metrics or not datasets:
-        st.warning("Choose at least one metric and one set of ratings.")
-        return
-    study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
-        ("flickr", settings, metrics, datasets, n_boot),
-        lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
-                                           registry=services.registry(settings), progress=progress),
-        settings))
-    if study is None:
-        return
-    for name, why in study.skipped.items():
-        st.warning(ui.md_text(f"{name} skipped: {why}"))
-    table = study.table
-    if table.empty:
-        st.info("No metric could be scored.")
-        return
+def _draw_flickr(table, n_boot: int, seed: int) -> None:
     ui.chart(charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
                                      title="Kendall τ × 100 with human ratings (95% CI)"),
              "flickr8k-kendall", key="flickr-chart")
@@ -54,30 +28,148 @@ def _flickr_section(settings, flickr, available: list[str]) -> None:
     st.markdown("**τ × 100 by metric**")
     st.dataframe(wide, hide_index=True)
     ui.table(table, "flickr8k-correlations", key="flickr-table")
-    st.caption(f"{study.n_boot} bootstrap resamples, seed {study.seed}.")
+    st.caption(f"{n_boot} bootstrap resamples, seed {seed}.")
 
 
-def _dbleu_section(settings, dbleu) -> None:
+def _draw_units(study_main, sweeps, notes, unit: int) -> None:
+    for note in notes:
+        st.caption(note)
+    ui.chart(charts.correlation_bars(study_main, "rho", "rho_low", "rho_high",
+                                     title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"),
+             f"dbleu-units-{unit}", key="dbleu-chart")
+    ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main")
+    if not sweeps.empty:
+        st.markdown("**Sweeps**")
+        tabs = st.tabs(["unit size", "n-gram order", "reference threshold"])
+        for tab, sweep in zip(tabs, ("unit_size", "order", "threshold")):
+            with tab:
+                part = sweeps[sweeps["sweep"] == sweep]
+                ui.chart(charts.sweep_lines(part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
+                         f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
+        ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table")
+
+
+def _shipped_flickr(shipped, metrics, datasets, n_boot):
+    """The shipped rows for this request, or None when the shipped study does not cover it."""
+    table = shipped.flickr.table
+    if (n_boot != shipped.flickr.n_boot or not set(metrics) <= set(table["metric"])
+            or not set(datasets) <= set(table["dataset"])):
+        return None
+    rows = table[table["metric"].isin(metrics) & table["dataset"].isin(datasets)]
+    order = {m: i for i, m in enumerate(metrics)}
+    return rows.sort_values("metric", key=lambda column: column.map(order), kind="stable").reset_index(drop=True)
+
+
+def _flickr_section(settings, flickr, available: list[str], shipped, current: bool) -> dict:
+    """The Flickr8K study; returns its part of the address (empty until something is asked)."""
+    st.subheader("Flickr8K: correlation with human ratings of captions")
+    st.caption("Kendall τ × 100 between each metric and the human ratings: τ-c on Flickr8K-Expert, τ-b on "
+               "Flickr8K-CrowdFlower, as in the CIDEr and SPICE papers; 95% bootstrap intervals.")
+    defaults = [m for m in shipped_human.FLICKR_METRICS if m in available] or available[:3]
+    datasets_all = list(flickr.DATASETS)
+    linked = any(ui.query_value(k) is not None for k in FLICKR_KEYS)
+    link_metrics = ui.query_choices("metrics", available, defaults, "metrics")
+    link_datasets = ui.query_choices("ratings", datasets_all, datasets_all, "ratings")
+    link_boot = ui.query_int("boot", shipped_human.FLICKR_BOOT)
+    with st.form("flickr-form", border=True):
+        left, middle, right = st.columns([5, 2, 2])
+        metrics = left.multiselect("Metrics", available, default=link_metrics, key="flickr-metrics")
+        datasets = middle.multiselect("Ratings", datasets_all, default=link_datasets, key="flickr-datasets")
+        n_boot = right.number_input("Bootstrap resamples", 0, 2000, link_boot, step=100, key="flickr-boot")
+        submitted = st.form_submit_button("Correlate", type="primary", icon=":material/scatter_plot:")
+    if submitted:
+        st.session_state["flickr-request"] = (tuple(metrics), tuple(datasets), int(n_boot))
+        ui.ask(("flickr", st.session_state["flickr-request"]))
+    request = st.session_state.get("flickr-request") or (
+        (tuple(link_metrics), tuple(link_datasets), link_boot) if linked else None)
+    if not request:
+        if shipped is not None and current:
+            ui.caption_text(shipped.label() + " Choose metrics and press Correlate for others.")
+            _draw_flickr(shipped.flickr.table, shipped.flickr.n_boot, shipped.flickr.seed)
+        else:
+            st.info("Choose metrics and press **Correlate**. Scores come from the shared cache when they exist.")
+        return {}
+    metrics, datasets, n_boot = request
+    query = {"metrics": list(metrics), "ratings": list(datasets) if list(datasets) != datasets_all else None,
+             "boot": n_boot}
+    if not metrics or not datasets:
+        st.warning("Choose at least one metric and one set of ratings.")
+        return query
+    rows = _shipped_flickr(shipped, metrics, datasets, n_boot) if shipped is not None and current else None
+    if rows is not None:
+        ui.caption_text(shipped.label())
+        _draw_flickr(rows, shipped.flickr.n_boot, shipped.flickr.seed)
+        return query
+    if ui.slow_and_unasked(metrics, ("flickr", request), "Correlate the metrics of this link", "flickr-link"):
+        return query
+    study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
+        ("flickr", settings, metrics, datasets, n_boot),
+        lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
+                                           registry=services.registry(settings), progress=progress),
+        settings))
+    if study is None:
+        return query
+    for name, why in study.skipped.items():
+        st.warning(ui.md_text(f"{name} skipped: {why}"))
+    if study.table.empty:
+        st.info("No metric could be scored.")
+        return query
+    _draw_flickr(study.table, study.n_boot, study.seed)
+    return query
+
+
+def _unit_request(dbleu) -> tuple | None:
+    """The unit study a link asks for (defaults for what it leaves out), or None when it asks for none."""
+    if not any(ui.query_value(k) is not None for k in UNIT_KEYS):
+        return None
+    defaults = shipped_human.UNIT_DEFAULTS
+    assignments = ui.query_int("assignments", defaults["assignments"])
+    if assignments < MIN_ASSIGNMENTS:
+        st.warning(f"This page does not offer {assignments} random assignments (at least {MIN_ASSIGNMENTS}); "
+                   f"showing {defaults['assignments']}.", icon=":material/link_off:")
+        assignments = defaults["assignments"]
+    return (ui.query_choice("unit", dbleu.UNIT_SIZES, defaults["unit"], "unit size", int),
+            ui.query_choice("order", dbleu.ORDERS, defaults["order"], "n-gram order", int),
+            ui.query_choice("threshold", dbleu.THRESHOLDS, defaults["threshold"], "reference weight threshold",
+                            float),
+            assignments, ui.query_value("sweeps", "1" if defaults["sweeps"] else "0") == "1")
+
+
+def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
+    """The ΔBLEU unit study; returns its part of the address (empty until something is asked)."""
     st.subheader("ΔBLEU: correlation on observation units")
     st.caption("Galley et al. (2015), §5–6, on Flickr8K-Expert: rated captions are split at random into units "
                "of M sentences; a unit's corpus score is correlated with its mean human rating (Spearman ρ, "
                "Kendall τ), averaged over random assignments; 95% intervals are the assignments' percentiles.")
+    defaults = shipped_human.UNIT_DEFAULTS
+    shipped_request = (defaults["unit"], defaults["order"], defaults["threshold"], defaults["assignments"],
+                       defaults["sweeps"])
+    linked = _unit_request(dbleu)
+    unit, order, threshold, assignments, sweeps = linked or shipped_request
     with st.form("dbleu-form", border=True):
         a, b, c, d = st.columns(4)
-        sizes = list(dbleu.UNIT_SIZES)
-        unit = a.selectbox("Unit size M", sizes, index=sizes.index(dbleu.DEFAULT_UNIT), key="dbleu-unit")
-        order = b.selectbox("n-gram order", list(dbleu.ORDERS), index=len(dbleu.ORDERS) - 1, key="dbleu-order")
-        threshold = c.selectbox("Reference weight threshold", list(dbleu.THRESHOLDS), index=0, key="dbleu-threshold",
+        sizes, orders, thresholds = list(dbleu.UNIT_SIZES), list(dbleu.ORDERS), list(dbleu.THRESHOLDS)
+        unit = a.selectbox("Unit size M", sizes, index=sizes.index(unit), key="dbleu-unit")
+        order = b.selectbox("n-gram order", orders, index=orders.index(order), key="dbleu-order")
+        threshold = c.selectbox("Reference weight threshold", thresholds, index=thresholds.index(threshold),
+                                key="dbleu-threshold",
                                 help="ΔBLEU uses the extra rated references whose weight is at least this.")
-        assignments = d.number_input("Random assignments", 10, 2000, 200, step=50, key="dbleu-assignments")
-        sweeps = st.checkbox("Also sweep unit size, n-gram order and threshold", value=True, key="dbleu-sweeps")
+        assignments = d.number_input("Random assignments", MIN_ASSIGNMENTS, 2000, assignments, step=50,
+                                     key="dbleu-assignments")
+        sweeps = st.checkbox("Also sweep unit size, n-gram order and threshold", value=sweeps, key="dbleu-sweeps")
         submitted = st.form_submit_button("Run the unit study", type="primary", icon=":material/functions:")
     if submitted:
         st.session_state["dbleu-request"] = (int(unit), int(order), float(threshold), int(assignments), bool(sweeps))
-    request = st.session_state.get("dbleu-request")
-    if not request:
+    request = st.session_state.get("dbleu-request") or linked
+    if request is None and not (shipped is not None and current):
         st.info("Choose the study's settings and press **Run the unit study**.")
-        return
+        return {}
+    query = {} if request is None else dict(zip(UNIT_KEYS, request[:4] + (int(request[4]),)))
+    if (request or shipped_request) == shipped_request and shipped is not None and current:
+        ui.caption_text(shipped.label() + ("" if request else " Change the settings and press Run the unit study "
+                                                              "for others."))
+        _draw_units(shipped.units.main, shipped.units.sweeps, shipped.units.notes, defaults["unit"])
+        return query
     unit, order, threshold, assignments, sweeps = request
     with st.spinner("Matching n-grams and correlating units…"):
         try:
@@ -90,43 +182,58 @@ def _dbleu_section(settings, dbleu) -> None:
                 settings)
         except MuttlabError as exc:
             st.error(f"The study failed: {ui.md_text(exc)}")
-            return
-    for note in study.notes:
-        st.caption(note)
-    ui.chart(charts.correlation_bars(study.main, "rho", "rho_low", "rho_high",
-                                     title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"),
-             f"dbleu-units-{unit}", key="dbleu-chart")
-    ui.table(study.main, f"dbleu-units-{unit}", key="dbleu-main")
-    if not study.sweeps.empty:
-        st.markdown("**Sweeps**")
-        tabs = st.tabs(["unit size", "n-gram order", "reference threshold"])
-        for tab, (sweep, x) in zip(tabs, (("unit_size", "unit_size"), ("order", "order"),
-                                           ("threshold", "threshold"))):
-            with tab:
-                part = study.sweeps[study.sweeps["sweep"] == sweep]
-                ui.chart(charts.sweep_lines(part, x, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
-                         f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
-        ui.table(study.sweeps, "dbleu-sweeps", key="dbleu-sweeps-table")
+            return query
+    _draw_units(study.main, study.sweeps, study.notes, unit)
+    return query
+
+
+def _shipped_only(shipped) -> None:
+    """A server without the data: the shipped studies, as computed with each section's default settings."""
+    if any(ui.query_value(k) is not None for k in FLICKR_KEYS + UNIT_KEYS):
+        st.info("This server has no data dir, so it shows the shipped studies; the link's settings apply on a "
+                "server with the data.", icon=":material/folder_off:")
+    ui.caption_text(shipped.label() + " This server has no data dir: the captions and ratings do not ship (Flickr8k: "
+                    "research use only), only these derived numbers.")
+    st.subheader("Flickr8K: correlation with human ratings of captions")
+    _draw_flickr(shipped.flickr.table, shipped.flickr.n_boot, shipped.flickr.seed)
+    st.divider()
+    unit = shipped.units.settings
+    st.subheader("ΔBLEU: correlation on observation units")
+    st.caption(f"Units of {unit['unit']} captions, n-gram order {unit['order']}, reference weight threshold "
+               f"{unit['threshold']}, {unit['assignments']} random assignments, seed {unit['seed']}.")
+    _draw_units(shipped.units.main, shipped.units.sweeps, shipped.units.notes, unit["unit"])
 
 
 def page() -> None:
     settings = ui.header("Correlation studies", "How well do metric scores agree with what people said?")
+    try:
+        shipped = services.shipped_studies()
+    except MuttlabError as exc:
+        st.error(f"The shipped study results cannot be read: {ui.md_text(exc)}")
+        shipped = None
     if settings.using_sample:
-        st.info("These studies use the Flickr8k human judgments, which need the data dir "
-                "(`MUTTLAB_DATA_DIR`); the bundled sample has no human scores.", icon=":material/science:")
+        if shipped is None:
+            st.info("These studies use the Flickr8k human judgments, which need the data dir "
+                    "(`MUTTLAB_DATA_DIR`); the bundled sample has no human scores.", icon=":material/science:")
+        else:
+            _shipped_only(shipped)
         return
     available = services.available_metrics(settings)
+    current = shipped is not None and services.shipped_studies_current(settings, shipped)
+    query: dict = {}
     flickr = services.optional_module("muttlab.human.flickr")
     if flickr is None:
         ui.not_available("The Flickr8K correlation study", "muttlab.human.flickr")
     elif available:
-        _flickr_section(settings, flickr, available)
+        query.update(_flickr_section(settings, flickr, available, shipped, current))
     st.divider()
     dbleu = services.optional_module("muttlab.human.dbleu")
     if dbleu is None:
         ui.not_available("The ΔBLEU unit study", "muttlab.human.dbleu")
     else:
-        _dbleu_section(settings, dbleu)
+        query.update(_unit_section(settings, dbleu, shipped, current))
+    ui.write_query(query)
+    ui.copy_link()
 
 
 page()

@@ -1,18 +1,42 @@
 """Human judgments: SICK gold relatedness next to metric scores, per corruption type (MUTT §5).
 
 The study is ``muttlab.human.sick.sick_study``; the default view is the paper's: gold vs METEOR on
-Negated Subject, and the pairwise correlation of gold, METEOR, BADGER and TERp.
+Negated Subject, and the pairwise correlation of gold, METEOR, BADGER and TERp. The view lives in the address
+bar (``/human?corruption=det_sub&metric=TERp&metrics=METEOR-1.5,TERp&method=spearman&reading=paper``).
+
+The study's results ship with the package (:mod:`muttlab.dashboard.shipped_human`): a server without the data
+shows them, and a server with the data draws them at once while their stamp matches its own, instead of
+scoring the pairs on a first visit; any other choice is computed here, under a progress bar.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, services, shipped_human, ui
 from muttlab import stats
+from muttlab.errors import MuttlabError
 
 READING_LABELS = {"trials": "MUTT trials", "paper": "paper (Table 3)"}
 METHOD_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_b": "Kendall τ-b",
                  "kendall_c": "Kendall τ-c"}
+REFERENCE_LABELS = {"pool": "the original's references", "sentence": "sentence A only"}
+PAIRS_KEY = "human-pairs-open"
+
+
+def _shipped():
+    try:
+        return services.shipped_studies()
+    except MuttlabError as exc:
+        st.error(f"The shipped study results cannot be read: {ui.md_text(exc)}")
+        return None
+
+
+def _live_study(settings, sick, corruption, wanted, method, reference, reading):
+    return ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
+        ("sick", settings, corruption, wanted, method, reference, reading),
+        lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
+                                registry=services.registry(settings), progress=progress, reading=reading),
+        settings))
 
 
 def page() -> None:
@@ -23,76 +47,125 @@ def page() -> None:
     if sick is None:
         ui.not_available("The SICK inconsistency study", "muttlab.human.sick")
         return
-    if settings.using_sample:
+    shipped = _shipped()
+    live = not settings.using_sample
+    if live:
+        available = ui.loadable_metrics(settings)
+        if not available:
+            return
+    elif shipped is None:
         st.info("This study uses SICK's gold relatedness scores, which need the data dir (`MUTTLAB_DATA_DIR`); "
                 "the bundled sample has no human scores.", icon=":material/science:")
         return
-    available = ui.loadable_metrics(settings)
-    if not available:
-        return
+    else:  # the hosted demo: the shipped selections
+        available = list(dict.fromkeys(m for s in shipped.sick.values() for m in s.metrics))
     corruptions = list(sick.SICK_CORRUPTIONS)
     labels = services.corruption_labels(corruptions)
     study_metrics = [m for m in sick.STUDY_METRICS if m in available] or available[:3]
-    stats_methods = [m for m in stats.METHODS if m in METHOD_LABELS]
+    methods = [m for m in stats.METHODS if m in METHOD_LABELS]
+    references = list(sick.REFERENCE_SOURCES) if live else ["pool"]
 
+    default_metric = study_metrics[0] if study_metrics else available[0]
+    corruption = ui.query_choice("corruption", corruptions, corruptions[0], "corruption type")
+    metric = ui.query_choice("metric", available, default_metric, "metric")
+    method = ui.query_choice("method", methods, methods[0], "correlation")
+    matrix_default = ui.query_choices("metrics", available, study_metrics, "metrics")
+    reading = ui.query_choice("reading", list(sick.READINGS), sick.READINGS[0], "reading")
+    reference = ui.query_choice("reference", references, references[0], "reference source")
+
+    first_visit = "human-corruption" not in st.session_state  # a link or a new tab, before any choice here
     c1, c2, c3 = st.columns([3, 3, 2])
-    corruption = c1.selectbox("Corruption type", corruptions, format_func=lambda c: labels.get(c, c),
-                              key="human-corruption")
-    metric = c2.selectbox("Metric beside the gold scores", available,
-                          index=available.index(study_metrics[0]) if study_metrics else 0, key="human-metric")
-    method = c3.selectbox("Correlation", stats_methods, format_func=METHOD_LABELS.get, key="human-method")
+    corruption = c1.selectbox("Corruption type", corruptions, index=corruptions.index(corruption),
+                              format_func=lambda c: labels.get(c, c), key="human-corruption")
+    metric = c2.selectbox("Metric beside the gold scores", available, index=available.index(metric),
+                          key="human-metric")
+    method = c3.selectbox("Correlation", methods, index=methods.index(method), format_func=METHOD_LABELS.get,
+                          key="human-method")
     c4, c5, c6 = st.columns([5, 2, 2])
-    matrix_metrics = c4.multiselect("Metrics in the correlation matrix", available, default=study_metrics,
+    matrix_metrics = c4.multiselect("Metrics in the correlation matrix", available, default=matrix_default,
                                     key="human-matrix")
-    reading = c5.selectbox("Reading", list(sick.READINGS), format_func=READING_LABELS.get, key="human-reading",
+    reading = c5.selectbox("Reading", list(sick.READINGS), index=list(sick.READINGS).index(reading),
+                           format_func=READING_LABELS.get, key="human-reading",
                            help="trials: the MUTT experiment trials of the type, scores as the metrics give them. "
                                 "paper: every SICK pair of the type, sentence B scored against sentence A, error "
                                 "rates negated (the paper's Table 3).")
-    reference = c6.selectbox("Score the corruption against", list(sick.REFERENCE_SOURCES),
-                             format_func={"pool": "the original's references",
-                                          "sentence": "sentence A only"}.get, key="human-reference",
-                             disabled=reading == "paper",
+    reference = c6.selectbox("Score the corruption against", references, index=references.index(reference),
+                             format_func=REFERENCE_LABELS.get, key="human-reference", disabled=reading == "paper",
                              help="The paper reading always scores sentence B against sentence A.")
+    ui.write_query({"corruption": corruption if corruption != corruptions[0] else None,
+                    "metric": metric if metric != default_metric else None,
+                    "method": method if method != methods[0] else None,
+                    "metrics": matrix_metrics if matrix_metrics != study_metrics else None,
+                    "reading": reading if reading != sick.READINGS[0] else None,
+                    "reference": reference if reference != references[0] and reading != "paper" else None})
     reference = "sentence" if reading == "paper" else reference
     wanted = tuple(dict.fromkeys([metric] + list(matrix_metrics)))
 
-    study = ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
-        ("sick", settings, corruption, wanted, method, reference, reading),
-        lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
-                                registry=services.registry(settings), progress=progress, reading=reading),
-        settings))
-    if study is None:
+    entry = shipped.sick_study(corruption, reading) if shipped is not None else None
+    covered = (entry is not None and set(wanted) <= set(entry.metrics) and method in entry.correlations
+               and reference == entry.reference)
+    if covered and (not live or services.shipped_studies_current(settings, shipped)):
+        numbers, study = entry, None
+        ui.caption_text(shipped.label() + (" This server has no data dir: the pairs' sentences do not ship "
+                                           "(SICK is CC BY-NC-SA 3.0), only these derived numbers." if not live
+                                           else " They match this server's data, code and metrics."))
+    elif not live:
+        st.info(ui.md_text(f"Without a data dir this page shows the shipped study ({', '.join(entry.metrics)})"
+                           if entry else "This choice needs the data dir (`MUTTLAB_DATA_DIR`)."),
+                icon=":material/folder_off:")
         return
-    for note in study.notes():
+    else:
+        if first_visit and ui.slow_and_unasked(wanted, ("sick",), "Score the pairs of this view", "human-link"):
+            return
+        study = _live_study(settings, sick, corruption, wanted, method, reference, reading)
+        if study is None:
+            return
+        numbers = shipped_human.sick_numbers(study)
+        for warning in services.study_warnings(settings, study):
+            st.warning(ui.md_text(warning), icon=":material/warning:")
+    for note in numbers.notes:
         ui.caption_text(note)
-    for warning in services.study_warnings(settings, study):
-        st.warning(ui.md_text(warning), icon=":material/warning:")
-    if metric not in study.metrics:
-        st.warning(ui.md_text(f"{metric} could not be scored: {study.skipped.get(metric, 'unavailable')}"))
+    if metric not in numbers.metrics:
+        why = study.skipped.get(metric, "unavailable") if study is not None else "unavailable"
+        st.warning(ui.md_text(f"{metric} could not be scored: {why}"))
         return
+    _draw(numbers, corruption, labels.get(corruption, corruption), metric, matrix_metrics, method)
+    if live:
+        _pairs(settings, sick, study, numbers, corruption, wanted, method, reference, reading)
+    ui.copy_link()
 
-    pairs = study.pairs
-    gold_label = "SICK gold relatedness (1–5)"
-    st.subheader(ui.md_text(f"{labels.get(corruption, corruption)}: gold vs {metric}"))
+
+def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str) -> None:
+    summary = numbers.summary.set_index("variable")
+    st.subheader(ui.md_text(f"{label}: gold vs {metric}"))
     a, b, c = st.columns(3)
-    a.metric("pairs", len(pairs))
-    b.metric("gold: mean ± sd", f"{pairs['gold'].mean():.2f} ± {pairs['gold'].std():.2f}")
-    c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{pairs[metric].mean():.3f} ± {pairs[metric].std():.3f}")
-    ui.chart(charts.score_histograms(pairs["gold"], pairs[metric], gold_label, f"{metric} score of the corruption"),
+    a.metric("pairs", numbers.pairs)
+    b.metric("gold: mean ± sd", f"{summary.loc['gold', 'mean']:.2f} ± {summary.loc['gold', 'std']:.2f}")
+    c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{summary.loc[metric, 'mean']:.3f} ± {summary.loc[metric, 'std']:.3f}")
+    ui.chart(charts.score_histograms(numbers.histograms, metric, "SICK gold relatedness (1–5)",
+                                     f"{metric} score of the corruption"),
              f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
 
     st.subheader("Pairwise correlation")
-    shown = ["gold"] + [m for m in matrix_metrics if m in study.metrics]
-    matrix = study.correlations.loc[shown, shown]
-    ui.chart(charts.correlation_heatmap(matrix, METHOD_LABELS.get(method, method),
-                                        f"{METHOD_LABELS.get(method, method)}, {labels.get(corruption, corruption)}"),
-             f"sick-{corruption}-{method}", key="human-corr")
+    shown = ["gold"] + [m for m in matrix_metrics if m in numbers.metrics]
+    matrix = numbers.correlations[method].loc[shown, shown]
+    name = METHOD_LABELS.get(method, method)
+    ui.chart(charts.correlation_heatmap(matrix, name, f"{name}, {label}"), f"sick-{corruption}-{method}",
+             key="human-corr")
     ui.table(matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix", key="human-matrix-table")
-
     with st.expander("Summary statistics"):
-        ui.table(study.summary, f"sick-{corruption}-summary", key="human-summary")
-    with st.expander(f"The {len(pairs)} pairs and their scores"):
-        ui.table(pairs, f"sick-{corruption}-pairs", key="human-pairs")
+        ui.table(numbers.summary, f"sick-{corruption}-summary", key="human-summary")
+
+
+def _pairs(settings, sick, study, numbers, corruption, wanted, method, reference, reading) -> None:
+    """The pairs and their scores (sentences: never shipped); over shipped numbers, scored when opened."""
+    box = st.expander(f"The {numbers.pairs} pairs and their scores", key=PAIRS_KEY, on_change="rerun")
+    if study is None and not box.open:
+        return
+    with box:
+        study = study or _live_study(settings, sick, corruption, wanted, method, reference, reading)
+        if study is not None:
+            ui.table(study.pairs, f"sick-{corruption}-pairs", key="human-pairs")
 
 
 page()

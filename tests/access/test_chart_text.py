@@ -36,7 +36,9 @@ def figures():
         "correlation_bars": charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset"),
         "sweep_lines": charts.sweep_lines(sweep, "unit_size", "rho", title=METRIC),
         "margin_histogram": charts.margin_histogram(cell, f"Margins: {METRIC} on {CORRUPTION}"),
-        "score_histograms": charts.score_histograms([1, 2], [0.1, 0.2], f"gold {IMAGE}", METRIC),
+        "score_histograms": charts.score_histograms(pd.DataFrame(dict(
+            variable=["gold", METRIC], left=[1.0, 0.1], right=[2.0, 0.2], count=[1, 1])), METRIC, f"gold {IMAGE}",
+            METRIC),
         "loss_curve": charts.loss_curve(history),
     }
 

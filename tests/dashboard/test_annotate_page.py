@@ -166,3 +166,21 @@ def test_revert_next_unreviewed_and_guideline(stocked):
         new_id = store.get_by_key("x/1").id
     at.button(key="annotate-next").click().run()
     assert any(m.value == f"#### Pair #{new_id}" for m in at.markdown)
+
+
+def test_an_empty_store_says_who_can_add_pairs_on_this_server(app_env, monkeypatch):
+    # No credential and no accounts: nobody can sign in here, so the page does not promise a signed-in annotator.
+    at = open_page("annotate")
+    assert not shown_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Nobody can sign in on this server" in captions and "docs/deploy.md" in captions
+    assert "by a signed-in annotator" not in captions
+    monkeypatch.setenv("MUTTLAB_READ_ONLY", "1")
+    at = open_page("annotate", secrets={"annotator_token": TOKEN})
+    captions = " ".join(c.value for c in at.caption)
+    assert "read-only demo: nobody adds or edits pairs here" in captions and "docs/deploy.md" in captions
+    assert "by a signed-in annotator" not in captions
+    # Where an annotator can sign in, the page says so.
+    monkeypatch.delenv("MUTTLAB_READ_ONLY")
+    at = open_page("annotate", secrets={"annotator_token": TOKEN})
+    assert "by a signed-in annotator" in " ".join(c.value for c in at.caption)

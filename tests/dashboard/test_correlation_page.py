@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from muttlab.human import dbleu
+from muttlab.dashboard import shipped_human
+from muttlab.human import dbleu, flickr
 from muttlab.human.flickr import flickr_correlations
-from tests.dashboard.conftest import open_page, shown_errors
+from tests.dashboard.conftest import open_link, open_page, shown_errors
 
 STATE = {"flickr-metrics": ["BLEU-1"], "flickr-datasets": ["expert"], "flickr-boot": 0}
 
@@ -23,7 +24,8 @@ def test_flickr_expert_kendall_matches_the_study(app_env, app_settings):
     assert table["metric"].tolist() == ["BLEU-1"]
     assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
     assert table["n"].tolist() == expected["n"].tolist()
-    assert len(at.get("plotly_chart")) == 1
+    # The unit study below shows its shipped charts; the Flickr8K section draws one.
+    assert [c.key for c in at.get("plotly_chart")].count("flickr-chart") == 1
 
 
 def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):
@@ -37,8 +39,54 @@ def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):
     assert main["rho"].tolist() == pytest.approx(expected["rho"].tolist())
 
 
-def test_sample_mode_needs_the_data_dir(app_env, monkeypatch):
+def test_without_a_data_dir_the_shipped_studies_are_shown(app_env, monkeypatch):
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
+    shipped = shipped_human.load()
     at = open_page("correlation")
-    assert not at.exception
-    assert any("MUTTLAB_DATA_DIR" in i.value for i in at.info)
+    assert not shown_errors(at)
+    assert not at.get("form_submit_button")  # nothing can be computed without the data
+    table = next(d.value for d in at.dataframe if "signature" in d.value.columns)
+    assert set(table["dataset"]) == {"expert", "crowdflower"}
+    assert table["tau"].tolist() == pytest.approx(shipped.flickr.table["tau"].tolist())
+    main = next(d.value for d in at.dataframe if "rho" in d.value.columns and "sweep" not in d.value.columns)
+    assert main["metric"].tolist() == ["BLEU", "sentence-BLEU", "DeltaBLEU"]
+    assert main["rho"].tolist() == pytest.approx(shipped.units.main["rho"].tolist())
+    captions = " ".join(c.proto.body for c in at.get("html"))
+    assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
+
+
+def test_with_a_data_dir_the_shipped_studies_come_first_and_a_covered_request_scores_nothing(app_env, monkeypatch):
+    calls = []
+    monkeypatch.setattr(flickr, "flickr_correlations", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(dbleu, "unit_study", lambda *a, **k: calls.append(a))
+    shipped = shipped_human.load()
+    at = open_page("correlation", state={"flickr-metrics": ["BLEU-4", "CIDEr-D"], "flickr-datasets": ["expert"]})
+    assert not shown_errors(at)
+    assert len([d for d in at.dataframe if "signature" in d.value.columns]) == 1
+    at = _submit(at, "Correlate")
+    assert not shown_errors(at) and calls == []
+    table = next(d.value for d in at.dataframe if "signature" in d.value.columns)
+    expected = shipped.flickr.table.set_index(["metric", "dataset"]).loc[[("BLEU-4", "expert"), ("CIDEr-D", "expert")]]
+    assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
+    assert at.query_params["metrics"] in ("BLEU-4,CIDEr-D", ["BLEU-4,CIDEr-D"])
+
+
+def test_a_link_restores_both_studies_in_a_new_session(app_env, app_settings):
+    at = open_page("correlation", state=dict(STATE, **{"dbleu-assignments": 20, "dbleu-sweeps": False,
+                                                      "dbleu-unit": 50, "dbleu-order": 2}))
+    at = _submit(_submit(at, "Correlate"), "Run the unit study")
+    assert not shown_errors(at)
+    query = {k: (v[0] if isinstance(v, list) else v) for k, v in ((k, at.query_params[k]) for k in at.query_params)}
+    assert query == {"metrics": "BLEU-1", "ratings": "expert", "boot": "0", "unit": "50", "order": "2",
+                     "threshold": "-1.0", "assignments": "20", "sweeps": "0"}
+    again = open_link("correlation", query)
+    assert not shown_errors(again)
+    assert again.multiselect(key="flickr-metrics").value == ["BLEU-1"]
+    assert again.selectbox(key="dbleu-unit").value == 50 and again.selectbox(key="dbleu-order").value == 2
+    expected = flickr_correlations(app_settings, ["BLEU-1"], datasets=("expert",), n_boot=0).table
+    table = next(d.value for d in again.dataframe if "signature" in d.value.columns)
+    assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
+    main = next(d.value for d in again.dataframe if "rho" in d.value.columns)
+    units = dbleu.unit_study(dbleu.flickr_expert_set(app_settings), unit_size=50, order=2, threshold=-1.0,
+                             assignments=20, seed=app_settings.seed, sweeps=False).main
+    assert main["rho"].tolist() == pytest.approx(units["rho"].tolist())

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import pytest
 
+from muttlab.dashboard import shipped_human
+from muttlab.human import sick
 from muttlab.human.sick import sick_study
-from tests.dashboard.conftest import open_page, shown_errors
+from tests.dashboard.conftest import open_link, open_page, shown_errors
 
+PAIRS_KEY = "human-pairs-open"  # the pairs expander's key: opening it scores the study
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.
 STATE = {"human-metric": "BLEU-4", "human-matrix": ["BLEU-4", "ROUGE-L"]}
 
@@ -35,11 +38,69 @@ def test_method_and_corruption_change_the_study(app_env, app_settings):
     assert {m.label: m.value for m in at.metric}["pairs"] == str(len(expected.pairs))
 
 
-def test_sample_mode_explains_the_data_dir_is_needed(app_env, monkeypatch):
+def test_without_a_data_dir_the_shipped_study_is_shown(app_env, monkeypatch):
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
+    shipped = shipped_human.load()
     at = open_page("human")
-    assert not at.exception
-    assert any("MUTTLAB_DATA_DIR" in i.value for i in at.info)
+    assert not shown_errors(at)
+    # MUTT data: 336 of the 543 listed neg_subj pairs have an experiment trial (data/README.md counts).
+    assert {m.label: m.value for m in at.metric}["pairs"] == "336"
+    matrix = next(d.value for d in at.dataframe if "gold" in d.value.columns)
+    assert matrix.columns.tolist() == ["", "gold", "METEOR-1.5", "BADGER-like", "TERp"]
+    expected = shipped.sick_study("neg_subj", "trials").correlations["pearson"]
+    assert matrix["TERp"].tolist() == pytest.approx(expected["TERp"].tolist())
+    captions = " ".join(c.proto.body for c in at.get("html"))
+    assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
+    assert len(at.get("plotly_chart")) == 2
+    # Another type, reading and method come from the shipped file too; no sentence ships.
+    at.selectbox(key="human-corruption").set_value("passive")
+    at.selectbox(key="human-reading").set_value("paper")
+    at.selectbox(key="human-method").set_value("kendall_b").run()
+    assert not shown_errors(at)
+    numbers = shipped.sick_study("passive", "paper")
+    assert {m.label: m.value for m in at.metric}["pairs"] == str(numbers.pairs)
+    matrix = next(d.value for d in at.dataframe if "gold" in d.value.columns)
+    assert matrix["gold"].tolist() == pytest.approx(numbers.correlations["kendall_b"]["gold"].tolist())
+    assert not [e for e in at.expander if "pairs and their scores" in e.label]
+    assert at.query_params["corruption"] in ("passive", ["passive"])
+
+
+def test_the_default_view_draws_the_shipped_numbers_without_scoring(app_env, monkeypatch):
+    calls = []
+    real = sick.sick_study
+    monkeypatch.setattr(sick, "sick_study", lambda *a, **k: calls.append(a) or real(*a, **k))
+    at = open_page("human")
+    assert not shown_errors(at)
+    assert calls == []  # the shipped numbers are current for this data dir (test_shipped_human.py)
+    assert {m.label: m.value for m in at.metric}["pairs"] == "336"
+    assert any("Shipped results" in c.proto.body for c in at.get("html"))
+    # The sentences are this server's: opening the pairs scores the study once.
+    at.session_state[PAIRS_KEY] = True
+    at.run()
+    assert not shown_errors(at) and len(calls) == 1
+    pairs = next(d.value for d in at.dataframe if "corrupted" in d.value.columns)
+    assert len(pairs) == 336 and pairs["sentence"].str.len().min() > 0
+
+
+def test_a_link_restores_the_view_in_a_new_session(app_env, app_settings):
+    at = open_page("human", state=STATE)
+    at.selectbox(key="human-corruption").set_value("det_sub")
+    at.selectbox(key="human-method").set_value("spearman").run()
+    assert not shown_errors(at)
+    query = {k: at.query_params[k] for k in at.query_params}
+    query = {k: (v[0] if isinstance(v, list) else v) for k, v in query.items()}
+    assert query == {"corruption": "det_sub", "metric": "BLEU-4", "metrics": "BLEU-4,ROUGE-L", "method": "spearman"}
+    again = open_link("human", query)
+    assert not shown_errors(again)
+    assert again.selectbox(key="human-corruption").value == "det_sub"
+    assert again.selectbox(key="human-metric").value == "BLEU-4"
+    assert again.multiselect(key="human-matrix").value == ["BLEU-4", "ROUGE-L"]
+    expected = sick_study(app_settings, "det_sub", ["BLEU-4", "ROUGE-L"], method="spearman")
+    matrix = next(d.value for d in again.dataframe if "gold" in d.value.columns)
+    assert matrix["ROUGE-L"].tolist() == pytest.approx(expected.correlations["ROUGE-L"].tolist())
+    paper = open_link("human", {"reading": "paper", "metric": "BLEU-4", "metrics": "BLEU-4"})
+    assert paper.selectbox(key="human-reading").value == "paper"
+    assert {m.label: m.value for m in paper.metric}["pairs"] == "543"
 
 
 def test_the_paper_reading_scores_every_sick_pair_of_the_type(app_env, app_settings):
