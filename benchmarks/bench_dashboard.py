@@ -411,10 +411,10 @@ def paints(settings: Settings) -> None:
                         page.locator("h1").first.wait_for()
                         page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
                     else:
-                        alternatives = [page.locator(m) for m in ((main,) if isinstance(main, str) else main)]
-                        found = alternatives[0]
-                        for other in alternatives[1:]:
-                            found = found.or_(other)
+                        mains = (main,) if isinstance(main, str) else main
+                        found = page.locator(mains[0])
+                        for other in mains[1:]:
+                            found = found.or_(page.locator(other))
                         found.first.wait_for()
                     times[stem].append(time.perf_counter() - start)
                     if page.locator('[data-testid="stException"]').count():
@@ -424,7 +424,7 @@ def paints(settings: Settings) -> None:
     finally:
         stop_server(proc)
     print(f"first paint, navigation -> main element, seconds ({load()}):")
-    print(f"| page | main element | first visit, fresh server | second visit |\n| --- | --- | --- | --- |")
+    print("| page | main element | first visit, fresh server | second visit |\n| --- | --- | --- | --- |")
     for stem in stems:
         what = PAINTS.get(stem, ("", None, "title, script run finished"))[2]
         first, second = times[stem]
