@@ -47,7 +47,8 @@ def register(subparsers, common) -> None:
                     "MUTT experiment sets with a data dir, else the bundled sample's scenes, or --input) and report "
                     "each metric's pass rate with its 95% Wilson interval and mean score drop per strength. A pass "
                     "rate is flagged as falling only beyond the tie rule and beyond sampling noise (the two "
-                    "strengths' intervals do not overlap). Types and what their strength counts: " + "; ".join(f"{k}: {v}" for k, v in STRENGTHS.items()))
+                    "strengths' intervals do not overlap). Types and what their strength counts: "
+                    + "; ".join(f"{k}: {v}" for k, v in STRENGTHS.items()))
     parser.add_argument("--corruption", required=True, choices=list(STRENGTHS), help="the corruption type")
     parser.add_argument("--metrics", default="BLEU-4,METEOR-1.5,CIDEr-D", help="comma-separated metric names")
     parser.add_argument("--strengths", default="1,2,3", help="comma-separated strengths (default 1,2,3)")
