@@ -9,6 +9,7 @@ against `muttlab serve` on the bundled sample from the boxes the browser laid ou
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -121,8 +122,8 @@ def served(tmp_path_factory):
 
 
 def settle(page) -> None:
-    """Wait until the page's title is drawn and its script run has ended."""
-    page.locator("h1").first.wait_for()
+    """Wait until the page is drawn to its end (the footer every page ends with) and its script run has ended."""
+    page.get_by_text(re.compile(r"^muttlab \d+\.\d+")).first.wait_for()
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
     page.wait_for_timeout(500)  # the last elements' layout (fonts, charts resizing to their column)
 
