@@ -120,7 +120,7 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
       corruption: a type with a strength (:data:`STRENGTHS`).
       sentences: (id, clean sentence, references) items; default :func:`default_sentences`.
       refs: references per sentence (the first ``refs``).
-      progress: ``(step, total, message)`` after parsing and after each metric.
+      progress: ``(step, total, message)`` before the parsing, before each metric and at the end.
     Returns:
       columns metric, strength, n (sentences the metric could score), pass_rate (%), pass_ci_low and
       pass_ci_high (its 95% Wilson interval, %), mean_drop, monotone ("yes", or where the curve falls),
