@@ -73,32 +73,36 @@ PAST_THE_EDGE = """() => {
   return [...new Set(out)].slice(0, 20);
 }""" % {"slack": SLACK}
 
+# A chip is a chosen value with its remove button; the widget's box is the control the chips sit in.
 CHIPS_OUTSIDE = """() => {
   const out = [];
   for (const widget of document.querySelectorAll('[data-testid="stMultiSelect"]')) {
-    const box = widget.querySelector('[data-baseweb="select"]').getBoundingClientRect();
+    const tags = widget.querySelector('[data-testid="stMultiSelectTagsContainer"]');
+    if (!tags) continue;
+    const box = tags.parentElement.getBoundingClientRect();
     const label = widget.querySelector('label')?.textContent.trim() || '?';
-    for (const chip of widget.querySelectorAll('[data-baseweb="tag"]')) {
-      const r = chip.getBoundingClientRect();
+    for (const chip of tags.querySelectorAll('span:has(> button)')) {
+      const r = chip.getBoundingClientRect(), text = chip.textContent.trim();
       if (r.left < box.left - %(slack)s || r.right > box.right + %(slack)s
           || r.top < box.top - %(slack)s || r.bottom > box.bottom + %(slack)s)
-        out.push(`${label}: chip "${chip.textContent.trim()}" at ${r.left.toFixed(0)}-${r.right.toFixed(0)} px `
-                 + `outside the widget's ${box.left.toFixed(0)}-${box.right.toFixed(0)} px`);
+        out.push(`${label}: chip "${text}" at ${r.left.toFixed(0)}-${r.right.toFixed(0)} x ${r.top.toFixed(0)}-`
+                 + `${r.bottom.toFixed(0)} px outside the widget's ${box.left.toFixed(0)}-${box.right.toFixed(0)} x `
+                 + `${box.top.toFixed(0)}-${box.bottom.toFixed(0)} px`);
+      for (const part of chip.querySelectorAll('span'))
+        if (part.scrollWidth > part.clientWidth + %(slack)s) out.push(`${label}: chip "${text}" is cut`);
     }
   }
   return out;
 }""" % {"slack": SLACK}
 
+# A selectbox shows its value in the text field of its combo box.
 SELECT_CUT = """() => {
   const out = [];
   for (const widget of document.querySelectorAll('[data-testid="stSelectbox"]')) {
     const label = widget.querySelector('label')?.textContent.trim() || '?';
-    const control = widget.querySelector('[data-baseweb="select"]');
-    for (const el of control.querySelectorAll('div')) {
-      if (el.children.length || !el.textContent.trim()) continue;  // the value's own text box
-      if (el.scrollWidth > el.clientWidth + %(slack)s)
-        out.push(`${label}: "${el.textContent.trim()}" needs ${el.scrollWidth} px, shows ${el.clientWidth} px`);
-    }
+    const field = widget.querySelector('input');
+    if (field && field.scrollWidth > field.clientWidth + %(slack)s)
+      out.push(`${label}: "${field.value}" needs ${field.scrollWidth} px, shows ${field.clientWidth} px`);
   }
   return out;
 }""" % {"slack": SLACK}
