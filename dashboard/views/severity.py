@@ -42,8 +42,12 @@ def page() -> None:
         metrics = left.multiselect("Metrics", available, key="sev-metrics", default=ui.query_list(
             "metrics", available, [m for m in DEFAULT_METRICS if m in available] or available[:2]))
         default = wanted if wanted in types else DEFAULT_CORRUPTION if DEFAULT_CORRUPTION in types else types[0]
+        # What a strength counts is in the help, not the option: "Dropped Content Word (content words dropped)"
+        # was cut in its column.
         corruption = middle.selectbox("Corruption type", types, index=types.index(default),
-                                      format_func=lambda c: f"{labels.get(c, c)} ({STRENGTHS[c]})", key="sev-type")
+                                      format_func=lambda c: labels.get(c, c), key="sev-type",
+                                      help="What a strength counts: " + "; ".join(
+                                          f"{labels.get(c, c)}: {unit}" for c, unit in STRENGTHS.items()) + ".")
         strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
                                       default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
         refs_default = ui.query_int("refs", 5)

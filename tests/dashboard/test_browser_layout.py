@@ -5,7 +5,8 @@ against `muttlab serve` on the bundled sample from the boxes the browser laid ou
 * nothing reaches past the right edge of the window unless it sits in a scroll container of its own inside
   the page (a wide grid or table scrolls sideways in its box; the page itself never does);
 * a multiselect's chosen values (its chips) lie inside the widget's box, so every choice can be read;
-* a selectbox shows its whole value (its text is not cut: ``scrollWidth <= clientWidth``).
+* a selectbox shows its whole value (its text is not cut: ``scrollWidth <= clientWidth``), and no other text is
+  cut short with an ellipsis (a page link's label, a chip).
 """
 from __future__ import annotations
 
@@ -107,8 +108,20 @@ SELECT_CUT = """() => {
   return out;
 }""" % {"slack": SLACK}
 
+# Any other text the page shortens with an ellipsis (a page link's label, a tab, a metric's name in the grid).
+ELLIPSIS_CUT = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
+    if (getComputedStyle(el).textOverflow !== 'ellipsis' || !el.getBoundingClientRect().width) continue;
+    if (el.scrollWidth > el.clientWidth + %(slack)s)
+      out.push(`"${el.textContent.trim().slice(0, 60)}" needs ${el.scrollWidth} px, shows ${el.clientWidth} px`);
+  }
+  return out;
+}""" % {"slack": SLACK}
+
 CHECKS = {"grid headers overlap": HEADERS_OVERLAP, "past the right edge": PAST_THE_EDGE,
-          "multiselect chips outside their widget": CHIPS_OUTSIDE, "selectbox text cut": SELECT_CUT}
+          "multiselect chips outside their widget": CHIPS_OUTSIDE, "selectbox text cut": SELECT_CUT,
+          "text cut by an ellipsis": ELLIPSIS_CUT}
 
 
 def page_paths() -> list[tuple[str, str]]:
