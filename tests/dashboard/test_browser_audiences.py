@@ -73,16 +73,18 @@ def open_glossary(page) -> None:
     from playwright.sync_api import expect
 
     page.get_by_text(re.compile(r"^Glossary: signature")).click()
-    expect(page.get_by_text(re.compile(r"^The 95% confidence interval of an accuracy"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"The 95% confidence interval of an accuracy")).first).to_be_visible()
 
 
 def drill_down(page, cell: str, title: str) -> None:
-    """Click the grid's cell link ``cell`` and wait for its trials."""
+    """Click the grid's cell link ``cell``, then show all its trials (a cell may have no failing one)."""
     from playwright.sync_api import expect
 
     page.locator(f'.mutt-grid a[href="{cell}"]').first.click()
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(title)
+    assert "metric=" in page.url
+    page.goto(page.url + "&show=all")
     page.locator(".mutt-diff").first.wait_for()
     expect(page.get_by_text("trials shown")).to_be_visible()
     assert page.locator(EXCEPTION).count() == 0
