@@ -32,6 +32,13 @@ shows text; then until it names a metric being loaded or scored), Cancel (until 
 cancelled), and the first paint of Published vs measured (until its numbers are shown).
 
     .venv/bin/python benchmarks/bench_dashboard.py --waits --data-dir ../shared/data --cache-dir $(mktemp -d)
+
+With ``--paints`` it times the first paint of every page of the navigation on one freshly started server: from
+the navigation to the page's main element (the grid, the trials, the numbers, the curves...; :data:`PAINTS`),
+each page opened in turn as a new visit, then each once more; a page without an entry there (a new one) is
+timed to its title with its first script run finished. Prints one table.
+
+    .venv/bin/python benchmarks/bench_dashboard.py --paints --data-dir ../shared/data --cache-dir $(mktemp -d)
 """
 from __future__ import annotations
 
@@ -398,6 +405,71 @@ def studies(settings: Settings, installations: list[Path], tabs: int, settle: fl
         print(f"  Correlation studies, new tab, τ table:         {correlation}")
 
 
+# Per page of the navigation (its file's stem): the address's query, its main element (a Playwright selector, or
+# several of which the first drawn counts) and what that element is.
+PAINTS = {
+    "run": ("", ".mutt-grid td a", "the accuracy grid"),
+    "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff"),
+    "published": ("", 'text="published numbers"', "the published numbers"),
+    "playground": ("", "role=heading[name='Scores']", "the scores"),
+    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".js-plotly-plot .scatterlayer",
+                 "the curves"),
+    "challenge": ("", '[data-testid="stFileUploader"]', "the upload box"),
+    "human": ("", ".js-plotly-plot", "the first chart"),
+    "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form"),
+    "learned": ("", "role=heading[name='Models']", "the models"),
+    "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)"),
+}
+
+
+def paints(settings: Settings) -> None:
+    """First paint of every page on one fresh server (see the module docstring)."""
+    from playwright.sync_api import sync_playwright
+
+    from muttlab.dashboard.app import PAGES
+
+    stems = [Path(path).stem for entries in PAGES.values() for path, _, _ in entries]
+    port = free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-paints-{port}.log"
+    started = time.perf_counter()
+    proc = start_server(settings, port, log)
+    print(f"muttlab serve until healthy: {time.perf_counter() - started:.2f} s ({load()})")
+    url = f"http://localhost:{port}"
+    times: dict[str, list[float]] = {stem: [] for stem in stems}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for _ in range(2):
+                for stem in stems:
+                    query, main, _ = PAINTS.get(stem, ("", None, ""))
+                    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    page.set_default_timeout(1_800_000)
+                    start = time.perf_counter()
+                    page.goto(f"{url}/{'' if stem == 'run' else stem}{query}")
+                    if main is None:
+                        page.locator("h1").first.wait_for()
+                        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+                    else:
+                        mains = (main,) if isinstance(main, str) else main
+                        found = page.locator(mains[0])
+                        for other in mains[1:]:
+                            found = found.or_(page.locator(other))
+                        found.first.wait_for()
+                    times[stem].append(time.perf_counter() - start)
+                    if page.locator('[data-testid="stException"]').count():
+                        raise SystemExit(f"{stem} shows a Python exception")
+                    page.close()
+            browser.close()
+    finally:
+        stop_server(proc)
+    print(f"first paint, navigation -> main element, seconds ({load()}):")
+    print("| page | main element | first visit, fresh server | second visit |\n| --- | --- | --- | --- |")
+    for stem in stems:
+        what = PAINTS.get(stem, ("", None, "title, script run finished"))[2]
+        first, second = times[stem]
+        print(f"| {stem} | {what} | {first:.2f} | {second:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -424,6 +496,14 @@ def main() -> None:
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
     if args.studies:
         studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
+
+
+    parser.add_argument("--paints", action="store_true",
+                        help="first paint of every page on one fresh server, navigation to its main element")
+    args = parser.parse_args()
+    settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    if args.paints:
+        paints(settings)
         return
     if args.waits:
         waits(settings)

@@ -308,7 +308,7 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figur
 
 
 def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: str = "") -> go.Figure:
-    """Pass rate and mean score drop against a corruption's strength, one line per metric
+    """Pass rate (with its 95% interval) and mean score drop against a corruption's strength, one line per metric
     (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=["pass rate (%)", "mean score drop (original − corruption, better-signed)"])
@@ -318,8 +318,13 @@ def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: s
         flagged = part["monotone"].iloc[0] != "yes"
         style = dict(color=palette[i % len(palette)], dash="dash" if flagged else "solid")
         name = f"{metric} (not monotone)" if flagged else str(metric)
+        # The pass rate's 95% Wilson interval as error bars: a fall within them is noise, not flagged.
+        interval = (dict(type="data", symmetric=False, array=part["pass_ci_high"] - part["pass_rate"],
+                         arrayminus=part["pass_rate"] - part["pass_ci_low"], color=style["color"], thickness=1)
+                    if "pass_ci_low" in part.columns else None)
         for col, column in ((1, "pass_rate"), (2, "mean_drop")):
             fig.add_trace(go.Scatter(x=part["strength"], y=part[column], mode="lines+markers", name=name,
+                                     error_y=interval if col == 1 else None,
                                      legendgroup=str(metric), showlegend=col == 1, line=style,
                                      hovertemplate=f"{metric}<br>strength %{{x}}<br>{column.replace('_', ' ')} "
                                                    "%{y:.3f}<extra></extra>"), row=1, col=col)

@@ -23,14 +23,22 @@ from muttlab.corruptions import catalog
 from muttlab.dashboard.charts import ACCURACY_SCALE, _percent
 from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
 
+# Widths that keep every label and number readable at any window width: a corruption type's label is set
+# vertically (a narrow window cannot hold ten horizontal labels side by side without one running into the
+# next), and below the table's minimum width the table scrolls sideways inside its own box, not the page.
+METRIC_COLUMN_REM = 9.5
+CELL_COLUMN_REM = 2.4
 CSS = """<style>
 .mutt-grid { font-size: 0.8rem; }
 .mutt-grid h4 { font-size: 0.95rem; margin: 0.6rem 0 0.2rem 0; padding: 0; }
+.mutt-grid .mutt-scroll { overflow-x: auto; max-width: 100%; }
 .mutt-grid table { border-collapse: separate; border-spacing: 2px; table-layout: fixed; width: 100%; margin: 0; }
 .mutt-grid th { font-weight: 600; padding: 2px 4px; vertical-align: bottom; line-height: 1.15; border: none;
-  background: none; }
-.mutt-grid th.mutt-metric { text-align: right; width: 9.5rem; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis; }
+  background: none; overflow-wrap: anywhere; }
+.mutt-grid th.mutt-metric { text-align: right; width: """ + f"{METRIC_COLUMN_REM}rem" + """; white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; }
+.mutt-grid th.mutt-type { writing-mode: sideways-lr; text-align: start; vertical-align: middle; white-space: nowrap;
+  padding: 4px 2px; }
 .mutt-grid td { padding: 0; text-align: center; border: none; }
 .mutt-grid td a { display: block; padding: 3px 0; text-decoration: none; font-variant-numeric: tabular-nums; }
 .mutt-grid td a:hover { outline: 2px solid #111827; }
@@ -41,7 +49,7 @@ CSS = """<style>
   margin-top: 0.5rem; opacity: 0.85; }
 .mutt-grid .mutt-legend-title { font-weight: 600; }
 .mutt-grid .mutt-scale { display: inline-flex; align-items: center; gap: 0.4rem; }
-.mutt-grid .mutt-bar { display: inline-block; width: 12rem; height: 0.6rem; border-radius: 2px; }
+.mutt-grid .mutt-bar { display: inline-block; width: 12rem; max-width: 40vw; height: 0.6rem; border-radius: 2px; }
 .mutt-grid .mutt-swatch { display: inline-block; width: 0.8rem; height: 0.8rem; margin-right: 0.3rem;
   border: 1px solid #9ca3af; vertical-align: middle; }
 </style>"""
@@ -130,12 +138,14 @@ def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None 
     rules = [f".mutt-grid td.mutt-a{p}{{background:{bg}}}.mutt-grid td.mutt-a{p} a{{color:{fg}}}"
              for p, (bg, fg) in zip(shown, cell_colours(shown))]
     esc = html.escape
+    min_width = METRIC_COLUMN_REM + CELL_COLUMN_REM * len(corruptions)
     parts = [CSS, f"<style>{''.join(rules)}</style>", '<div class="mutt-grid">']
     for k in sorted({int(k) for k in accuracy["refs"]}):
-        parts.append(f"<h4>{k} references</h4><table><thead><tr><th class=\"mutt-metric\"></th>")
+        parts.append(f'<h4>{k} references</h4><div class="mutt-scroll"><table style="min-width: {min_width:.1f}rem">'
+                     '<thead><tr><th class="mutt-metric"></th>')
         parts += [f'<th class="mutt-family" colspan="{len(group)}">{esc(family)}</th>' for family, group in families]
         parts.append('</tr><tr><th class="mutt-metric"></th>')
-        parts += [f"<th{_first(c, first_of_family)}>{esc(labels.get(c, c))}</th>" for c in corruptions]
+        parts += [f'<th class="{_type_class(c, first_of_family)}">{esc(labels.get(c, c))}</th>' for c in corruptions]
         parts.append("</tr></thead><tbody>")
         for m in metrics:
             parts.append(f'<tr><th class="mutt-metric" title="{esc(m)}">{esc(m)}</th>')
@@ -148,12 +158,12 @@ def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None 
                 parts.append(f'<td class="mutt-a{percent}"><a href="{esc(drilldown_link(m, c, k, suite))}" '
                              f'target="_self" title="{esc(cell_title(row, m, labels.get(c, c), k))}">{percent}</a></td>')
             parts.append("</tr>")
-        parts.append("</tbody></table>")
+        parts.append("</tbody></table></div>")
     parts.append(grid_legend_html(cell_colours))
     parts.append("</div>")
     return "".join(parts)
 
 
-def _first(corruption: str, first_of_family: set[str]) -> str:
-    """The class that draws a family's left border on its first column's header."""
-    return ' class="mutt-first"' if corruption in first_of_family else ""
+def _type_class(corruption: str, first_of_family: set[str]) -> str:
+    """A corruption type's column header: set vertically; the first of a family draws the family's left border."""
+    return "mutt-type mutt-first" if corruption in first_of_family else "mutt-type"

@@ -32,6 +32,32 @@ SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT La
                  "Set `MUTTLAB_DATA_DIR` (or `muttlab serve --data-dir`) to use the MUTT study's trials.")
 
 
+# The app's one stylesheet for Streamlit's own widgets, drawn by :func:`header` on every page: what keeps a
+# page readable in a narrow window (a phone, or four widgets side by side on a small laptop). The grid's own
+# styles travel with it (:data:`muttlab.dashboard.grid_table.CSS`), the word diff's with the diff.
+LAYOUT_CSS = """<style>
+/* A small laptop: the wide layout's side margins left the content barely half the window. */
+@media (max-width: 1280px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
+}
+/* Columns of widgets wrap onto a new row rather than shrink a selectbox below the width of its value. */
+[data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[data-testid="stColumn"]:has([data-testid="stSelectbox"], [data-testid="stMultiSelect"], [data-testid="stCheckbox"]) {
+  min-width: min(100%, 12rem); }
+/* A multiselect's chosen values wrap onto further lines inside the widget (they scrolled sideways out of
+   sight), and a long one onto two lines of its chip (it was cut). */
+[data-testid="stMultiSelect"] div:has(> [data-testid="stMultiSelectTagsContainer"]) { height: auto; max-height: none; }
+[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; min-width: 0; padding-bottom: 5px; }
+[data-testid="stMultiSelectTagsContainer"] span:has(> button) { height: auto; min-height: 28px; white-space: normal; }
+[data-testid="stMultiSelectTagsContainer"] span:has(> button) > span { white-space: normal; overflow-wrap: anywhere; }
+/* Labels wrap instead of ending in an ellipsis: a page link's, a toggle's. */
+[data-testid="stPageLink-NavLink"] span,
+[data-testid="stCheckbox"] [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stCheckbox"] [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"] p {
+  white-space: normal !important; }
+</style>"""
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "table"
 
@@ -70,7 +96,7 @@ def header(title: str, caption: str | None = None) -> Settings:
     st.title(title)
     if caption:
         st.caption(caption)
-    st.html(DIFF_CSS)
+    st.html(LAYOUT_CSS + DIFF_CSS)
     problems = view().problems
     if problems:
         st.warning(md_text("Left out of this link: " + "; ".join(problems) + "."), icon=":material/link_off:")

@@ -3,18 +3,27 @@
 A generated corruption type with a natural strength (:data:`muttlab.corruptions.generate.STRENGTHS`: content
 words dropped, words misspelt, chunk transpositions, PP copies, prepositions removed) is applied at each
 strength to the same sentences — only sentences where every requested strength applies are used, so the
-points of a curve differ in strength alone. Per metric and strength we report the pass rate (the type's
-MUTT rule) and the mean score drop s_orig − s_corr in the metric's "better" direction. A good metric
-penalises a stronger corruption at least as much as a weaker one: its curves are monotone (non-decreasing);
-``monotone`` names the first step where a curve falls.
+points of a curve differ in strength alone. By default the sentences are every distinct original of the MUTT
+experiment sets with its references (with a data dir), else the bundled sample's scenes. Per metric and
+strength we report the pass rate (the type's MUTT rule) with its 95% Wilson interval and the mean score drop
+s_orig − s_corr in the metric's "better" direction.
+
+A good metric penalises a stronger corruption at least as much as a weaker one: its curves do not fall.
+``monotone`` names the first pair of strengths where one does. A pass rate falls only when the drop is beyond
+the tie rule *and* beyond sampling noise — the two strengths' Wilson intervals do not overlap — since a few
+hundred sentences give each rate an interval of several points; a mean drop falls when it is lower beyond the
+tie rule (0.4448493795 to 0.4448493787 is rounding, not a weaker penalty).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from functools import lru_cache
+from itertools import combinations
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from muttlab import stats
 from muttlab.corruptions import catalog
 from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner, verdict
@@ -23,89 +32,149 @@ from muttlab.metrics.registry import Registry
 from muttlab.settings import DEFAULT_TIE_TOLERANCE, Settings
 from muttlab.trials import Expectation
 
-COLUMNS = ["metric", "strength", "n", "pass_rate", "mean_drop", "monotone", "signature"]
+COLUMNS = ["metric", "strength", "n", "pass_rate", "pass_ci_low", "pass_ci_high", "mean_drop", "monotone",
+           "signature"]
+Item = tuple[str, str, tuple[str, ...]]  # (id, clean sentence, references)
 
 
-def strength_items(sentences: Sequence[tuple[str, str, tuple[str, ...]]], corruption: str, strengths: Sequence[int],
-                   seed: int) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict[int, list[str]]]:
+def default_sentences(settings: Settings) -> list[Item]:
+    """What a curve is drawn on when no sentences are given: every distinct MUTT original with its references
+    when the settings have a data dir, else the bundled sample's scenes."""
+    from muttlab import sources
+
+    if settings.data_dir is not None:
+        return sources.mutt_originals(settings)
+    return [(str(s["id"]), s["original"], tuple(s["references"])) for s in sources.load_sample_scenes()]
+
+
+def strength_items(sentences: Sequence[Item], corruption: str, strengths: Sequence[int],
+                   seed: int) -> tuple[list[Item], dict[int, list[str]]]:
     """The (id, sentence, references) items every strength applies to, and the corruption per strength."""
-    from muttlab.resources.spacy_nlp import ModelMissing, parse
-
     if corruption not in STRENGTHS:
         raise MuttlabError(f"{corruption!r} has no strength parameter; choose one of {', '.join(STRENGTHS)}")
     bad = [k for k in strengths if k < 1]
     if bad or not strengths:
         raise MuttlabError(f"strengths must be whole numbers >= 1, got {list(strengths)}")
+    items = tuple((str(i), str(s), tuple(r)) for i, s, r in sentences)
+    kept, corrupted = _strength_items(items, corruption, tuple(strengths), seed)
+    return list(kept), {k: list(v) for k, v in corrupted.items()}
+
+
+@lru_cache(maxsize=16)
+def _strength_items(items: tuple[Item, ...], corruption: str, strengths: tuple[int, ...], seed: int):
+    """:func:`strength_items`, kept per request: parsing every MUTT original is most of a curve's time, and a
+    page asks for the same sentences again for each new choice of metrics."""
+    from muttlab.resources.spacy_nlp import ModelMissing, parse
+
     try:
-        docs = parse([s for _, s, _ in sentences])
+        docs = parse([s for _, s, _ in items])
     except ModelMissing as exc:
         raise MuttlabError(str(exc)) from None
     generator = GENERATORS[corruption]
     kept, corrupted = [], {k: [] for k in strengths}
-    for item, doc in zip(sentences, docs):
+    for item, doc in zip(items, docs):
         made = {k: generator(doc, seed, strength=k) for k in strengths}
         if all(m and m != item[1].strip() for m in made.values()):
             kept.append(item)
             for k in strengths:
                 corrupted[k].append(made[k])
-    return kept, corrupted
+    return tuple(kept), {k: tuple(v) for k, v in corrupted.items()}
 
 
-def _monotone(values: Sequence[float], strengths: Sequence[int], label: str,
-              tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
-    """"" when the curve never falls, else where it first does; a step within the tie rule is not a fall
-    (0.4448493795 to 0.4448493787 is rounding, not a weaker penalty)."""
-    for (a, va), (b, vb) in zip(zip(strengths, values), list(zip(strengths, values))[1:]):
-        # A fall is the earlier value strictly above the later one: the verdict's "first better", ties and all.
-        if verdict.judge([va], [vb], Expectation.FIRST_BETTER, True, tie_tolerance).passed[0]:
-            return f"no: {label} falls from strength {a} to {b}"
+def _above(earlier: float, later: float, tie_tolerance: float) -> bool:
+    """The earlier value strictly above the later one under the tie rule: the verdict's "first better"."""
+    return bool(verdict.judge([earlier], [later], Expectation.FIRST_BETTER, True, tie_tolerance).passed[0])
+
+
+def pass_rate_fall(passed: Sequence[int], n: Sequence[int], strengths: Sequence[int],
+                   tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+    """"" when the pass rate never falls, else the first pair of strengths where it does: the rate at the
+    stronger corruption lower beyond the tie rule and its 95% Wilson interval entirely below the weaker's."""
+    passed, n = np.asarray(passed, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = 100.0 * passed / n
+    low, high = (100.0 * side for side in stats.wilson_interval(passed, n))
+    for i, j in combinations(range(len(strengths)), 2):
+        if _above(rates[i], rates[j], tie_tolerance) and low[i] > high[j]:
+            return (f"no: pass rate falls from strength {strengths[i]} to {strengths[j]} "
+                    f"(95% CI {low[i]:.1f}–{high[i]:.1f}% vs {low[j]:.1f}–{high[j]:.1f}%)")
+    return ""
+
+
+def mean_drop_fall(values: Sequence[float], strengths: Sequence[int],
+                   tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+    """"" when the mean drop never falls, else the first pair of strengths where the stronger corruption's
+    is lower beyond the tie rule."""
+    for i, j in combinations(range(len(strengths)), 2):
+        if _above(values[i], values[j], tie_tolerance):
+            return f"no: mean drop falls from strength {strengths[i]} to {strengths[j]}"
     return ""
 
 
 def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] | str, strengths: Sequence[int],
-                   sentences: Sequence[tuple[str, str, tuple[str, ...]]] | None = None, refs: int = 5,
-                   registry: Registry | None = None) -> pd.DataFrame:
+                   sentences: Sequence[Item] | None = None, refs: int = 5, registry: Registry | None = None,
+                   progress: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
     """Pass rate and mean score drop against strength, per metric.
 
     Args:
       corruption: a type with a strength (:data:`STRENGTHS`).
-      sentences: (id, clean sentence, references) items; default the bundled sample scenes.
+      sentences: (id, clean sentence, references) items; default :func:`default_sentences`.
       refs: references per sentence (the first ``refs``).
+      progress: ``(step, total, message)`` before the parsing, before each metric and at the end.
     Returns:
-      columns metric, strength, n (sentences the metric could score), pass_rate (%), mean_drop, monotone
-      ("yes", or where the curve falls), signature (the metric's and the rules' it was judged by).
+      columns metric, strength, n (sentences the metric could score), pass_rate (%), pass_ci_low and
+      pass_ci_high (its 95% Wilson interval, %), mean_drop, monotone ("yes", or where the curve falls),
+      signature (the metric's and the rules' it was judged by). ``attrs["sentences"]`` is how many sentences
+      were offered, ``attrs["kept"]`` how many take the type at every strength.
     """
+    report = progress or (lambda step, total, message: None)
     if sentences is None:
-        from muttlab.sources import load_sample_scenes
-        sentences = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
+        sentences = default_sentences(settings)
     strengths = sorted(set(int(k) for k in strengths))
-    items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
-    if not items:
-        raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
-    expected = verdict.EXPECTATION_OF_RULE[catalog.get(corruption).rule]
     reg = registry or runner.registry_for(settings)
-    pools = [list(r[:refs]) for _, _, r in items]
-    originals = [s for _, s, _ in items]
-    rows = []
     try:
-        for metric in runner.resolve_metrics(metrics, reg):
-            batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
-            scored = runner.score_batches(metric, batches, settings, reg)
-            sign = 1.0 if metric.higher_is_better else -1.0
-            ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
-            signature = f"{metric.signature()}|{settings.rule_signature(metric.noise_floor)}"
-            curve = []
-            for k, s_corr in zip(strengths, scored[1:]):
-                judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, ties, settings.tolerance)
-                scored_here = ~judged.unsupported
-                curve.append({"metric": metric.name, "strength": k, "n": int(scored_here.sum()),
-                              "pass_rate": 100.0 * float(np.mean(judged.passed[scored_here])),
-                              "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])),
-                              "signature": signature})
-            shape = (_monotone([c["pass_rate"] for c in curve], strengths, "pass rate", ties)
-                     or _monotone([c["mean_drop"] for c in curve], strengths, "mean drop", ties) or "yes")
-            rows += [dict(c, monotone=shape) for c in curve]
+        names = reg.resolve(metrics)
+        total = 1 + len(names)
+        report(0, total, f"parsing and corrupting {len(sentences)} sentences")
+        items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
+        if not items:
+            raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
+        expected = verdict.EXPECTATION_OF_RULE[catalog.get(corruption).rule]
+        pools = [list(r[:refs]) for _, _, r in items]
+        originals = [s for _, s, _ in items]
+        rows = []
+        for i, metric in enumerate(runner.resolve_metrics(names, reg)):
+            report(1 + i, total, f"scoring {metric.name} ({i + 1} of {len(names)} metrics) on {len(items)} "
+                                 f"sentences x {len(strengths)} strengths")
+            rows += _curve(metric, settings, reg, expected, originals, pools, corrupted, strengths)
+        report(total, total, "done")
     finally:
         if registry is None:
             reg.close()
-    return pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame.attrs.update(sentences=len(sentences), kept=len(items))
+    return frame
+
+
+def _curve(metric, settings: Settings, registry: Registry, expected: Expectation, originals: list[str],
+           pools: list[list[str]], corrupted: dict[int, list[str]], strengths: list[int]) -> list[dict]:
+    """One metric's rows of the curve table."""
+    batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
+    scored = runner.score_batches(metric, batches, settings, registry)
+    sign = 1.0 if metric.higher_is_better else -1.0
+    ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
+    signature = f"{metric.signature()}|{settings.rule_signature(metric.noise_floor)}"
+    curve = []
+    for k, s_corr in zip(strengths, scored[1:]):
+        judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, ties, settings.tolerance)
+        scored_here = ~judged.unsupported
+        n, passed = int(scored_here.sum()), int(judged.passed[scored_here].sum())
+        low, high = stats.wilson_interval(passed, n)
+        curve.append({"metric": metric.name, "strength": k, "n": n, "passed": passed,
+                      "pass_rate": 100.0 * passed / n if n else float("nan"),
+                      "pass_ci_low": 100.0 * float(low), "pass_ci_high": 100.0 * float(high),
+                      "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])) if n else float("nan"),
+                      "signature": signature})
+    shape = (pass_rate_fall([c["passed"] for c in curve], [c["n"] for c in curve], strengths, ties)
+             or mean_drop_fall([c["mean_drop"] for c in curve], strengths, ties) or "yes")
+    return [dict(c, monotone=shape) for c in curve]

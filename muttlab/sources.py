@@ -187,6 +187,15 @@ def load_mutt_experiments(settings: Settings, names=MUTT_SETS) -> Suite:
     return Suite("mutt", list(_mutt_suite_cached(settings.data_dir, tuple(names))))
 
 
+def mutt_originals(settings: Settings) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The distinct original sentences of the MUTT experiment sets, each once (the sets share many), as
+    (id of the first trial it is the original of, sentence, that trial's references)."""
+    seen: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+    for trial in load_mutt_experiments(settings).trials:
+        seen.setdefault(trial.original.strip(), (trial.id, trial.original.strip(), trial.references))
+    return list(seen.values())
+
+
 # --------------------------------------------------------------------------- SICK
 
 SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score",

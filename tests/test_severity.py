@@ -1,4 +1,5 @@
-"""Severity: corruption strength parameters on real (sample) sentences, and the curve table."""
+"""Severity: corruption strength parameters on real (sample) sentences, the curve table, and when a curve falls:
+beyond the tie rule, and for a pass rate beyond sampling noise too."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ from muttlab.sources import load_sample_scenes
 from muttlab.errors import MuttlabError
 from muttlab.resources.spacy_nlp import parse
 from muttlab.settings import Settings
-from muttlab.severity import _monotone, severity_curve
+from muttlab.severity import mean_drop_fall, pass_rate_fall, severity_curve
 
 SEED = 13
 
@@ -72,12 +73,26 @@ def test_strength_one_is_the_default_corruption(docs):
         assert remove_prep(doc, SEED, strength=1) == remove_prep(doc, SEED)
 
 
-def test_monotone_flag_names_the_falling_step():
-    assert _monotone([10.0, 20.0, 20.0], [1, 2, 3], "pass rate") == ""
-    assert _monotone([10.0, 30.0, 20.0], [1, 2, 3], "pass rate") == "no: pass rate falls from strength 2 to 3"
+def test_a_mean_drop_falls_only_beyond_the_tie_rule():
+    assert mean_drop_fall([10.0, 20.0, 20.0], [1, 2, 3]) == ""
+    assert mean_drop_fall([10.0, 30.0, 20.0], [1, 2, 3]) == "no: mean drop falls from strength 2 to 3"
     # Within the tie rule (1e-9 x max(1, |value|)) a step down is rounding; just beyond it, a fall.
-    assert _monotone([0.4448493795, 0.4448493787], [2, 3], "mean drop") == ""
-    assert _monotone([0.4448493795, 0.4448493775], [2, 3], "mean drop") == "no: mean drop falls from strength 2 to 3"
+    assert mean_drop_fall([0.4448493795, 0.4448493787], [2, 3]) == ""
+    assert mean_drop_fall([0.4448493795, 0.4448493775], [2, 3]) == "no: mean drop falls from strength 2 to 3"
+
+
+def test_a_pass_rate_falls_only_beyond_sampling_noise():
+    # 80/100 then 70/100: 95% Wilson intervals 71.1-86.7% and 60.4-78.1% overlap, so the step may be noise.
+    assert pass_rate_fall([80, 70], [100, 100], [1, 2]) == ""
+    # 90/100 then 50/100: 82.6-94.5% against 40.4-59.6%, a fall no sample of this size explains.
+    assert pass_rate_fall([90, 50], [100, 100], [1, 2]) == (
+        "no: pass rate falls from strength 1 to 2 (95% CI 82.6–94.5% vs 40.4–59.6%)")
+    # A slow slide: no step is beyond the noise, the first strength against the last is.
+    assert pass_rate_fall([90, 80, 70, 60], [100] * 4, [1, 2, 3, 4]).startswith(
+        "no: pass rate falls from strength 1 to 3")
+    # One sentence: 1/1 then 0/1 is within the noise of a single sentence.
+    assert pass_rate_fall([1, 0], [1, 1], [2, 3]) == ""
+    assert pass_rate_fall([40, 60, 90], [100] * 3, [1, 2, 3]) == ""
 
 
 def test_curve_uses_the_same_sentences_at_every_strength(tmp_path):

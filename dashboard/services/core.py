@@ -376,15 +376,26 @@ def study_warnings(settings: Settings, study) -> list[str]:
 
 
 def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], strengths: tuple[int, ...],
-             refs: int) -> pd.DataFrame:
-    """``muttlab.api.severity`` on the bundled sample scenes, once per request for the whole server.
+             refs: int, progress: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
+    """``muttlab.api.severity`` on its default sentences (every MUTT original with a data dir, the sample's
+    scenes without), once per request for the whole server; its progress is drawn from this session's thread
+    at each poll of the queue, as :func:`reproduction`'s.
 
     Raises:
       MuttlabError: a type without strength, no sentence taking every strength, unknown metric.
     """
+    latest: list[tuple[int, int, str]] = []
+
+    def poll() -> None:
+        still_wanted()
+        if progress is not None and latest:
+            progress(*latest[-1])
+
     def compute() -> pd.DataFrame:
-        return queued(lambda: api.severity(settings, corruption, list(metrics), list(strengths), refs=refs,
-                                           registry=registry(settings)), cost=len(metrics) * len(strengths) * 50)
+        job = work_queue.shared_queue().submit(session_id(), lambda: api.severity(
+            settings, corruption, list(metrics), list(strengths), refs=refs, registry=registry(settings),
+            progress=lambda *step: latest.append(step)), len(metrics) * len(strengths) * 50)
+        return work_queue.gather([job], poll)[0]
 
     return memoised(("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths,
                      refs), compute, settings)

@@ -1,8 +1,10 @@
-"""Severity curves: a corruption applied at growing strength to the same sentences, and each metric's pass
-rate and mean score drop per strength (:func:`muttlab.api.severity`, the same report as ``muttlab severity``).
+"""Severity curves: a corruption applied at growing strength to the same sentences — every MUTT original it
+applies to with a data dir, the bundled sample's scenes without — and each metric's pass rate (with its 95%
+interval) and mean score drop per strength (:func:`muttlab.api.severity`, the same report as
+``muttlab severity``).
 
-A good metric penalises a stronger corruption at least as much as a weaker one; a curve that falls is
-flagged. The view lives in the address bar
+A good metric penalises a stronger corruption at least as much as a weaker one; a curve that falls beyond the
+tie rule and sampling noise is flagged. The view lives in the address bar
 (``/severity?metrics=BLEU-4,METEOR-1.5&corruption=drop_content&strengths=1,2,3&refs=5``).
 """
 from __future__ import annotations
@@ -12,17 +14,21 @@ import streamlit as st
 from muttlab.dashboard import charts, glossary, services, ui
 
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
-# Every sample scene takes a typo at strengths 1-3; dropped content words at all three fit one sentence only,
-# where a mean is that sentence and CIDEr-D, scoring it alone, gives 0.
+# Every sample scene, and most MUTT originals, take a typo at strengths 1-3; dropped content words at all three
+# fit one sample sentence only, where a mean is that sentence and CIDEr-D, scoring it alone, gives 0.
 DEFAULT_CORRUPTION = "typo"
 STRENGTH_CHOICES = (1, 2, 3, 4, 5)
 REF_CHOICES = (1, 3, 5, 10)
 
 
 def page() -> None:
-    settings = ui.header("Severity curves", "A corruption applied at growing strength to the same sentences (the "
-                                            "bundled sample's scenes): does each metric penalise a stronger "
-                                            "corruption at least as much as a weaker one?")
+    settings = ui.header("Severity curves", "A corruption applied at growing strength to the same sentences: does "
+                                            "each metric penalise a stronger corruption at least as much as a "
+                                            "weaker one?")
+    if settings.data_dir is None:
+        st.info("**Sample data.** No data dir is configured, so the curves are drawn on MUTT Lab's small bundled "
+                "sample of scenes. Set `MUTTLAB_DATA_DIR` (or `muttlab serve --data-dir`) to draw them on every "
+                "original sentence of the MUTT study's trial sets.", icon=":material/science:")
     from muttlab.corruptions.generate import STRENGTHS
 
     available = ui.loadable_metrics(settings)
@@ -36,8 +42,12 @@ def page() -> None:
         metrics = left.multiselect("Metrics", available, key="sev-metrics", default=ui.query_list(
             "metrics", available, [m for m in DEFAULT_METRICS if m in available] or available[:2]))
         default = wanted if wanted in types else DEFAULT_CORRUPTION if DEFAULT_CORRUPTION in types else types[0]
+        # What a strength counts is in the help, not the option: "Dropped Content Word (content words dropped)"
+        # was cut in its column.
         corruption = middle.selectbox("Corruption type", types, index=types.index(default),
-                                      format_func=lambda c: f"{labels.get(c, c)} ({STRENGTHS[c]})", key="sev-type")
+                                      format_func=lambda c: labels.get(c, c), key="sev-type",
+                                      help="What a strength counts: " + "; ".join(
+                                          f"{labels.get(c, c)}: {unit}" for c, unit in STRENGTHS.items()) + ".")
         strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
                                       default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
         refs_default = ui.query_int("refs", 5)
@@ -59,25 +69,29 @@ def page() -> None:
     if ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
         return
     curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
-        settings, corruption, tuple(metrics), strengths, refs), failure="The severity curves could not be computed")
+        settings, corruption, tuple(metrics), strengths, refs, progress),
+        failure="The severity curves could not be computed")
     if curve is None:
         return
     unit = STRENGTHS[corruption]
-    n = int(curve["n"].iloc[0]) if len(curve) else 0
-    takes = "sentence takes" if n == 1 else "sentences take"
-    ui.caption_text(f"{n} {takes} {labels.get(corruption, corruption)} at every strength "
-                    f"{', '.join(map(str, strengths))} ({unit}); each point is the same sentences at one strength.")
+    kept, offered = curve.attrs["kept"], curve.attrs["sentences"]
+    source = "sample" if settings.data_dir is None else "MUTT original"
+    ui.caption_text(f"n = {kept} of {offered} {source} sentences take {labels.get(corruption, corruption)} at every "
+                    f"strength {', '.join(map(str, strengths))} ({unit}); each point is the same sentences at one "
+                    "strength.")
     flagged = curve.loc[curve["monotone"] != "yes"].drop_duplicates("metric")
     for row in flagged.itertuples(index=False):
         st.warning(ui.md_text(f"{row.metric} is not monotone ({row.monotone}): a stronger corruption is penalised "
                               "less than a weaker one."), icon=":material/trending_flat:")
     if flagged.empty:
-        st.success("Every curve is monotone: no metric penalises a stronger corruption less.",
-                   icon=":material/check_circle:")
+        st.success("Every curve is monotone: no metric penalises a stronger corruption less, beyond the tie rule "
+                   "and the pass rates' 95% intervals.", icon=":material/check_circle:")
     ui.chart(charts.severity_curves(curve, labels.get(corruption, corruption), unit),
              f"severity-{corruption}", key="sev-chart")
     ui.table(curve, f"severity-{corruption}", key="sev-table",
              column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
+                            "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),
+                            "pass_ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
                             "mean_drop": st.column_config.NumberColumn(format="%.4f")})
     ui.copy_link()
 
