@@ -415,6 +415,7 @@ PAINTS = {
     "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".js-plotly-plot .scatterlayer",
                  "the curves"),
     "challenge": ("", '[data-testid="stFileUploader"]', "the upload box"),
+    "mine": ("", '[data-testid="stFileUploader"]', "the upload box"),
     "human": ("", ".js-plotly-plot", "the first chart"),
     "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form"),
     "learned": ("", "role=heading[name='Models']", "the models"),
@@ -492,16 +493,13 @@ def main() -> None:
                         help="the long waits of a cold server: first progress of a Run, Cancel, Published")
     parser.add_argument("--studies", action="store_true",
                         help="first paint of Human judgments and Correlation studies on a fresh server, per --muttlab")
-    args = parser.parse_args()
-    settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
-    if args.studies:
-        studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
-
-
     parser.add_argument("--paints", action="store_true",
                         help="first paint of every page on one fresh server, navigation to its main element")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir.resolve(), cache_dir=args.cache_dir.resolve(), workers=1)
+    if args.studies:
+        studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
+        return
     if args.paints:
         paints(settings)
         return
