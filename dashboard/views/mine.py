@@ -37,12 +37,14 @@ def _format_help(limits) -> None:
         f"words per sentence or reference; this server keeps {limits.max_suites:,} suites per visitor (a newer "
         "one replaces your oldest). Rows without a text or a reference are left out and listed by line. "
         "The same files work on the command line: `muttlab corrupt --input FILE --output suite.jsonl`.")
-    left, right, _ = st.columns([2, 2, 6])
-    left.download_button("Example (CSV)", user_suites.example("csv").encode("utf-8"), file_name="my-sentences.csv",
-                         mime="text/csv", key="mine-example-csv", icon=":material/download:", on_click="ignore")
-    right.download_button("Example (JSONL)", user_suites.example("jsonl").encode("utf-8"),
-                          file_name="my-sentences.jsonl", mime="application/jsonl", key="mine-example-jsonl",
-                          icon=":material/download:", on_click="ignore")
+    # One row that wraps (not fixed columns): each button keeps the width its label needs at any window width.
+    examples = st.container(horizontal=True)
+    examples.download_button("Example (CSV)", user_suites.example("csv").encode("utf-8"),
+                             file_name="my-sentences.csv", mime="text/csv", key="mine-example-csv",
+                             icon=":material/download:", on_click="ignore")
+    examples.download_button("Example (JSONL)", user_suites.example("jsonl").encode("utf-8"),
+                             file_name="my-sentences.jsonl", mime="application/jsonl", key="mine-example-jsonl",
+                             icon=":material/download:", on_click="ignore")
 
 
 def _cancel() -> None:
