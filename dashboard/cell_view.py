@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from muttlab.dashboard.number_format import accuracy_text, fmt_score, margin_text
+from muttlab.errors import MuttlabError
 
 COLUMNS = ["trial", "passed", "unsupported", "margin", "s_orig", "s_corr", "expected", "original", "corrupted",
            "references", "human_score", "source"]
@@ -53,6 +54,14 @@ def read_data_file(settings, relative: str) -> tuple[bytes, str]:
         return read_bytes(data_file(settings, relative)), Path(relative).stem
     except DataError as exc:  # named as the visitor gave it: where the data dir is stays on the server
         raise DataError(relative, exc.problem) from None
+
+
+def require_contrastive(suite_file, name: str) -> None:
+    """Raises MuttlabError when the file a challenge-set suite name stands for is a trial suite instead (the page
+    and the report open only contrastive files per phenomenon)."""
+    if not suite_file.contrastive:
+        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: run it "
+                           "with `muttlab run --suite FILE`")
 
 
 def _ordered(cell: pd.DataFrame) -> pd.DataFrame:

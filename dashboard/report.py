@@ -102,8 +102,7 @@ def _cells(settings: Settings, view: View, metrics: list[str], corruption: str, 
         kind, _, rest = suite_name.partition(":")
         data, name = cell_view.read_data_file(settings, rest) if kind == "file" else _held(held, suite_name)
         suite_file = read_suite(data, format=view.value("format"), name=name)
-        if not suite_file.contrastive:
-            raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set")
+        cell_view.require_contrastive(suite_file, name)
         results = api.run_challenge(settings, suite_file, metrics)
         return ({m: cell_view.from_challenge(results.table, suite_file, m, corruption) for m in metrics},
                 dict(results.signatures), suite_file.not_applied.get(corruption, 0))

@@ -282,10 +282,6 @@ class BertScore(_ModelMetric):
             self._remember([sentence])
         return self._embeddings[sentence]
 
-    def f1(self, candidate: str, reference: str) -> float:
-        """BERTScore F1 of one candidate-reference pair (see :meth:`f1_against`)."""
-        return float(self.f1_against(candidate, [reference])[0])
-
     def f1_against(self, candidate: str, references: list[str]) -> np.ndarray:
         """BERTScore F1 of a candidate against each reference, by greedy matching (Zhang et al. 2020, §3), in
         float64, as bert-score's ``greedy_cos_idf`` computes it for each pair alone: precision and recall weighted

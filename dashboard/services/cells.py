@@ -25,9 +25,7 @@ def challenge_file(settings: Settings, suite_name: str, format: str | None = Non
     """
     data, name = challenge_source(settings, suite_name)
     suite_file, key = read_challenge(settings, data, name, format)
-    if not suite_file.contrastive:
-        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: run it "
-                           "with `muttlab run --suite FILE`")
+    cell_view.require_contrastive(suite_file, name)
     return suite_file, key
 
 
