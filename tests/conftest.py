@@ -39,6 +39,21 @@ def sample_settings(cache_dir) -> Settings:
 
 
 @pytest.fixture(scope="session")
+def sample_server(tmp_path_factory):
+    """One `muttlab serve` on the bundled sample per test process, shared by the tests that need no other
+    setting: anonymous visitors, a private cache. A test may add pairs to its pair store; none may count on the
+    store holding only its own. Its environment asks Streamlit for the agent API
+    (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse (tests/access/test_agent_api.py).
+    Starting a server costs half a minute (its warm-up loads the METEOR JVM and spaCy before it opens)."""
+    from tests.dashboard.test_browser import SampleServer, sample_env, serving
+
+    root = tmp_path_factory.mktemp("sample-server")
+    env = sample_env(root / "cache", STREAMLIT_SERVER_ENABLE_AGENT_API="true")
+    with serving(env, root / "serve.log") as url:
+        yield SampleServer(url, root / "serve.log", Settings(cache_dir=root / "cache"))
+
+
+@pytest.fixture(scope="session")
 def mutt_suite(data_dir):
     """All ten MUTT experiment sets."""
     return load_mutt_experiments(Settings(data_dir=data_dir))

@@ -16,7 +16,6 @@ import numpy as np
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.reval.installed import (INSTALLED_FILE, installed_checkpoint, model_id,  # noqa: F401
                                              read_installed, slot)
-from muttlab.metrics.reval.model import MODELS
 from muttlab.resources.bundled import models_dir
 
 # Trained models shipped with the repository, used when the model folder has none.
@@ -101,8 +100,8 @@ class ReVal(Metric):
 
     def __init__(self, model: str = "treelstm", model_dir: Path | str | None = None,
                  checkpoint: Path | str | None = None):
-        if model not in MODELS:
-            raise ValueError(f"unknown ReVal model {model!r}; choose one of {', '.join(MODELS)}")
+        if model not in NAMES:
+            raise ValueError(f"unknown ReVal model {model!r}; choose one of {', '.join(NAMES)}")
         self.model = model
         self.name = NAMES[model]
         self.model_dir = Path(model_dir) if model_dir else None

@@ -4,7 +4,6 @@ enables it, for a server of its own."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 
@@ -17,18 +16,15 @@ def test_serve_passes_the_agent_api_off():
     assert pairs["--server.enableAgentApi"] == "false"
 
 
-def test_a_served_dashboard_refuses_agent_requests(tmp_path):
-    from tests.dashboard.test_browser import serving
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    # Streamlit reads STREAMLIT_SERVER_* variables: an operator's environment that turns the API on.
-    env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), MUTTLAB_WORKERS="1", STREAMLIT_SERVER_ENABLE_AGENT_API="true")
-    with serving(env, tmp_path / "serve.log") as url:
-        request = urllib.request.Request(url + "/_stcore/agent/interact", data=b"{}", method="POST",
-                                         headers={"Content-Type": "application/json"})
-        try:
-            urllib.request.urlopen(request, timeout=60)
-            raise AssertionError("the agent API answered a request")
-        except urllib.error.HTTPError as exc:
-            body = json.loads(exc.read())
-            assert exc.code == 403 and body["error"]["code"] == "not_available", body
+def test_a_served_dashboard_refuses_agent_requests(sample_server):
+    # Streamlit reads STREAMLIT_SERVER_* variables: the shared server's environment turns the API on, as an
+    # operator's could.
+    url = sample_server.url
+    request = urllib.request.Request(url + "/_stcore/agent/interact", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(request, timeout=60)
+        raise AssertionError("the agent API answered a request")
+    except urllib.error.HTTPError as exc:
+        body = json.loads(exc.read())
+        assert exc.code == 403 and body["error"]["code"] == "not_available", body

@@ -25,9 +25,8 @@ from muttlab.trials import Trial
 from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import GuardedStore, guarded
 from muttlab.pairs.store import open_store
-from muttlab.settings import Settings
 from tests.access.test_access import Clock, settings  # noqa: F401 (a fixture)
-from tests.dashboard.conftest import app_env, browser, open_page  # noqa: F401 (fixtures)
+from tests.dashboard.conftest import app_env, open_page  # noqa: F401 (a fixture)
 
 PASSWORD = "correct horse battery"
 WRONG = "wrong horse battery!"
@@ -213,58 +212,3 @@ def test_an_unknown_name_costs_what_a_known_one_costs(settings, accounts, counti
             Authenticator(settings).sign_in(name, WRONG, client=f"ip:{name}")
         costs[name] = (counting.hashed - before[0], counting.verified - before[1])
     assert costs["nobody-here"] == costs["ann"] == (0, 1)
-
-
-# --------------------------------------------------------------------------- in Chromium
-
-@pytest.mark.browser
-def test_a_sign_in_holds_across_reload_tab_and_link_and_no_script_sees_the_session(tmp_path, browser):
-    from playwright.sync_api import expect
-
-    from tests.dashboard.test_browser import EXCEPTION, require_chromium, sample_env, serving
-
-    require_chromium()
-    users_file = tmp_path / "secret" / "users.json"
-    settings = Settings(cache_dir=tmp_path / "cache", users_file=users_file)
-    UserStore.of(settings).add(local_operator(), settings, "ann", "annotator", PASSWORD)
-    with open_store(settings) as store:
-        store.add([Trial(f"neg_subj/{i}", "neg_subj", f"A man plays guitar {i}", f"No man plays guitar {i}",
-                         ("A man is playing a guitar",)) for i in (1, 2)], author="loader")
-    env = sample_env(tmp_path / "cache", MUTTLAB_USERS_FILE=str(users_file))
-    with serving(env, tmp_path / "serve.log") as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2000})
-        page = context.new_page()
-        page.set_default_timeout(300_000)
-        page.goto(f"{url}/annotate")
-        href = page.get_by_role("link", name="Sign in to edit").get_attribute("href")
-        assert href.startswith("/_muttlab/signin?next=%2Fannotate")  # the server's sign-in address
-        sign_in = page
-        sign_in.goto(f"{url}{href}")
-        sign_in.get_by_label("Your name").fill("ann")
-        sign_in.get_by_label("Password").fill(PASSWORD)
-        sign_in.get_by_role("button", name="Sign in").click()
-        sign_in.wait_for_url(f"{url}/annotate*")
-        expect(sign_in.get_by_text("Signed in as ann (annotator)")).to_be_visible()
-        cookie = next(c for c in context.cookies() if c["name"] == "muttlab_session")
-        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
-        assert cookie["value"] not in sign_in.url
-        assert cookie["value"] not in sign_in.evaluate("document.cookie")
-        assert "muttlab_session" not in sign_in.evaluate("document.cookie")
-
-        sign_in.reload()
-        expect(sign_in.get_by_text("Signed in as ann (annotator)")).to_be_visible()
-        tab = context.new_page()
-        tab.goto(f"{url}/annotate")
-        expect(tab.get_by_text("Signed in as ann (annotator)")).to_be_visible()
-        link = context.new_page()
-        link.goto(f"{url}/annotate?pair=2")
-        expect(link.get_by_role("heading", name="Pair #2")).to_be_visible()
-        expect(link.get_by_text("Signed in as ann (annotator)")).to_be_visible()
-        assert link.locator(EXCEPTION).count() == 0
-
-        # Signing out revokes the session on the server: the other tabs are signed out on their next load.
-        link.get_by_role("button", name="Sign out").click()
-        expect(link.get_by_role("link", name="Sign in to edit")).to_be_visible()
-        tab.reload()
-        expect(tab.get_by_role("link", name="Sign in to edit")).to_be_visible()
-        context.close()

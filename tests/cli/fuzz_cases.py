@@ -265,14 +265,19 @@ def preload() -> None:
 def run_case(argv: list[str], workdir: Path, timeout: float = 120.0) -> Outcome:
     """Run ``muttlab.cli.main(argv)`` in a forked child (stdin /dev/null, no terminal), killed after
     ``timeout`` seconds. ``serve`` is stopped where it would replace the process with Streamlit."""
-    import signal
-    import time
-
     err_path = workdir / "stderr.txt"
     if "torch" in sys.modules:
         # A process whose torch has started its OpenMP threads cannot fork safely: a forked case that uses
-        # torch again (reval with --threads N) deadlocks in the child. Such a worker runs each case afresh.
-        return _run_in_subprocess(argv, workdir, timeout, err_path)
+        # torch again (reval with --threads N) deadlocks in the child. Such a process hands its cases to a
+        # fresh interpreter that has not imported torch and forks them there.
+        return _fork_server().run(argv, workdir, timeout)
+    return _fork_case(argv, workdir, timeout, err_path)
+
+
+def _fork_case(argv: list[str], workdir: Path, timeout: float, err_path: Path) -> Outcome:
+    import signal
+    import time
+
     pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 70
@@ -332,13 +337,6 @@ def _classify(argv: list[str], code: int, stderr: str) -> Outcome:
     return Outcome(argv, kind, code, stderr)
 
 
-CHILD = ("import sys\n"
-         "import muttlab.cli.serve\n"
-         "muttlab.cli.serve.serve = lambda options: None  # `serve` got that far: its input was accepted\n"
-         "from muttlab.cli import main\n"
-         "sys.exit(main(sys.argv[1:]))\n")
-
-
 def _accept_serve() -> None:
     """`serve` with input it accepted would start a server and never return; reaching that point is the pass."""
     import muttlab.cli.serve
@@ -346,23 +344,62 @@ def _accept_serve() -> None:
     muttlab.cli.serve.serve = lambda options: None
 
 
-def _run_in_subprocess(argv: list[str], workdir: Path, timeout: float, err_path: Path) -> Outcome:
-    """:func:`run_case` in a fresh interpreter (stdin /dev/null, a session of its own: no terminal)."""
-    import subprocess
+class _ForkServer:
+    """A fresh interpreter, started once, that preloads what the cases need and forks each case sent to it.
 
-    env = dict(os.environ)
-    for word in [w for w in argv if w.startswith(ENV_PREFIX)]:
-        name, _, value = word[len(ENV_PREFIX):].partition("=")
-        env[name] = value
-    args = [w for w in argv if not w.startswith(ENV_PREFIX)]
-    with open(err_path, "wb") as err:
-        try:
-            proc = subprocess.run([sys.executable, "-c", CHILD, *args], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=err, env=env, timeout=timeout,
-                                  start_new_session=True, cwd=workdir)
-        except subprocess.TimeoutExpired:
-            return Outcome(argv, "hang", None, _read(err_path))
-    return _classify(argv, proc.returncode, _read(err_path))
+    Requests and answers are JSON lines on its stdin and stdout; each request carries the caller's environment,
+    which the forked case takes for its own.
+    """
+
+    def __init__(self):
+        import subprocess
+
+        root = Path(__file__).resolve().parents[2]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+        self.proc = subprocess.Popen([sys.executable, "-c", "from tests.cli.fuzz_cases import serve_cases; "
+                                      "serve_cases()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                     cwd=root, text=True, start_new_session=True)
+
+    def run(self, argv: list[str], workdir: Path, timeout: float) -> Outcome:
+        request = {"argv": argv, "workdir": str(workdir), "timeout": timeout, "env": dict(os.environ)}
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the case server ended with exit status {self.proc.wait()}")
+        outcome = json.loads(answer)
+        return Outcome(argv, outcome["kind"], outcome["code"], outcome["stderr"])
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+_SERVER: _ForkServer | None = None
+
+
+def _fork_server() -> _ForkServer:
+    global _SERVER
+    if _SERVER is None or _SERVER.proc.poll() is not None:
+        import atexit
+
+        _SERVER = _ForkServer()
+        atexit.register(_SERVER.close)
+    return _SERVER
+
+
+def serve_cases() -> None:
+    """The fork server's loop (see ``_ForkServer``)."""
+    preload()
+    if "torch" in sys.modules:
+        sys.exit("the case server imported torch while preloading; it could not fork its cases safely")
+    for line in sys.stdin:
+        request = json.loads(line)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        workdir = Path(request["workdir"])
+        outcome = _fork_case(request["argv"], workdir, request["timeout"], workdir / "stderr.txt")
+        print(json.dumps({"kind": outcome.kind, "code": outcome.code, "stderr": outcome.stderr}), flush=True)
 
 
 def _read(path: Path) -> str:

@@ -9,6 +9,7 @@ import csv
 import io
 import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 import shutil
 import signal
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from muttlab.settings import Settings
 from tests.conftest import REPO
 from tests.dashboard.conftest import SETTINGS_VARIABLES
 
@@ -65,19 +67,20 @@ def sample_env(cache: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def server(tmp_path):
-    """`muttlab serve` on the sample (no data dir) with a private cache; yields its URL."""
-    require_chromium()
-    if not MUTTLAB.is_file() and shutil.which("muttlab") is None:
-        pytest.fail("the muttlab console script is not installed (pip install -e .)")
-    with serving(sample_env(tmp_path / "cache"), tmp_path / "serve.log") as url:
-        yield url
+@dataclass(frozen=True)
+class SampleServer:
+    """The shared `muttlab serve` on the sample (the ``sample_server`` fixture of tests/conftest.py)."""
+
+    url: str
+    log: Path
+    settings: Settings  # where its cache and pair store are
 
 
 @contextmanager
 def serving(env: dict, log: Path):
     """`muttlab serve` with ``env`` on a free port until the block ends; yields its URL."""
+    if not MUTTLAB.is_file() and shutil.which("muttlab") is None:
+        pytest.fail("the muttlab console script is not installed (pip install -e .)")
     port = _free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen([str(MUTTLAB if MUTTLAB.is_file() else shutil.which("muttlab")), "serve",
@@ -101,9 +104,10 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def test_small_grid_and_drilldown_in_chromium(server, browser):
+def test_small_grid_and_drilldown_in_chromium(sample_server, browser):
     from playwright.sync_api import expect
 
+    server = sample_server.url
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 2200})
     page.set_default_timeout(180_000)

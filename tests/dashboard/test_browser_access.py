@@ -7,8 +7,7 @@ import pytest
 
 from muttlab.trials import Trial
 from muttlab.pairs.store import open_store
-from muttlab.settings import Settings
-from tests.dashboard.test_browser import EXCEPTION, server  # noqa: F401 (fixture)
+from tests.dashboard.test_browser import EXCEPTION
 
 pytestmark = pytest.mark.browser
 
@@ -17,16 +16,18 @@ TAG = '<img src="http://127.0.0.1:9/y.png">'
 
 
 @pytest.fixture
-def poisoned_pair(tmp_path):
-    """A pair in the server's store (the SQLite file in its cache dir) with images in its key and source."""
-    with open_store(Settings(cache_dir=tmp_path / "cache")) as store:
+def poisoned_pair(sample_server):
+    """A pair in the server's store (the SQLite file in its cache dir) with images in its key and source; its id."""
+    with open_store(sample_server.settings) as store:
         store.add([Trial(f"k/{IMAGE}", "neg_subj", f"A man plays {TAG}", "There is no man playing",
                          ("A man plays a guitar",), source=f"{IMAGE} {TAG}")], author="loader")
+        return store.get_by_key(f"k/{IMAGE}").id
 
 
-def test_anonymous_visitor_cannot_train_and_sees_injected_markdown_as_text(poisoned_pair, server, browser):
+def test_anonymous_visitor_cannot_train_and_sees_injected_markdown_as_text(poisoned_pair, sample_server, browser):
     from playwright.sync_api import expect
 
+    server = sample_server.url
     requested: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 2000})
     page.on("request", lambda request: requested.append(request.url))
@@ -41,8 +42,8 @@ def test_anonymous_visitor_cannot_train_and_sees_injected_markdown_as_text(poiso
         assert page.get_by_role("button", name=name, exact=True).count() == 0, name
     assert page.locator(EXCEPTION).count() == 0
 
-    page.goto(f"{server}/annotate")
-    expect(page.get_by_role("heading", name="Pair #1")).to_be_visible()
+    page.goto(f"{server}/annotate?pair={poisoned_pair}")
+    expect(page.get_by_role("heading", name=f"Pair #{poisoned_pair}")).to_be_visible()
     # The pair list's grid holds the sentence too, in cells its canvas hides from the page: look at the
     # pair's own view, the visible copy.
     expect(page.get_by_text("There is no man playing").filter(visible=True).first).to_be_visible()

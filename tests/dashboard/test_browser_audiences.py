@@ -80,7 +80,10 @@ def drill_down(page, cell: str, title: str) -> None:
     """Click the grid's cell link ``cell``, then show all its trials (a cell may have no failing one)."""
     from playwright.sync_api import expect
 
+    # Click once the page's script run has ended: a grid still being redrawn may swap the link under the click.
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
     page.locator(f'.mutt-grid a[href="{cell}"]').first.click()
+    page.wait_for_url(re.compile(r"/drilldown\?"))
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(title)
     assert "metric=" in page.url
@@ -171,7 +174,7 @@ def test_an_annotator_signs_in_once_for_every_tab(annotation_server, browser):
     landing(page, url, read_only=False, sample=True)
     page.goto(f"{url}/annotate?pair=1")
     href = page.get_by_role("link", name="Sign in to edit").get_attribute("href")
-    assert href.startswith("/_muttlab/signin?next=")
+    assert href.startswith("/_muttlab/signin?next=%2Fannotate")  # the server's sign-in address
     page.goto(url + href)
     page.get_by_label("Your name").fill("ann")
     page.get_by_label("Password").fill(PASSWORD)
@@ -185,12 +188,14 @@ def test_an_annotator_signs_in_once_for_every_tab(annotation_server, browser):
     session = [c for c in context.cookies() if c["name"] == "muttlab_session"]
     assert len(session) == 1 and session[0]["httpOnly"] and session[0]["sameSite"] == "Strict"
     assert session[0]["value"] not in page.evaluate("document.cookie")
+    assert "muttlab_session" not in page.evaluate("document.cookie")
     assert session[0]["value"] not in page.url
 
     page.reload()
     expect(page.get_by_text("Signed in as ann (annotator)")).to_be_visible()
     other = new_tab(context)
     other.goto(f"{url}/annotate?pair=2")
+    expect(other.get_by_role("heading", name="Pair #2")).to_be_visible()
     expect(other.get_by_text("Signed in as ann (annotator)")).to_be_visible()
     expect(other.get_by_label("Corruption", exact=True)).to_be_visible()
     assert session[0]["value"] not in other.evaluate("document.cookie")
@@ -199,4 +204,11 @@ def test_an_annotator_signs_in_once_for_every_tab(annotation_server, browser):
     other.locator(".mutt-grid td a").first.wait_for()
     drill_down(other, CELL, "ROUGE-L on Negated Subject, 5 references")
     assert page.locator(EXCEPTION).count() == 0 and other.locator(EXCEPTION).count() == 0
+
+    # Signing out revokes the session on the server: the other tabs are signed out on their next load.
+    other.goto(f"{url}/annotate?pair=2")
+    other.get_by_role("button", name="Sign out").click()
+    expect(other.get_by_role("link", name="Sign in to edit")).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("link", name="Sign in to edit")).to_be_visible()
     context.close()

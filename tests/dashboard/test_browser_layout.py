@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from muttlab.dashboard.app import PAGES
-from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
 
 pytestmark = pytest.mark.browser
 
@@ -130,14 +130,6 @@ def page_paths() -> list[tuple[str, str]]:
     return [(stem, ("/" if stem == "run" else f"/{stem}") + LINKS.get(stem, "")) for stem in stems]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("layout")
-    with serving(sample_env(tmp / "cache"), tmp / "serve.log") as url:
-        yield url
-
-
 def settle(page) -> None:
     """Wait until the page is drawn to its end (the footer every page ends with) and its script run has ended."""
     page.get_by_text(re.compile(r"^muttlab \d+\.\d+")).first.wait_for()
@@ -146,14 +138,14 @@ def settle(page) -> None:
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
-def test_every_page_is_readable_at_this_width(served, browser, width):
+def test_every_page_is_readable_at_this_width(sample_server, browser, width):
     w, h = WIDTHS[width]
     page = browser.new_page(viewport={"width": w, "height": h})
     page.set_default_timeout(300_000)
     found = {}
     try:
         for name, path in page_paths():
-            page.goto(served + path)
+            page.goto(sample_server.url + path)
             settle(page)
             assert page.locator(EXCEPTION).count() == 0, name
             if name == "run":

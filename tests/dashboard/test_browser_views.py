@@ -9,29 +9,20 @@ import pytest
 
 from tests.conftest import REPO
 from tests.dashboard.conftest import new_page
-from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
 
 pytestmark = pytest.mark.browser
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
 INJECTED = '<img src="x" onerror="document.title=1">'
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("views")
-    log = tmp / "serve.log"
-    with serving(sample_env(tmp / "cache"), log) as url:
-        yield url, log, tmp
-
-
-def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
+def test_the_warm_up_starts_with_the_server_not_with_a_visitor(sample_server, browser):
     from playwright.sync_api import expect
-    url, log, _ = served
+    url, log = sample_server.url, sample_server.log
     text = log.read_text()
     # Begun before the server listened, in the serving process...
     assert text.index("warm-up started") < text.index("You can now view")
-    # ...and finished with no browser session ever opened.
+    # ...and finished by the server itself, whatever its visitors do.
     deadline = time.monotonic() + 600
     while "warm-up done" not in log.read_text() and time.monotonic() < deadline:
         time.sleep(1)
@@ -43,9 +34,9 @@ def test_the_warm_up_starts_with_the_server_not_with_a_visitor(served, browser):
     assert page.locator(EXCEPTION).count() == 0
 
 
-def test_a_severity_link_draws_its_curves(served, browser):
+def test_a_severity_link_draws_its_curves(sample_server, browser):
     from playwright.sync_api import expect
-    url, _, _ = served
+    url = sample_server.url
     page = new_page(browser, 1800)
     page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
     expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
@@ -56,9 +47,9 @@ def test_a_severity_link_draws_its_curves(served, browser):
     page.screenshot(path=str(ARTIFACTS / "dashboard-severity.png"), full_page=True)
 
 
-def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(served, browser):
+def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(sample_server, browser, tmp_path):
     from playwright.sync_api import expect
-    url, _, tmp = served
+    url, tmp = sample_server.url, tmp_path
     lines = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
     cells = lines[2].split("\t")
     upload = tmp / "mine.tsv"

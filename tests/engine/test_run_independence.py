@@ -20,8 +20,10 @@ from muttlab.settings import Settings
 
 CELL = "det_sub"
 REFS = 5
-# Slow to score (a trained network, a JVM, a parser per sentence): a slice of the cell is enough to compare.
-SLOW = {"METEOR-1.5", "ML-METEOR", "TERp", "BADGER", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM", "ML-DREEM"}
+# Slow to score (a trained network, a transformer, a JVM, a parser per sentence): a slice of the cell is enough
+# to compare.
+SLOW = {"METEOR-1.5", "ML-METEOR", "TERp", "BADGER", "ReVal-LSTM", "ReVal-TreeLSTM", "DREEM", "ML-DREEM",
+        "BERTScore-F1", "EmbeddingCosine"}
 
 
 def _cell_scores(suite: Suite, metric: str, refs: list[int], settings: Settings) -> pd.DataFrame:
