@@ -254,9 +254,17 @@ class BertScore(_ModelMetric):
         return scorer
 
     def _tokenize(self, sentences: list[str]) -> list[list[int]]:
-        from bert_score.utils import sent_encode
+        from bert_score.utils import GPT2Tokenizer, RobertaTokenizer, sent_encode
         tokenizer = self.loaded()._tokenizer
-        return [sent_encode(tokenizer, sentence) for sentence in sentences]
+        if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)):
+            return [sent_encode(tokenizer, sentence) for sentence in sentences]
+        # sent_encode's encoding for other tokenizers, in one batched call: sent_encode parses the transformers
+        # version twice per sentence (1,678 MUTT sentences: 0.41 s one by one, 0.15 s batched).
+        stripped = [sentence.strip() for sentence in sentences]
+        texts = [s for s in stripped if s]
+        encoded = iter(tokenizer(texts, add_special_tokens=True, max_length=tokenizer.model_max_length,
+                                 truncation=True)["input_ids"] if texts else [])
+        return [next(encoded) if s else sent_encode(tokenizer, s) for s in stripped]
 
     def _encode(self, sentences: list[str], ids: list[list[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
         # What bert-score's get_bert_embedding does for a batch that needs no padding, without tokenising again.

@@ -171,18 +171,15 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
         _draw_units(shipped.units.main, shipped.units.sweeps, shipped.units.notes, defaults["unit"])
         return query
     unit, order, threshold, assignments, sweeps = request
-    with st.spinner("Matching n-grams and correlating units…"):
-        try:
-            study = services.memoised(
-                ("dbleu-units", settings, request),
-                lambda: dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit, order=order,
-                                         threshold=threshold, assignments=assignments, seed=settings.seed,
-                                         sweeps=sweeps,
-                                         sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS)),
-                settings)
-        except MuttlabError as exc:
-            st.error(f"The study failed: {ui.md_text(exc)}")
-            return query
+    study = ui.with_progress("Matching n-grams and correlating units…", lambda progress: services.memoised(
+        ("dbleu-units", settings, request),
+        lambda: dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit, order=order,
+                                 threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
+                                 sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
+                                 progress=progress),
+        settings))
+    if study is None:
+        return query
     _draw_units(study.main, study.sweeps, study.notes, unit)
     return query
 

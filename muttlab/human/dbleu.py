@@ -321,7 +321,8 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
                threshold: float = -1.0, assignments: int = DEFAULT_ASSIGNMENTS, seed: int = 0,
                sweeps: bool = True, sweep_assignments: int = DEFAULT_SWEEP_ASSIGNMENTS,
                unit_sizes: Sequence[int] = UNIT_SIZES, orders: Sequence[int] = ORDERS,
-               thresholds: Sequence[float] = THRESHOLDS, table: MatchTable | None = None) -> DbleuStudy:
+               thresholds: Sequence[float] = THRESHOLDS, table: MatchTable | None = None,
+               progress=None) -> DbleuStudy:
     """The ΔBLEU observation-unit study: BLEU vs sentence-BLEU averaged vs ΔBLEU (Galley et al. §5–6).
 
     Args:
@@ -331,6 +332,8 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
       assignments: random assignments of the main comparison (paper: 1,000); sweeps use
         ``sweep_assignments`` each.
       table: ``match_table(data)`` when the caller already has it (it is the slow part).
+      progress: called as ``progress(step, total, message)`` before each part (matching, the main comparison,
+        each sweep setting) and once at the end.
     Returns:
       :class:`DbleuStudy`. In the threshold sweep, BLEU uses the same references as ΔBLEU but all with
       weight 1 (does adding the references help, or their weights?).
@@ -341,8 +344,18 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
         raise MuttlabError("the number of random assignments must be at least 1")
     if not 1 <= unit_size <= len(data):
         raise MuttlabError(f"unit size {unit_size} is not possible with {len(data)} segments; choose 1 to {len(data)}")
+    unit_sizes = [m for m in unit_sizes if m <= len(data)]
+    parts = 2 + (len(unit_sizes) + len(orders) + len(thresholds) if sweeps else 0)
+    done = iter(range(parts + 1))
+
+    def step(message: str) -> None:
+        if progress is not None:
+            progress(next(done), parts, message)
+
+    step("matching n-grams")
     table = table if table is not None else match_table(data)
     cache: dict = {}
+    step(f"correlating units of {unit_size}, {assignments:,} random assignments")
     main_results = unit_correlations(data.mean_human, _metrics_for(table, order, threshold, cache), unit_size,
                                      assignments, seed)
     labels = {"BLEU": None, "sentence-BLEU": None, "DeltaBLEU": threshold}
@@ -350,16 +363,17 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
     frames = []
     if sweeps:
         for m in unit_sizes:
-            if m > len(data):
-                continue
+            step(f"sweep: units of {m}")
             res = unit_correlations(data.mean_human, _metrics_for(table, order, threshold, cache), m,
                                     sweep_assignments, seed)
             frames.append(pd.DataFrame(_records(res, order, labels)).assign(sweep="unit_size"))
         for n in orders:
+            step(f"sweep: n-gram order {n}")
             res = unit_correlations(data.mean_human, _metrics_for(table, n, threshold, cache), unit_size,
                                     sweep_assignments, seed)
             frames.append(pd.DataFrame(_records(res, n, labels)).assign(sweep="order"))
         for th in thresholds:
+            step(f"sweep: reference weight threshold {th:g}")
             metrics = [SegmentScores("BLEU", stats=_cached(cache, table, th, False), order=order, max_n=table.max_n),
                        SegmentScores("DeltaBLEU", stats=_cached(cache, table, th, True), order=order,
                                      max_n=table.max_n)]
@@ -367,6 +381,7 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
             frames.append(pd.DataFrame(_records(res, order, {"BLEU": th, "DeltaBLEU": th})).assign(sweep="threshold"))
     sweep_frame = (pd.concat(frames, ignore_index=True)[["sweep"] + RESULT_COLUMNS] if frames
                    else pd.DataFrame(columns=["sweep"] + RESULT_COLUMNS))
+    step("done")
     notes = [f"{data.name}: {len(data)} segments, {int(table.ref_exists.sum())} references "
              f"({int((table.ref_exists & ~table.ref_base).sum())} extra rated ones, "
              f"{int((table.ref_exists & (table.ref_weight < 0)).sum())} with negative weight)"]
@@ -376,9 +391,8 @@ def unit_study(data: JudgedSet, unit_size: int = DEFAULT_UNIT, order: int = MAX_
 def study(settings: Settings, registry=None, progress=None, data: JudgedSet | None = None,
           **options) -> DbleuStudy:
     """The study as registered (:mod:`muttlab.human.studies`): :func:`unit_study` of ``data``, by default
-    :func:`flickr_expert_set`. It works on n-gram statistics, so it neither scores through ``registry`` nor
-    reports ``progress``."""
-    return unit_study(data if data is not None else flickr_expert_set(settings), **options)
+    :func:`flickr_expert_set`. It works on n-gram statistics, so it does not score through ``registry``."""
+    return unit_study(data if data is not None else flickr_expert_set(settings), progress=progress, **options)
 
 
 def _cached(cache: dict, table: MatchTable, threshold: float | None, weighted: bool) -> np.ndarray:

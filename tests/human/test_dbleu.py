@@ -127,6 +127,19 @@ def test_unit_study_tables(data, table):
     assert again.main.equals(study.main)
 
 
+def test_unit_study_reports_each_part_before_doing_it(data, table):
+    """The Correlation page's progress bar: matching, the main comparison and each sweep setting, then done."""
+    calls = []
+    dbleu.unit_study(data, assignments=5, sweep_assignments=2, unit_sizes=(10, 100, 10_000), orders=(1, 4),
+                     thresholds=(0.0,), table=table, progress=lambda *call: calls.append(call))
+    # The unit size larger than the set (10,000) is skipped, and not counted.
+    assert [step for step, _, _ in calls] == list(range(8)) and {total for _, total, _ in calls} == {7}
+    assert [message for _, _, message in calls] == [
+        "matching n-grams", "correlating units of 100, 5 random assignments", "sweep: units of 10",
+        "sweep: units of 100", "sweep: n-gram order 1", "sweep: n-gram order 4",
+        "sweep: reference weight threshold 0", "done"]
+
+
 def test_user_set_jsonl_and_tsv(tmp_path):
     segs = [("a man rides a horse", [["a man rides a brown horse", 1.0], ["a dog runs", -0.5]], 4.0),
             ("a dog runs on grass", [["a dog runs on the grass", 1.0]], 3.0),
