@@ -33,10 +33,11 @@ cancelled), and the first paint of Published vs measured (until its numbers are 
 
     .venv/bin/python benchmarks/bench_dashboard.py --waits --data-dir ../shared/data --cache-dir $(mktemp -d)
 
-With ``--paints`` it times the first paint of every page of the navigation on one freshly started server: from
-the navigation to the page's main element (the grid, the trials, the numbers, the curves...; :data:`PAINTS`),
-each page opened in turn as a new visit, then each once more; a page without an entry there (a new one) is
-timed to its title with its first script run finished. Prints one table.
+With ``--paints`` it measures, in one run on one freshly started server with an empty score cache, the long waits
+above, then, once the server's warm-up is done (so that nothing but the visits runs), the first paint of every
+page of the navigation: from the navigation to the page's main element (the grid, the trials, the numbers, the
+curves...; :data:`PAINTS`), each page opened in turn as a new visit, then each once more; a page without an
+entry there (a new one) is timed to its title with its first script run finished. Prints one table.
 
     .venv/bin/python benchmarks/bench_dashboard.py --paints --data-dir ../shared/data --cache-dir $(mktemp -d)
 """
@@ -328,50 +329,55 @@ def waits(settings: Settings) -> None:
     port = free_port()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-waits-{port}.log"
     proc = start_server(settings, port, log)
-    url = f"http://localhost:{port}"
     print(load())
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1500, "height": 1400})
-            page.set_default_timeout(600_000)
-            page.goto(f"{url}/?metrics={WAIT_METRICS}&corruptions={WAIT_CORRUPTIONS}&refs=5,20")
-            button = page.get_by_role("button", name="Run")
-            button.wait_for()
-            start = time.perf_counter()
-            button.click()
-            page.get_by_text(re.compile(r"^preparing the run|^loading |^scoring ")).first.wait_for()
-            first = time.perf_counter() - start
-            page.get_by_text(re.compile(r"^loading |^scoring ")).first.wait_for()
-            named = time.perf_counter() - start
-            page.get_by_text(re.compile(r"^scoring .* items")).first.wait_for()
-            scoring = time.perf_counter() - start
-            print(f"first progress of a cold Run (click -> progress text):  {first:6.2f} s")
-            print(f"  ... -> a metric named (loading / scoring):              {named:6.2f} s")
-            print(f"  ... -> scoring n of N items:                            {scoring:6.2f} s")
-            start = time.perf_counter()
-            page.get_by_role("button", name="Cancel").click()
-            page.get_by_text(re.compile(r"^Run cancelled")).wait_for()
-            print(f"Cancel -> the page says the run is cancelled:            {time.perf_counter() - start:6.2f} s")
-            start = time.perf_counter()
-            page.goto(f"{url}/published")
-            page.get_by_text("published numbers", exact=True).wait_for()
-            painted = time.perf_counter() - start
-            if page.locator('[data-testid="stException"]').count():
-                raise SystemExit("a page shows a Python exception")
-            print(f"Published first paint (cold cache, shipped numbers):     {painted:6.2f} s")
+            cold_waits(browser, f"http://localhost:{port}")
             print(load())
             browser.close()
     finally:
         stop_server(proc)
 
 
+def cold_waits(browser, url: str) -> None:
+    """On a server with an empty score cache: a cold Run's first progress, Cancel, Published's first paint."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page.set_default_timeout(600_000)
+    page.goto(f"{url}/?metrics={WAIT_METRICS}&corruptions={WAIT_CORRUPTIONS}&refs=5,20")
+    button = page.get_by_role("button", name="Run")
+    button.wait_for()
+    start = time.perf_counter()
+    button.click()
+    page.get_by_text(re.compile(r"^preparing the run|^loading |^scoring ")).first.wait_for()
+    first = time.perf_counter() - start
+    page.get_by_text(re.compile(r"^loading |^scoring ")).first.wait_for()
+    named = time.perf_counter() - start
+    page.get_by_text(re.compile(r"^scoring .* items")).first.wait_for()
+    scoring = time.perf_counter() - start
+    print(f"first progress of a cold Run (click -> progress text):  {first:6.2f} s")
+    print(f"  ... -> a metric named (loading / scoring):              {named:6.2f} s")
+    print(f"  ... -> scoring n of N items:                            {scoring:6.2f} s")
+    start = time.perf_counter()
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_text(re.compile(r"^Run cancelled")).wait_for()
+    print(f"Cancel -> the page says the run is cancelled:            {time.perf_counter() - start:6.2f} s")
+    start = time.perf_counter()
+    page.goto(f"{url}/published")
+    page.get_by_text("published numbers", exact=True).wait_for()
+    painted = time.perf_counter() - start
+    if page.locator('[data-testid="stException"]').count():
+        raise SystemExit("a page shows a Python exception")
+    print(f"Published first paint (cold cache, shipped numbers):     {painted:6.2f} s")
+    page.close()
+
+
 def studies(settings: Settings, installations: list[Path], tabs: int, settle: float) -> None:
     """First paint of Human judgments (and Correlation studies) on a freshly started server, per installation:
-    the server's first visit (at health), then, once the warm-up is done, ``tabs`` new tabs (median), until the page shows its gold statistics (the
-    Correlation page: the τ table, when the installation shows one before a click). Use a warm score cache
-    (``scripts/precompute_human.py`` or ``muttlab correlate sick`` with the same cache dir), so that a version
-    that scores the default view pays cache look-ups, not scoring."""
+    the server's first visit (at health), then, once the warm-up is done, ``tabs`` new tabs (median), until the page
+    shows its gold statistics (the Correlation page: the τ table, when the installation shows one before a click).
+    Use a warm score cache (``scripts/precompute_human.py`` or ``muttlab correlate sick`` with the same cache dir),
+    so that a version that scores the default view pays cache look-ups, not scoring."""
     from playwright.sync_api import sync_playwright
 
     for muttlab in installations:
@@ -423,7 +429,7 @@ PAINTS = {
 }
 
 
-def paints(settings: Settings) -> None:
+def paints(settings: Settings, settle: float) -> None:
     """First paint of every page on one fresh server (see the module docstring)."""
     from playwright.sync_api import sync_playwright
 
@@ -440,6 +446,8 @@ def paints(settings: Settings) -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            cold_waits(browser, url)
+            print(f"{wait_warm(log, settle)}; the pages are visited now ({load()})")
             for _ in range(2):
                 for stem in stems:
                     query, main, _ = PAINTS.get(stem, ("", None, ""))
@@ -501,7 +509,7 @@ def main() -> None:
         studies(settings, args.muttlab or [MUTTLAB], args.tabs, args.settle)
         return
     if args.paints:
-        paints(settings)
+        paints(settings, args.settle)
         return
     if args.waits:
         waits(settings)

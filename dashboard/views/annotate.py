@@ -258,14 +258,15 @@ def _pair_detail(settings, store, pair, access: auth.Access, corruptions: list[s
             ui.caption_text(f"source: {pair.source}")
         with st.expander(f"{len(pair.references)} references"):
             st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(pair.references, start=1)))
-        accept_col, reject_col, _ = st.columns([1, 1, 5])
+        # One row that wraps (not fixed columns): each button keeps the width its label needs in a narrow column.
+        buttons = st.container(horizontal=True)
         disabled = not access.can_edit
         # Callbacks bind the version shown now (a change made meanwhile by someone else is a conflict), not who
         # is signed in: that is read again when the button is clicked.
-        accept_col.button("Accept", icon=":material/check:", key=f"accept-{pair.id}", disabled=disabled,
-                          on_click=_review, args=(settings, pair.id, pair.version, "accept"))
-        reject_col.button("Reject", icon=":material/close:", key=f"reject-{pair.id}", disabled=disabled,
-                          on_click=_review, args=(settings, pair.id, pair.version, "reject"))
+        buttons.button("Accept", icon=":material/check:", key=f"accept-{pair.id}", disabled=disabled,
+                       on_click=_review, args=(settings, pair.id, pair.version, "accept"))
+        buttons.button("Reject", icon=":material/close:", key=f"reject-{pair.id}", disabled=disabled,
+                       on_click=_review, args=(settings, pair.id, pair.version, "reject"))
     if access.can_edit:
         _edit_form(settings, pair, corruptions, labels)
 

@@ -6,7 +6,9 @@ against `muttlab serve` on the bundled sample from the boxes the browser laid ou
   the page (a wide grid or table scrolls sideways in its box; the page itself never does);
 * a multiselect's chosen values (its chips) lie inside the widget's box, so every choice can be read;
 * a selectbox shows its whole value (its text is not cut: ``scrollWidth <= clientWidth``), and no other text is
-  cut short with an ellipsis (a page link's label, a chip).
+  cut short with an ellipsis (a page link's label, a chip, a button).
+
+The server's pair store holds a pair, so that Annotate is laid out with a pair and its review buttons.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from muttlab.dashboard.app import PAGES
+from muttlab.pairs.store import open_store
+from muttlab.sources import load_sample
 from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
 
 pytestmark = pytest.mark.browser
@@ -137,8 +141,14 @@ def settle(page) -> None:
     page.wait_for_timeout(500)  # the last elements' layout (fonts, charts resizing to their column)
 
 
+@pytest.fixture(scope="module")
+def a_stored_pair(sample_server):
+    with open_store(sample_server.settings) as store:
+        store.add(load_sample().trials[:1], author="loader", status="proposed")
+
+
 @pytest.mark.parametrize("width", list(WIDTHS))
-def test_every_page_is_readable_at_this_width(sample_server, browser, width):
+def test_every_page_is_readable_at_this_width(sample_server, a_stored_pair, browser, width):
     w, h = WIDTHS[width]
     page = browser.new_page(viewport={"width": w, "height": h})
     page.set_default_timeout(300_000)
