@@ -384,18 +384,10 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
     Raises:
       MuttlabError: a type without strength, no sentence taking every strength, unknown metric.
     """
-    latest: list[tuple[int, int, str]] = []
-
-    def poll() -> None:
-        still_wanted()
-        if progress is not None and latest:
-            progress(*latest[-1])
-
     def compute() -> pd.DataFrame:
-        job = work_queue.shared_queue().submit(session_id(), lambda: api.severity(
+        return queued_with_progress(lambda report: api.severity(
             settings, corruption, list(metrics), list(strengths), refs=refs, registry=registry(settings),
-            progress=lambda *step: latest.append(step)), len(metrics) * len(strengths) * 50)
-        return work_queue.gather([job], poll)[0]
+            progress=report), len(metrics) * len(strengths) * 50, progress)
 
     return memoised(("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths,
                      refs), compute, settings)

@@ -93,6 +93,17 @@ def drill_down(page, cell: str, title: str) -> None:
     assert page.locator(EXCEPTION).count() == 0
 
 
+def first_minute(browser, url: str, audience: str, read_only: bool, sample: bool, cell: str, title: str):
+    """A new visitor's landing, saved as ``audience``'s first view, then the glossary and a cell's drill-down;
+    returns the tab."""
+    page = new_tab(browser.new_context(viewport=VIEWPORT))
+    landing(page, url, read_only=read_only, sample=sample)
+    first_view(page, audience)
+    open_glossary(page)
+    drill_down(page, cell, title)
+    return page
+
+
 # --------------------------------------------------------------------------- reviewer
 
 @pytest.fixture(scope="module")
@@ -107,11 +118,8 @@ def demo(tmp_path_factory):
 def test_a_reviewer_on_the_read_only_demo(demo, browser):
     from playwright.sync_api import expect
 
-    page = new_tab(browser.new_context(viewport=VIEWPORT))
-    landing(page, demo, read_only=True, sample=True)
-    first_view(page, "reviewer")
-    open_glossary(page)
-    drill_down(page, CELL, "ROUGE-L on Negated Subject, 5 references")
+    page = first_minute(browser, demo, "reviewer", read_only=True, sample=True, cell=CELL,
+                        title="ROUGE-L on Negated Subject, 5 references")
     expect(page.get_by_text(re.compile(r"bundled sample's \d+ Negated Subject trials instead"))).to_be_visible()
     page.goto(demo)
     page.get_by_role("link", name=re.compile(r"^Published vs measured: the MUTT paper")).click()
@@ -138,11 +146,9 @@ def research_server(tmp_path_factory, data_dir):
 def test_a_researcher_with_the_data(research_server, browser):
     from playwright.sync_api import expect
 
-    page = new_tab(browser.new_context(viewport=VIEWPORT))
-    landing(page, research_server, read_only=False, sample=False)
-    first_view(page, "researcher")
-    open_glossary(page)
-    drill_down(page, "drilldown?metric=BLEU-4&corruption=neg_subj&refs=5", "BLEU-4 on Negated Subject, 5 references")
+    page = first_minute(browser, research_server, "researcher", read_only=False, sample=False,
+                        cell="drilldown?metric=BLEU-4&corruption=neg_subj&refs=5",
+                        title="BLEU-4 on Negated Subject, 5 references")
     # The cell's own trials: the MUTT set, not the sample.
     expect(page.get_by_text(re.compile(r"source: mutt:neg_subj#\d+")).first).to_be_visible()
     assert page.get_by_text("bundled sample").count() == 0
