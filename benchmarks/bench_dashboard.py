@@ -433,9 +433,9 @@ def paints(settings: Settings, settle: float) -> None:
     """First paint of every page on one fresh server (see the module docstring)."""
     from playwright.sync_api import sync_playwright
 
-    from muttlab.dashboard.app import PAGES
+    from muttlab.dashboard.app import page_stems
 
-    stems = [Path(path).stem for entries in PAGES.values() for path, _, _ in entries]
+    stems = page_stems()
     port = free_port()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-paints-{port}.log"
     started = time.perf_counter()

@@ -39,6 +39,12 @@ def pages() -> dict[str, list[st.Page]]:
             for section, entries in PAGES.items()}
 
 
+def page_stems() -> list[str]:
+    """Every page of the navigation by its address's path (its file's stem; the default page, ``run``, is also
+    served at ``/``), in the navigation's order."""
+    return [Path(path).stem for entries in PAGES.values() for path, _, _ in entries]
+
+
 def served() -> bool:
     """True in a Streamlit server, which sets ``sys.argv[0]`` to this script (``streamlit run`` by hand, and
     ``muttlab serve``, whose warm-up started before the server, so this second call finds it running); False

@@ -13,13 +13,18 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-# Red (fails) through yellow to green (passes), fixed to 0..100 % so colours compare across runs.
-ACCURACY_SCALE = "RdYlGn"
+# Red (fails) through yellow to blue (passes), fixed to 0..100 % so colours compare across runs. ColorBrewer's
+# RdYlBu keeps its ends apart for red-green colour-blind readers, which its RdYlGn does not.
+ACCURACY_SCALE = "RdYlBu"
+# Okabe & Ito's palette, told apart by colour-blind readers: every chart's lines and bars take their colours from
+# it, a pass is its blue and a failure its vermillion, as on the grid.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+PASS_COLOUR, FAIL_COLOUR = "#0072B2", "#D55E00"
 CORRELATION_SCALE = "RdBu"
 FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
-GOLD_COLOUR = "#d97706"
+GOLD_COLOUR = "#E69F00"
 STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
-METRIC_COLOUR = "#2563eb"
+METRIC_COLOUR = "#0072B2"
 
 
 def plain(value: object) -> str:
@@ -58,7 +63,7 @@ def download_config(name: str, scale: int = 2) -> dict:
 def _layout(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
     fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=60 if title else 40, b=10),
                       title=dict(text=plain(title), x=0, xanchor="left") if title else None,
-                      plot_bgcolor="white", paper_bgcolor="white")
+                      plot_bgcolor="white", paper_bgcolor="white", colorway=OKABE_ITO)
     return fig
 
 
@@ -145,7 +150,7 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
     """
     low, high, outside = margin_axis(cell["margin"].to_numpy(dtype=float))
     fig = go.Figure()
-    for ok, colour, name in ((False, "#dc2626", "fails"), (True, "#16a34a", "passes")):
+    for ok, colour, name in ((False, FAIL_COLOUR, "fails"), (True, PASS_COLOUR, "passes")):
         part = np.clip(cell.loc[cell["passed"] == ok, "margin"].to_numpy(dtype=float), low, high)
         fig.add_trace(go.Histogram(x=part, name=f"{name} ({len(part)})", marker_color=colour, opacity=0.8,
                                    xbins=dict(start=low, end=high + (high - low) / 40, size=(high - low) / 40)))
@@ -214,12 +219,11 @@ def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title:
       scores: :func:`muttlab.dashboard.services.score_sentences` output (metric, candidate, score, ...).
     """
     fig = go.Figure()
-    palette = ["#2563eb", "#dc2626", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]
     for i, name in enumerate(candidate_names):
         part = scores[scores["candidate"] == i]
         # Cut before escaping, so that no entity is cut in half.
         fig.add_trace(go.Bar(x=_plain_all(part["metric"]), y=part["score"], name=plain(name),
-                             marker_color=palette[i % len(palette)],
+                             marker_color=OKABE_ITO[i % len(OKABE_ITO)],
                              hovertemplate="%{x}: %{y:.4f}<extra>" + plain(str(name)[:40]) + "</extra>"))
     fig.update_layout(barmode="group", yaxis_title="score", legend=dict(orientation="h", y=1.15))
     return _layout(fig, 360, title)
@@ -245,10 +249,9 @@ def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None,
                 group: str = "metric", log_x: bool = False, title: str | None = None) -> go.Figure:
     """One line per metric of ``value`` against ``x`` (a study sweep), with a shaded interval when given."""
     fig = go.Figure()
-    palette = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed"]
     for i, (key, part) in enumerate(table.groupby(group, sort=False)):
         part = part.sort_values(x)
-        colour = palette[i % len(palette)]
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
         if low and high and low in part and high in part:
             fig.add_trace(go.Scatter(x=list(part[x]) + list(part[x])[::-1],
                                      y=list(part[high]) + list(part[low])[::-1], fill="toself", opacity=0.15,
@@ -265,7 +268,7 @@ def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None,
 # Playground cells: the verdict picks the hue (Okabe-Ito blue for pass, vermillion for fail: told apart by
 # red-green colour-blind readers too), the size of the score change its depth. A change's sign says nothing
 # by itself (TER's errors rise when BLEU's matches fall), so it must not pick the colour.
-VERDICT_SCALE = [[0.0, "#D55E00"], [0.5, "#fbe3d3"], [0.5, "#dbe9f6"], [1.0, "#0072B2"]]
+VERDICT_SCALE = [[0.0, FAIL_COLOUR], [0.5, "#fbe3d3"], [0.5, "#dbe9f6"], [1.0, PASS_COLOUR]]
 VERDICT_FLOOR = 0.25  # the palest a cell gets: an unchanged score still shows its verdict's hue
 
 
@@ -312,11 +315,10 @@ def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: s
     (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=["pass rate (%)", "mean score drop (original − corruption, better-signed)"])
-    palette = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d"]
     for i, (metric, part) in enumerate(curve.groupby("metric", sort=False)):
         part = part.sort_values("strength")
         flagged = part["monotone"].iloc[0] != "yes"
-        style = dict(color=palette[i % len(palette)], dash="dash" if flagged else "solid")
+        style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], dash="dash" if flagged else "solid")
         name = f"{metric} (not monotone)" if flagged else str(metric)
         # The pass rate's 95% Wilson interval as error bars: a fall within them is noise, not flagged.
         interval = (dict(type="data", symmetric=False, array=part["pass_ci_high"] - part["pass_rate"],
@@ -350,8 +352,8 @@ def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
     return low, high, int(((finite < low) | (finite > high)).sum())
 
 
-# Okabe-Ito: which of two metrics got a trial right, told apart by red-green colour-blind readers too.
-AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", "#0072B2", "#D55E00"
+# Which of two metrics got a trial right: grey where they agree, then blue and vermillion (Okabe-Ito).
+AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", OKABE_ITO[0], OKABE_ITO[3]
 
 
 def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,

@@ -3,7 +3,7 @@
 A plotly heatmap of the full grid (17 metrics x 10 corruption types x 3 reference counts) costs a browser
 the 4.7 MB plotly bundle and one SVG cell, label and hover marker per cell; on a loaded machine that was
 most of the time to the first grid. A table of coloured links is drawn as soon as it arrives and shows the
-same: each cell's accuracy as text and colour (the heatmap's red-yellow-green scale, fixed to 0-100 %),
+same: each cell's accuracy as text and colour (the heatmap's red-yellow-blue scale, fixed to 0-100 %),
 passed/n, the 95% Wilson interval and the tie rate on hover (the cell's ``title``), and a link that opens
 its drill-down — an ordinary address, so it can also be copied or opened in a new tab. The plotly figure
 is still offered as a download (:func:`muttlab.dashboard.charts.accuracy_heatmap`).

@@ -1,8 +1,8 @@
 """What the accuracy grid's colours and marks mean, as one HTML block drawn under the grid. No Streamlit here.
 
-The cells keep the heatmap's red-yellow-green scale (the downloadable plotly figure uses it too); the legend
-names both ends and the middle in words and every cell also prints its number, so the colour is never the
-only carrier of the value (red and green alone are lost to a red-green colour-blind reader).
+The cells keep the heatmap's red-yellow-blue scale (the downloadable plotly figure uses it too), whose ends a
+red-green colour-blind reader tells apart; the legend names both ends and the middle in words and every cell
+also prints its number, so the colour is never the only carrier of the value.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def grid_legend_html(colours: Callable[[Sequence[float]], list[tuple[str, str]]]
             '<span class="mutt-legend-title">Colour and number: accuracy, the % of trials the metric gets right'
             '</span>'
             '<span class="mutt-scale">0% (red)<span class="mutt-bar" '
-            f'style="background: linear-gradient(to right, {stops})"></span>100% (green)</span>'
+            f'style="background: linear-gradient(to right, {stops})"></span>100% (blue)</span>'
             '<span>50%: yellow</span>'
             f'<span><span class="mutt-swatch" style="background:{EMPTY_COLOUR}"></span>grey: not scored</span>'
             f'<span title="{esc(term("Wilson interval"))}">hover a cell: passed/n, 95% Wilson interval, ties'

@@ -28,7 +28,7 @@ def _index(options: list, value, fallback: int = 0) -> int:
     return options.index(value) if value in options else fallback
 
 
-VERDICT_MARKS = {"unsupported": ":gray[:material/block:]", "passes": ":green[:material/check_circle:]",
+VERDICT_MARKS = {"unsupported": ":gray[:material/block:]", "passes": ":blue[:material/check_circle:]",
                  "fails": ":red[:material/cancel:]"}
 
 

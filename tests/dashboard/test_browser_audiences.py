@@ -10,8 +10,9 @@
   (``document.cookie``).
 
 With ``MUTTLAB_SCREENSHOTS=docs/img`` (a folder, relative to the repository) each saves its first view,
-1,280 px wide, as ``<audience>.png`` there: the pictures of docs/dashboard.md's "First views". Without it no
-file is written outside ``test-artifacts/``.
+1,280 px wide, as ``<audience>.png`` there: the pictures of docs/dashboard.md's "First views"; the reviewer and
+the researcher also save their landing grid, as ``<audience>-grid.png`` (the researcher's is the README's
+picture). Without it no file is written outside ``test-artifacts/``.
 """
 from __future__ import annotations
 
@@ -35,12 +36,15 @@ PASSWORD = "a long enough password"
 CELL = 'drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5'
 
 
-def first_view(page, audience: str) -> None:
-    """Save what ``audience`` sees first, when MUTTLAB_SCREENSHOTS names the folder for it."""
+def first_view(page, audience: str, grid: bool = False) -> None:
+    """Save what ``audience`` sees first (and with ``grid``, the accuracy grid's first block, as
+    ``<audience>-grid.png``), when MUTTLAB_SCREENSHOTS names the folder for it."""
     folder = os.environ.get("MUTTLAB_SCREENSHOTS")
     if folder:
         (REPO / folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(REPO / folder / f"{audience}.png"))
+        if grid:
+            page.locator(".mutt-grid .mutt-scroll").first.screenshot(path=str(REPO / folder / f"{audience}-grid.png"))
 
 
 def new_tab(context):
@@ -98,7 +102,7 @@ def first_minute(browser, url: str, audience: str, read_only: bool, sample: bool
     returns the tab."""
     page = new_tab(browser.new_context(viewport=VIEWPORT))
     landing(page, url, read_only=read_only, sample=sample)
-    first_view(page, audience)
+    first_view(page, audience, grid=True)
     open_glossary(page)
     drill_down(page, cell, title)
     return page

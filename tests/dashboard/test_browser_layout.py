@@ -13,11 +13,10 @@ The server's pair store holds a pair, so that Annotate is laid out with a pair a
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from muttlab.dashboard.app import PAGES
+from muttlab.dashboard.app import page_stems
 from muttlab.pairs.store import open_store
 from muttlab.sources import load_sample
 from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
@@ -130,8 +129,7 @@ CHECKS = {"grid headers overlap": HEADERS_OVERLAP, "past the right edge": PAST_T
 
 def page_paths() -> list[tuple[str, str]]:
     """(name, address) of every page in the navigation (the Run page is the root)."""
-    stems = [Path(path).stem for entries in PAGES.values() for path, _, _ in entries]
-    return [(stem, ("/" if stem == "run" else f"/{stem}") + LINKS.get(stem, "")) for stem in stems]
+    return [(stem, ("/" if stem == "run" else f"/{stem}") + LINKS.get(stem, "")) for stem in page_stems()]
 
 
 def settle(page) -> None:

@@ -108,3 +108,61 @@ def test_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
     names = [trace.name for trace in loss_curve(history).data]
     assert names == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)", "dev_pearson (seed 2)"]
     assert list(loss_curve(history).data[2].y) == [0.8, 0.6]
+
+
+# Dichromat simulation (Viénot, Brettel & Mollon 1999) in linear sRGB: protanopia and deuteranopia, the two
+# red-green colour blindnesses.
+DICHROMATS = {"protanopia": np.array([[0.11238, 0.88762, 0.0], [0.11238, 0.88762, 0.0], [0.00401, -0.00401, 1.0]]),
+              "deuteranopia": np.array([[0.29275, 0.70725, 0.0], [0.29275, 0.70725, 0.0],
+                                        [-0.02234, 0.02234, 1.0]])}
+
+
+def _lab(rgb: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) of a linear sRGB colour."""
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _linear(colour: str) -> np.ndarray:
+    if colour.startswith("#"):
+        values = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    else:  # "rgb(r, g, b)", as plotly samples a scale
+        values = [float(v) for v in colour[colour.index("(") + 1:-1].split(",")]
+    srgb = np.array(values) / 255.0
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def _seen_apart(a: str, b: str) -> float:
+    """The smallest CIELAB distance between two colours as seen with normal vision and by each dichromat."""
+    pairs = [(_linear(a), _linear(b))]
+    pairs += [(m @ _linear(a), m @ _linear(b)) for m in DICHROMATS.values()]
+    return min(float(np.linalg.norm(_lab(x) - _lab(y))) for x, y in pairs)
+
+
+def _scale_ends(scale: str) -> tuple[str, str]:
+    from plotly.colors import sample_colorscale
+    low, high = sample_colorscale(scale, [0.0, 1.0])
+    return low, high
+
+
+def test_the_grid_scale_and_the_verdict_colours_are_told_apart_by_red_green_colour_blind_readers():
+    assert _seen_apart(*_scale_ends(charts.ACCURACY_SCALE)) > 30
+    assert _seen_apart(charts.PASS_COLOUR, charts.FAIL_COLOUR) > 30
+    # The check can fail: a red-yellow-green grid's ends look alike to a deuteranope.
+    assert _seen_apart(*_scale_ends("RdYlGn")) < 20
+
+
+def test_every_chart_draws_passes_fails_and_lines_in_the_colour_blind_safe_palette():
+    cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3, 0.5], "passed": [False, True, True, True]})
+    histogram = charts.margin_histogram(cell)
+    assert {t.name.split(" ")[0]: t.marker.color for t in histogram.data} == \
+        {"fails": charts.FAIL_COLOUR, "passes": charts.PASS_COLOUR}
+    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2 + ["ROUGE-L"] * 2, "strength": [1, 2, 1, 2],
+                          "pass_rate": [90.0, 80.0, 70.0, 75.0], "mean_drop": [0.1, 0.2, 0.1, 0.05],
+                          "monotone": ["yes", "yes", "no", "no"]})
+    lines = charts.severity_curves(curve, "Typo")
+    assert {t.line.color for t in lines.data} <= set(charts.OKABE_ITO)
+    bars = charts.correlation_bars(pd.DataFrame({"metric": ["BLEU-4", "METEOR"], "tau": [0.3, 0.4]}), "tau")
+    assert list(bars.layout.colorway) == charts.OKABE_ITO

@@ -116,7 +116,7 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     assert at.segmented_control(key="dd-verdict").value == "only-vs"
     assert at.query_params["show"] == "only-vs" and at.query_params["vs"] == "ROUGE-L"
     # Each card says how the other metric judged it.
-    assert sum("ROUGE-L: **:green[:material/check_circle:] passes**" in m.value for m in at.markdown) == \
+    assert sum("ROUGE-L: **:blue[:material/check_circle:] passes**" in m.value for m in at.markdown) == \
         min(15, len(expected))
     at.segmented_control(key="dd-verdict").set_value("only-metric").run()
     only_bleu = wide.index[wide["BLEU-4"] & ~wide["ROUGE-L"]]

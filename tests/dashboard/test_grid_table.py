@@ -45,9 +45,9 @@ def test_each_cell_is_coloured_at_the_percentage_it_shows():
     for (metric, corruption, refs), (cls, text) in links.items():
         expected = sample_colorscale(ACCURACY_SCALE, [int(text) / 100.0])[0]
         assert _background(body, cls) == expected
-    # The ends of the scale: RdYlGn's red and green.
-    assert _background(body, links[("TER", "det_sub", 5)][0]) == "rgb(0, 104, 55)"
-    assert re.search(r"td\.mutt-a100 a\{color:#ffffff\}", body)  # white text on dark green
+    # The end of the scale: RdYlBu's dark blue, under white text.
+    assert _background(body, links[("TER", "det_sub", 5)][0]) == "rgb(49, 54, 149)"
+    assert re.search(r"td\.mutt-a100 a\{color:#ffffff\}", body)
 
 
 def test_missing_cells_are_empty_and_names_are_escaped():

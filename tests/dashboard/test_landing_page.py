@@ -40,7 +40,7 @@ def test_the_landing_grid_has_family_headers_and_a_legend(app_env):
     # data/README.md: four meaning-altering sets (shuffled among them), three of each other family.
     assert shown[:3] == [("4", FAMILIES[0]), ("3", FAMILIES[1]), ("3", FAMILIES[2])]
     legend = body[body.index('class="mutt-legend"'):]
-    assert "0% (red)" in legend and "100% (green)" in legend and "grey: not scored" in legend
+    assert "0% (red)" in legend and "100% (blue)" in legend and "grey: not scored" in legend
 
 
 def test_a_read_only_server_says_so(app_env, monkeypatch):
