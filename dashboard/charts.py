@@ -19,12 +19,11 @@ ACCURACY_SCALE = "RdYlBu"
 # Okabe & Ito's palette, told apart by colour-blind readers: every chart's lines and bars take their colours from
 # it, a pass is its blue and a failure its vermillion, as on the grid.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
-PASS_COLOUR, FAIL_COLOUR = "#0072B2", "#D55E00"
+PASS_COLOUR, FAIL_COLOUR = OKABE_ITO[0], OKABE_ITO[3]
 CORRELATION_SCALE = "RdBu"
 FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
-GOLD_COLOUR = "#E69F00"
+GOLD_COLOUR, METRIC_COLOUR = OKABE_ITO[1], OKABE_ITO[0]
 STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
-METRIC_COLOUR = "#0072B2"
 
 
 def plain(value: object) -> str:
@@ -352,8 +351,8 @@ def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
     return low, high, int(((finite < low) | (finite > high)).sum())
 
 
-# Which of two metrics got a trial right: grey where they agree, then blue and vermillion (Okabe-Ito).
-AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", OKABE_ITO[0], OKABE_ITO[3]
+# Which of two metrics got a trial right: grey where they agree, else the verdict colour of the first metric.
+AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", PASS_COLOUR, FAIL_COLOUR
 
 
 def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,

@@ -10,9 +10,9 @@
   (``document.cookie``).
 
 With ``MUTTLAB_SCREENSHOTS=docs/img`` (a folder, relative to the repository) each saves its first view,
-1,280 px wide, as ``<audience>.png`` there: the pictures of docs/dashboard.md's "First views"; the reviewer and
-the researcher also save their landing grid, as ``<audience>-grid.png`` (the researcher's is the README's
-picture). Without it no file is written outside ``test-artifacts/``.
+1,280 px wide, as ``<audience>.png`` there: the pictures of docs/dashboard.md's "First views"; the researcher
+also saves the landing grid's first block, as ``researcher-grid.png`` (the README's picture; the reviewer's
+landing grid is the same shipped grid). Without it no file is written outside ``test-artifacts/``.
 """
 from __future__ import annotations
 
@@ -97,12 +97,13 @@ def drill_down(page, cell: str, title: str) -> None:
     assert page.locator(EXCEPTION).count() == 0
 
 
-def first_minute(browser, url: str, audience: str, read_only: bool, sample: bool, cell: str, title: str):
-    """A new visitor's landing, saved as ``audience``'s first view, then the glossary and a cell's drill-down;
-    returns the tab."""
+def first_minute(browser, url: str, audience: str, read_only: bool, sample: bool, cell: str, title: str,
+                 grid: bool = False):
+    """A new visitor's landing, saved as ``audience``'s first view (and its grid, with ``grid``), then the glossary
+    and a cell's drill-down; returns the tab."""
     page = new_tab(browser.new_context(viewport=VIEWPORT))
     landing(page, url, read_only=read_only, sample=sample)
-    first_view(page, audience, grid=True)
+    first_view(page, audience, grid=grid)
     open_glossary(page)
     drill_down(page, cell, title)
     return page
@@ -152,7 +153,7 @@ def test_a_researcher_with_the_data(research_server, browser):
 
     page = first_minute(browser, research_server, "researcher", read_only=False, sample=False,
                         cell="drilldown?metric=BLEU-4&corruption=neg_subj&refs=5",
-                        title="BLEU-4 on Negated Subject, 5 references")
+                        title="BLEU-4 on Negated Subject, 5 references", grid=True)
     # The cell's own trials: the MUTT set, not the sample.
     expect(page.get_by_text(re.compile(r"source: mutt:neg_subj#\d+")).first).to_be_visible()
     assert page.get_by_text("bundled sample").count() == 0

@@ -49,10 +49,10 @@ def test_a_severity_link_draws_its_curves(sample_server, browser):
 
 def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(sample_server, browser, tmp_path):
     from playwright.sync_api import expect
-    url, tmp = sample_server.url, tmp_path
+    url = sample_server.url
     lines = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
     cells = lines[2].split("\t")
-    upload = tmp / "mine.tsv"
+    upload = tmp_path / "mine.tsv"
     upload.write_text("\n".join(lines + ["77\tonly three\tcolumns", "\t".join(cells[:5] + [INJECTED] + cells[6:])])
                       + "\n", encoding="utf-8")
     page = new_page(browser, 1800)
