@@ -66,6 +66,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 # The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
 GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
+# A chart drawn: a mark of a Vega-Lite chart, or of a plotly chart in versions before this one.
+CHART = '[data-testid="stVegaLiteChart"] .role-mark, .js-plotly-plot .plot'
+
 
 
 def free_port() -> int:
@@ -418,11 +421,10 @@ PAINTS = {
     "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff"),
     "published": ("", 'text="published numbers"', "the published numbers"),
     "playground": ("", "role=heading[name='Scores']", "the scores"),
-    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".js-plotly-plot .scatterlayer",
-                 "the curves"),
+    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", CHART, "the curves"),
     "challenge": ("", '[data-testid="stFileUploader"]', "the upload box"),
     "mine": ("", '[data-testid="stFileUploader"]', "the upload box"),
-    "human": ("", ".js-plotly-plot", "the first chart"),
+    "human": ("", CHART, "the first chart"),
     "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form"),
     "learned": ("", "role=heading[name='Models']", "the models"),
     "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)"),

@@ -1,44 +1,74 @@
-"""Plotly figures built from the engine's result frames. No Streamlit here, so every figure is testable alone.
+"""Vega-Lite charts built from the engine's result frames. No Streamlit here, so every chart is testable alone.
 
-Each function takes an already-computed frame (a runner table, an accuracy table, a correlation matrix)
-and returns a ``plotly.graph_objects.Figure``; nothing is scored or aggregated beyond reshaping.
+Each function takes an already-computed frame (a runner table, an accuracy table, a correlation matrix) and
+returns an Altair chart (a Vega-Lite specification); nothing is scored or aggregated beyond reshaping and
+binning. Vega-Lite rather than plotly: Streamlit's Vega-Lite script is 0.8 MB against plotly's 4.7 MB, whose
+evaluation held a page's first paint back by about two seconds (docs/dashboard.md).
+
+Names a user controls (a metric from their metric path, a corruption from an uploaded suite) are only ever data
+values and titles, which Vega draws as text; never field names, which Vega reads as paths, nor expressions.
+Each chart carries its data inline, so the spec alone draws it: in the app, in a download and in a report.
+Panels sit one above the other (``vconcat``), so that each takes the page's width, on a phone too.
 """
 from __future__ import annotations
 
-import html
+import json
 from typing import Mapping, Sequence
 
+import altair as alt
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-# Red (fails) through yellow to blue (passes), fixed to 0..100 % so colours compare across runs. ColorBrewer's
-# RdYlBu keeps its ends apart for red-green colour-blind readers, which its RdYlGn does not.
-ACCURACY_SCALE = "RdYlBu"
+Figure = alt.TopLevelMixin
+
+# ColorBrewer's RdYlBu (11 classes), red (fails) through yellow to blue (passes), fixed to 0..100 % so colours
+# compare across runs; it keeps its ends apart for red-green colour-blind readers, which RdYlGn does not.
+ACCURACY_SCALE = ["#a50026", "#d73027", "#f46d43", "#fdae61", "#fee090", "#ffffbf", "#e0f3f8", "#abd9e9",
+                  "#74add1", "#4575b4", "#313695"]
+CORRELATION_SCALE = ["#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de",
+                     "#4393c3", "#2166ac", "#053061"]  # ColorBrewer's RdBu, on -1..1
 # Okabe & Ito's palette, told apart by colour-blind readers: every chart's lines and bars take their colours from
 # it, a pass is its blue and a failure its vermillion, as on the grid.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 PASS_COLOUR, FAIL_COLOUR = OKABE_ITO[0], OKABE_ITO[3]
-CORRELATION_SCALE = "RdBu"
-FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
 GOLD_COLOUR, METRIC_COLOUR = OKABE_ITO[1], OKABE_ITO[0]
+FONT = "Inter, 'Source Sans Pro', sans-serif"
+DARK_INK, LIGHT_INK = "#111827", "#ffffff"
+ZERO_LINE = "#374151"
 STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
+DOWNLOAD_WIDTH = 720  # px: a chart's width in a download or a report, where no page column sizes it
 
 
-def plain(value: object) -> str:
-    """``value`` as text plotly shows character for character.
+def scale_colours(scale: Sequence[str], points: Sequence[float]) -> list[str]:
+    """Colours at ``points`` (0..1) of a scale of equally spaced hex stops, interpolated in RGB as the charts'
+    scales are (``interpolate="rgb"``), each as ``rgb(r, g, b)``."""
+    stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in scale], dtype=float)
+    positions = np.linspace(0.0, 1.0, len(scale))
+    out = []
+    for p in points:
+        p = min(1.0, max(0.0, float(p)))
+        r, g, b = (np.interp(p, positions, stops[:, k]) for k in range(3))
+        out.append(f"rgb({r:.0f}, {g:.0f}, {b:.0f})")
+    return out
 
-    Plotly renders a subset of HTML in every string it draws (titles, axis and tick labels, legend entries,
-    hover text, annotations): a metric named ``<a href=...>`` from a user's metric path, or a corruption
-    name from an uploaded suite, would become a link. Plotly decodes entities back to the characters, so
-    escaping is exact. Every user-controlled string goes through here before it reaches a figure.
-    """
-    return html.escape(str(value), quote=False)
+
+def ink_on(background: str) -> str:
+    """A text colour readable on ``background`` (``rgb(r, g, b)`` or ``#rrggbb``)."""
+    if background.startswith("#"):
+        r, g, b = (int(background[i:i + 2], 16) for i in (1, 3, 5))
+    else:
+        r, g, b = (float(v) for v in background[background.index("(") + 1:-1].split(","))
+    return DARK_INK if (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 > 0.55 else LIGHT_INK
 
 
-def _plain_all(values) -> list[str]:
-    return [plain(v) for v in values]
+# A cell's number in the ink its row chose for its background (:func:`ink_on`): a condition, not a second scale.
+_INK = alt.condition(f"datum.ink == '{LIGHT_INK}'", alt.value(LIGHT_INK), alt.value(DARK_INK))
+
+
+def _scale(domain: tuple[float, float], colours: Sequence[str]) -> alt.Scale:
+    """A continuous colour scale through ``colours``, equally spaced over ``domain``."""
+    return alt.Scale(domain=list(np.linspace(domain[0], domain[1], len(colours))), range=list(colours),
+                     interpolate="rgb", clamp=True)
 
 
 def _percent(rate: float) -> float:
@@ -47,227 +77,305 @@ def _percent(rate: float) -> float:
     return 100.0 * rate if rate <= 1.0 else rate
 
 
-def offline_html(fig: go.Figure, full_html: bool = True) -> str:
-    """The figure as HTML with plotly.js embedded, so the downloaded file opens without the internet."""
-    return fig.to_html(include_plotlyjs=True, full_html=full_html)
+def _data(rows: pd.DataFrame | list[dict]) -> alt.InlineData:
+    """Rows as inline values, missing numbers as null (Vega leaves them out), numpy scalars as Python's."""
+    frame = pd.DataFrame(rows)
+    frame = frame.astype(object).where(frame.notna(), None)
+    return alt.InlineData(values=[{k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+                                  for row in frame.to_dict("records")])
 
 
-def download_config(name: str, scale: int = 2) -> dict:
-    """``st.plotly_chart(config=...)``: the modebar's camera button saves a PNG named ``name``."""
-    return {"displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "filename": name, "scale": scale},
-            "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+def _unique(names: Sequence[object]) -> list[str]:
+    """``names`` as text, a repeated one numbered, so that each can key a colour of its own."""
+    out: list[str] = []
+    for name in map(str, names):
+        label, n = name, 1
+        while label in out:
+            n += 1
+            label = f"{name} ({n})"
+        out.append(label)
+    return out
 
 
-def _layout(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
-    fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=60 if title else 40, b=10),
-                      title=dict(text=plain(title), x=0, xanchor="left") if title else None,
-                      plot_bgcolor="white", paper_bgcolor="white", colorway=OKABE_ITO)
-    return fig
+def _palette(domain: Sequence[str]) -> alt.Scale:
+    return alt.Scale(domain=list(domain), range=[OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(domain))])
+
+
+def _top_legend(title: str | None = None) -> alt.Legend:
+    return alt.Legend(orient="top", title=title, labelLimit=400, symbolLimit=0)
+
+
+def _finish(chart: Figure, title: str | None = None) -> Figure:
+    if title:
+        chart = chart.properties(title=alt.TitleParams(str(title), anchor="start", fontSize=15))
+    return chart.configure(font=FONT).configure_view(stroke=None).configure_axis(labelLimit=260)
+
+
+def spec(figure: Figure) -> dict:
+    """The chart's Vega-Lite specification."""
+    return figure.to_dict()
+
+
+def sized(figure: Figure, width: int = DOWNLOAD_WIDTH) -> dict:
+    """The specification with a width for each panel that has none (the page's column sizes them in the app)."""
+    out = spec(figure)
+    panels = out["vconcat"] if "vconcat" in out else [] if "facet" in out else [out]
+    for panel in panels:
+        if "facet" not in panel and "hconcat" not in panel:
+            panel.setdefault("width", width)
+    return out
+
+
+def _script_json(value: dict) -> str:
+    """JSON that can sit inside a ``<script>`` element: no ``<`` to close it, whatever the names hold."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def embed_html(figures: Sequence[Figure]) -> str:
+    """HTML that draws ``figures`` with no internet: Vega, Vega-Lite and vega-embed inlined once, then one
+    element per chart. Its menu saves SVG or PNG; it offers no editor link (that would send the data away)."""
+    import vl_convert
+
+    options = _script_json({"renderer": "svg",
+                            "actions": {"export": True, "source": False, "compiled": False, "editor": False}})
+    parts = [f"<script>{vl_convert.javascript_bundle()}</script>"]
+    for i, figure in enumerate(figures):
+        parts.append(f'<div id="mutt-chart-{i}" class="mutt-chart"></div>'
+                     f'<script>vegaEmbed("#mutt-chart-{i}", {_script_json(sized(figure))}, {options});</script>')
+    return "".join(parts)
+
+
+def offline_html(figure: Figure, title: str = "MUTT Lab chart") -> str:
+    """The chart as a standalone page that opens without the internet (a chart download)."""
+    import html
+
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
+            f"<body style='font-family:sans-serif'>{embed_html([figure])}</body></html>")
 
 
 def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,
                      metric_order: Sequence[str] | None = None,
-                     corruption_order: Sequence[str] | None = None) -> go.Figure:
-    """Accuracy grid, metric x corruption, one panel per reference count.
+                     corruption_order: Sequence[str] | None = None) -> Figure:
+    """Accuracy grid, metric x corruption, one panel per reference count (the Run page's download and report).
 
     Args:
       accuracy: ``Results.accuracy()``: metric, corruption, refs, n, passed, accuracy, ci_low, ci_high (%).
       labels: display names of the corruptions (defaults to their ids).
     Returns:
-      A figure with one heatmap per ref count and, on top of each, an invisible scatter whose points
-      carry ``customdata = [metric, corruption, refs]`` so that a click (Streamlit ``on_select``) names
-      the cell. Hovering shows accuracy, passed/n and the 95% Wilson interval.
+      Panels side by side while they stay readable, else one above the other; each cell its accuracy as colour
+      and number, with passed/n, the 95% Wilson interval and the tie rate on hover.
     """
     labels = dict(labels or {})
-    metrics = list(metric_order or dict.fromkeys(accuracy["metric"]))
+    metrics = [str(m) for m in (metric_order or dict.fromkeys(accuracy["metric"]))]
     corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
-    ref_counts = sorted(accuracy["refs"].unique())
-    x_labels = [plain(labels.get(c, c)) for c in corruptions]
-    y_labels = _plain_all(metrics)
-    titles = [f"{k} references" for k in ref_counts]
-    # Side by side while the panels stay readable; stacked (full width each) for a large grid.
-    stacked = len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS
-    if stacked:
-        spacing = 0.04 + 0.14 / len(ref_counts)  # room for each panel's column labels
-        fig = make_subplots(rows=len(ref_counts), cols=1, shared_xaxes=True, vertical_spacing=spacing,
-                            subplot_titles=titles)
+    x_labels = _unique([labels.get(c, c) for c in corruptions])
+    label_of = dict(zip(corruptions, x_labels))
+    ref_counts = sorted(int(k) for k in accuracy["refs"].unique())
+    rows = []
+    for r in accuracy.itertuples(index=False):
+        if r.corruption not in label_of or str(r.metric) not in metrics or r.accuracy != r.accuracy:
+            continue
+        tie = getattr(r, "tie_rate", float("nan"))
+        background = scale_colours(ACCURACY_SCALE, [float(r.accuracy) / 100.0])[0]
+        rows.append({"metric": str(r.metric), "type": label_of[r.corruption], "refs": f"{int(r.refs)} references",
+                     "accuracy": float(r.accuracy), "trials": f"{int(r.passed)}/{int(r.n)}",
+                     "interval": f"{r.ci_low:.1f}–{r.ci_high:.1f}%",
+                     "ties": f"{_percent(tie):.1f}%" if tie == tie else "", "ink": ink_on(background)})
+    base = alt.Chart().encode(
+        x=alt.X("type:N", sort=x_labels, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
+        y=alt.Y("metric:N", sort=metrics, title=None),
+        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip("type:N", title="corruption"), alt.Tooltip("refs:N"),
+                 alt.Tooltip("accuracy:Q", format=".1f", title="accuracy %"), alt.Tooltip("trials:N", title="passed"),
+                 alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("ties:N")])
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color("accuracy:Q", scale=_scale((0.0, 100.0), ACCURACY_SCALE),
+                        legend=alt.Legend(title="accuracy %", gradientLength=160)))
+    numbers = base.mark_text(fontSize=12).encode(text=alt.Text("accuracy:Q", format=".0f"), color=_INK)
+    panel = alt.layer(cells, numbers, data=_data(rows)).properties(width=alt.Step(34), height=alt.Step(26))
+    facet_titles = [f"{k} references" for k in ref_counts]
+    header = alt.Header(title=None, labelFontSize=13, labelFontWeight="bold", labelAnchor="start")
+    if len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS:
+        chart = panel.facet(row=alt.Row("refs:N", sort=facet_titles, header=header))
     else:
-        fig = make_subplots(rows=1, cols=len(ref_counts), shared_yaxes=True, horizontal_spacing=0.02,
-                            subplot_titles=titles)
-    by_cell = {(r.metric, r.corruption, int(r.refs)): r for r in accuracy.itertuples(index=False)}
-    for panel, k in enumerate(ref_counts, start=1):
-        row_col = dict(row=panel, col=1) if stacked else dict(row=1, col=panel)
-        z = np.full((len(metrics), len(corruptions)), np.nan)
-        hover = np.empty(z.shape, dtype=object)
-        xs, ys, custom, texts = [], [], [], []
-        for i, m in enumerate(metrics):
-            for j, c in enumerate(corruptions):
-                row = by_cell.get((m, c, int(k)))
-                if row is None:
-                    hover[i, j] = ""
-                    continue
-                z[i, j] = row.accuracy
-                text = (f"<b>{y_labels[i]}</b> · {x_labels[j]} · {k} refs<br>accuracy {row.accuracy:.1f}% "
-                        f"({int(row.passed)}/{int(row.n)})<br>95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"
-                        + (f"<br>ties {_percent(row.tie_rate):.1f}%" if hasattr(row, "tie_rate")
-                           and row.tie_rate == row.tie_rate else "")
-                        + "<br><i>click to open the trials</i>")
-                hover[i, j] = text
-                xs.append(x_labels[j])
-                ys.append(y_labels[i])
-                custom.append([m, c, int(k)])
-                texts.append(text)
-        fig.add_trace(go.Heatmap(
-            z=z, x=x_labels, y=y_labels, zmin=0, zmax=100, colorscale=ACCURACY_SCALE,
-            texttemplate="%{z:.0f}", textfont=dict(size=12), hoverinfo="skip", xgap=2, ygap=2,
-            showscale=panel == len(ref_counts),
-            colorbar=dict(title=dict(text="accuracy %"), thickness=12, len=0.8)), **row_col)
-        # Heatmaps emit no selection events; invisible markers at the cell centres do.
-        fig.add_trace(go.Scatter(
-            x=xs, y=ys, mode="markers", customdata=custom, text=texts, hovertemplate="%{text}<extra></extra>",
-            marker=dict(symbol="square", size=26, opacity=0.0, color="black"),
-            selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)),
-            showlegend=False, name=f"{k} refs"), **row_col)
-        # Stacked panels each keep their column labels, so no panel needs scrolling to be read.
-        fig.update_xaxes(tickangle=-40 if not stacked else -25, showgrid=False, showticklabels=True, **row_col)
-    fig.update_yaxes(autorange="reversed", showgrid=False)
-    panel_height = 30 * len(metrics) + 60
-    height = max(320, ((panel_height + 110) * len(ref_counts) if stacked else panel_height) + 180)
-    _layout(fig, height)
-    fig.update_layout(clickmode="event+select", dragmode=False, hoverlabel=dict(bgcolor="white"),
-                      margin=dict(l=110, b=130, t=50))
-    return fig
+        chart = panel.facet(column=alt.Column("refs:N", sort=facet_titles, header=header))
+    return _finish(chart.resolve_axis(x="independent"))
 
 
-def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> go.Figure:
+def margin_bins(margins: np.ndarray, low: float, high: float, bins: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of ``margins`` clipped into ``bins`` bins of equal width from ``low`` past ``high``, and the edges."""
+    width = (high - low) / bins
+    edges = low + width * np.arange(bins + 2)
+    counts, _ = np.histogram(np.clip(margins[np.isfinite(margins)], low, high), bins=edges)
+    return counts, edges
+
+
+def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
     """Distribution of one cell's margins, passes and fails coloured apart; 0 is the decision boundary.
 
     A relative change over a near-zero original score (the Difference rule) can be millions of times the
     other margins, so the axis stops at 10 interquartile ranges beyond the quartiles (always showing 0);
     margins beyond are drawn in the edge bins and counted in the axis title.
     """
-    low, high, outside = margin_axis(cell["margin"].to_numpy(dtype=float))
-    fig = go.Figure()
-    for ok, colour, name in ((False, FAIL_COLOUR, "fails"), (True, PASS_COLOUR, "passes")):
-        part = np.clip(cell.loc[cell["passed"] == ok, "margin"].to_numpy(dtype=float), low, high)
-        fig.add_trace(go.Histogram(x=part, name=f"{name} ({len(part)})", marker_color=colour, opacity=0.8,
-                                   xbins=dict(start=low, end=high + (high - low) / 40, size=(high - low) / 40)))
-    fig.add_vline(x=0, line_dash="dash", line_color="#374151")
+    margins = cell["margin"].to_numpy(dtype=float)
+    low, high, outside = margin_axis(margins)
+    rows, names = [], []
+    for ok, name in ((False, "fails"), (True, "passes")):
+        part = margins[(cell["passed"] == ok).to_numpy()]
+        names.append(f"{name} ({len(part)})")
+        counts, edges = margin_bins(part, low, high)
+        rows += [{"outcome": names[-1], "left": float(edges[i]), "right": float(edges[i + 1]), "trials": int(n)}
+                 for i, n in enumerate(counts) if n]
     axis = "margin (positive = the metric did the right thing)"
     if outside:
         axis += f"; {outside} beyond the axis are counted in the edge bins"
-    fig.update_layout(barmode="overlay", xaxis_title=axis, yaxis_title="trials", legend=dict(orientation="h", y=1.1))
-    return _layout(fig, 300, title)
+    x_scale = alt.Scale(domain=[low, float(edges[-1])], nice=False, zero=False)
+    bars = alt.Chart(_data(rows)).mark_bar(opacity=0.8).encode(
+        x=alt.X("left:Q", scale=x_scale, title=axis), x2="right:Q",
+        y=alt.Y("trials:Q", stack=None, title="trials"), y2=alt.datum(0),
+        color=alt.Color("outcome:N", scale=alt.Scale(domain=names, range=[FAIL_COLOUR, PASS_COLOUR]),
+                        legend=_top_legend()),
+        tooltip=[alt.Tooltip("outcome:N"), alt.Tooltip("left:Q", format=".3g", title="from"),
+                 alt.Tooltip("right:Q", format=".3g", title="to"), alt.Tooltip("trials:Q")])
+    zero = alt.Chart(_data([{"x": 0.0}])).mark_rule(strokeDash=[5, 4], color=ZERO_LINE).encode(x="x:Q")
+    return _finish(alt.layer(bars, zero).properties(height=240), title)
+
+
+def _bars_of_bins(bins: pd.DataFrame, label: str, colour: str, y_title: str | None) -> alt.Chart:
+    rows = [{"left": float(b.left), "right": float(b.right), "sentences": int(b.count)}
+            for b in bins.itertuples(index=False)]
+    return alt.Chart(_data(rows), title=alt.TitleParams(label, anchor="start", fontSize=13)).mark_bar(
+        color=colour).encode(
+        x=alt.X("left:Q", title=None, scale=alt.Scale(zero=False)), x2="right:Q",
+        y=alt.Y("sentences:Q", title=y_title), y2=alt.datum(0),
+        tooltip=[alt.Tooltip("left:Q", format=".3g", title="from"), alt.Tooltip("right:Q", format=".3g", title="to"),
+                 alt.Tooltip("sentences:Q")]).properties(height=200)
 
 
 def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, metric_label: str,
-                     title: str | None = None) -> go.Figure:
-    """Two histograms side by side: human gold scores and a metric's scores of the same sentences, from the
-    bins of :meth:`muttlab.human.sick.SickStudy.histograms` (variables ``gold`` and ``metric``), so that the
+                     title: str | None = None) -> Figure:
+    """Two histograms, one above the other: human gold scores and a metric's scores of the same sentences, from
+    the bins of :meth:`muttlab.human.sick.SickStudy.histograms` (variables ``gold`` and ``metric``), so that the
     shipped counts and a live study draw alike."""
-    gold_label, metric_label = plain(gold_label), plain(metric_label)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[gold_label, metric_label], horizontal_spacing=0.08)
-    for col, (variable, label, colour) in enumerate((("gold", gold_label, GOLD_COLOUR),
-                                                     (metric, metric_label, METRIC_COLOUR)), start=1):
-        bins = histograms[histograms["variable"] == variable]
-        fig.add_trace(go.Bar(x=(bins["left"] + bins["right"]) / 2, y=bins["count"], width=bins["right"] - bins["left"],
-                             marker_color=colour, name=label,
-                             customdata=np.column_stack([bins["left"], bins["right"]]) if len(bins) else None,
-                             hovertemplate="%{customdata[0]:.3g} to %{customdata[1]:.3g}: %{y}<extra></extra>"),
-                      1, col)
-    fig.update_yaxes(title_text="sentences", row=1, col=1)
-    fig.update_layout(showlegend=False, bargap=0.05)
-    return _layout(fig, 340, title)
+    panels = [_bars_of_bins(histograms[histograms["variable"] == variable], label, colour, "sentences")
+              for variable, label, colour in (("gold", gold_label, GOLD_COLOUR), (metric, metric_label, METRIC_COLOUR))]
+    return _finish(alt.vconcat(*panels, spacing=24), title)
 
 
-def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> go.Figure:
+def _matrix_chart(rows: list[dict], x_order: Sequence[str], y_order: Sequence[str], colour: alt.Color,
+                  text: alt.Text, tooltip: list, size: int = 11) -> alt.LayerChart:
+    """A heatmap of ``rows`` (x, y, ink and the encoded fields), each cell printed with ``text``."""
+    # The number over a cell answers the pointer with the cell's tooltip too.
+    base = alt.Chart(_data(rows)).encode(x=alt.X("x:N", sort=list(x_order), title=None, axis=alt.Axis(labelAngle=-30)),
+                                         y=alt.Y("y:N", sort=list(y_order), title=None), tooltip=tooltip)
+    return alt.layer(base.mark_rect(stroke="white", strokeWidth=2).encode(color=colour),
+                     base.mark_text(fontSize=size).encode(text=text, color=_INK))
+
+
+def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> Figure:
     """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]."""
-    names = _plain_all(matrix.columns)
-    fig = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(dtype=float), x=names, y=_plain_all(matrix.index), zmin=-1, zmax=1,
-        colorscale=CORRELATION_SCALE, texttemplate="%{z:.2f}", xgap=2, ygap=2,
-        hovertemplate="%{y} vs %{x}: %{z:.3f}<extra>" + plain(method or "") + "</extra>",
-        colorbar=dict(title=dict(text=plain(method or "r")), thickness=12)))
-    fig.update_yaxes(autorange="reversed")
-    return _layout(fig, max(320, 60 * len(names) + 140), title)
+    columns, index = _unique(matrix.columns), _unique(matrix.index)
+    values = matrix.to_numpy(dtype=float)
+    rows = []
+    for i, y in enumerate(index):
+        for j, x in enumerate(columns):
+            v = values[i, j]
+            ink = ink_on(scale_colours(CORRELATION_SCALE, [(v + 1.0) / 2.0])[0]) if v == v else DARK_INK
+            rows.append({"x": x, "y": y, "r": None if v != v else float(v), "ink": ink})
+    name = str(method or "r")
+    chart = _matrix_chart(rows, columns, index,
+                          alt.Color("r:Q", scale=_scale((-1.0, 1.0), CORRELATION_SCALE), legend=alt.Legend(title=name)),
+                          alt.Text("r:Q", format=".2f"),
+                          [alt.Tooltip("y:N", title="row"), alt.Tooltip("x:N", title="column"),
+                           alt.Tooltip("r:Q", format=".3f", title=name)], size=12)
+    return _finish(chart.properties(height=alt.Step(44)), title)
 
 
-def loss_curve(history: pd.DataFrame, title: str | None = None) -> go.Figure:
+def _lines(rows: list[dict], x: alt.X, y_title: str, series: Sequence[str], band: bool = False) -> alt.LayerChart:
+    """One line with points per series of ``rows`` (x, value, series; low and high for a shaded interval)."""
+    colour = alt.Color("series:N", scale=_palette(series), legend=_top_legend())
+    base = alt.Chart(_data(rows)).encode(x=x, color=colour)
+    line = base.mark_line(point=True).encode(y=alt.Y("value:Q", title=y_title),
+                                             tooltip=[alt.Tooltip("series:N"), alt.Tooltip(x.shorthand),
+                                                      alt.Tooltip("value:Q", format=".4g")])
+    # The line first: the legend shows the first layer's symbol.
+    return alt.layer(line, *([base.mark_area(opacity=0.15).encode(y="low:Q", y2="high:Q")] if band else []))
+
+
+def loss_curve(history: pd.DataFrame, title: str | None = None) -> Figure:
     """Training curves: one line per measured column of ``history`` (train loss, dev Pearson...), and per
     seed when the history holds several runs. Identifier columns (``seed``, ``run``) are never drawn."""
-    fig = go.Figure()
     ids = [c for c in ("seed", "run") if c in history.columns]
     measures = [c for c in history.columns if c != "epoch" and c not in ids
                 and pd.api.types.is_numeric_dtype(history[c])]
     groups = history.groupby(ids, sort=True) if ids else [((), history)]
+    rows, series = [], []
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
         suffix = "" if not ids else " (" + ", ".join(f"{i} {k}" for i, k in zip(ids, key)) + ")"
         for column in measures:
-            fig.add_trace(go.Scatter(x=part["epoch"], y=part[column], mode="lines+markers",
-                                     name=plain(column + suffix)))
-    fig.update_layout(xaxis_title="epoch", legend=dict(orientation="h", y=1.12))
-    return _layout(fig, 320, title)
+            series.append(str(column) + suffix)
+            rows += [{"epoch": e, "value": v, "series": series[-1]} for e, v in zip(part["epoch"], part[column])]
+    chart = _lines(rows, alt.X("epoch:Q", title="epoch", axis=alt.Axis(tickMinStep=1, format="d")), "", series)
+    return _finish(chart.properties(height=260), title)
 
 
-def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title: str | None = None) -> go.Figure:
+def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title: str | None = None) -> Figure:
     """Playground: one group of bars per metric, one bar per candidate (e.g. the sentence and its corruptions).
 
     Args:
       scores: :func:`muttlab.dashboard.services.score_sentences` output (metric, candidate, score, ...).
     """
-    fig = go.Figure()
-    for i, name in enumerate(candidate_names):
-        part = scores[scores["candidate"] == i]
-        # Cut before escaping, so that no entity is cut in half.
-        fig.add_trace(go.Bar(x=_plain_all(part["metric"]), y=part["score"], name=plain(name),
-                             marker_color=OKABE_ITO[i % len(OKABE_ITO)],
-                             hovertemplate="%{x}: %{y:.4f}<extra>" + plain(str(name)[:40]) + "</extra>"))
-    fig.update_layout(barmode="group", yaxis_title="score", legend=dict(orientation="h", y=1.15))
-    return _layout(fig, 360, title)
+    names = _unique(candidate_names)
+    metrics = [str(m) for m in dict.fromkeys(scores["metric"])]
+    rows = [{"metric": str(r.metric), "candidate": names[int(r.candidate)], "score": float(r.score)}
+            for r in scores.itertuples(index=False) if 0 <= int(r.candidate) < len(names)]
+    chart = alt.Chart(_data(rows)).mark_bar().encode(
+        x=alt.X("metric:N", sort=metrics, title=None, axis=alt.Axis(labelAngle=-30)),
+        xOffset=alt.XOffset("candidate:N", sort=names),
+        y=alt.Y("score:Q", title="score"),
+        color=alt.Color("candidate:N", scale=_palette(names), legend=_top_legend()),
+        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip("candidate:N"), alt.Tooltip("score:Q", format=".4f")])
+    return _finish(chart.properties(height=280), title)
 
 
 def correlation_bars(table: pd.DataFrame, value: str, low: str | None = None, high: str | None = None,
-                     group: str = "metric", colour: str | None = None, title: str | None = None) -> go.Figure:
-    """Bars of one correlation column per metric, with CI whiskers when ``low``/``high`` columns are given."""
-    fig = go.Figure()
-    groups = [(None, table)] if colour is None else list(table.groupby(colour, sort=False))
-    for key, part in groups:
-        error = None
-        if low and high and low in part and high in part:
-            error = dict(type="data", symmetric=False, array=(part[high] - part[value]).to_numpy(),
-                         arrayminus=(part[value] - part[low]).to_numpy())
-        fig.add_trace(go.Bar(x=_plain_all(part[group]), y=part[value], error_y=error,
-                             name=plain(key if key is not None else value)))
-    fig.update_layout(barmode="group", yaxis_title=plain(value), legend=dict(orientation="h", y=1.12))
-    return _layout(fig, 360, title)
+                     group: str = "metric", colour: str | None = None, title: str | None = None) -> Figure:
+    """Bars of one correlation column per metric, with CI whiskers when ``low``/``high`` columns are given;
+    one bar per value of ``colour`` (a data set...) side by side when it is given."""
+    whiskers = bool(low and high and low in table and high in table)
+    series = _unique(dict.fromkeys(table[colour])) if colour else [str(value)]
+    rows = [{"group": str(r[group]), "series": str(r[colour]) if colour else str(value), "value": float(r[value]),
+             **({"low": float(r[low]), "high": float(r[high])} if whiskers else {})} for _, r in table.iterrows()]
+    groups = [str(g) for g in dict.fromkeys(table[group])]
+    base = alt.Chart(_data(rows)).encode(
+        x=alt.X("group:N", sort=groups, title=None, axis=alt.Axis(labelAngle=-30)),
+        xOffset=alt.XOffset("series:N", sort=series))
+    bars = base.mark_bar().encode(
+        y=alt.Y("value:Q", title=str(value)),
+        color=alt.Color("series:N", scale=_palette(series), legend=_top_legend() if colour else None),
+        tooltip=[alt.Tooltip("group:N", title=group), alt.Tooltip("series:N"),
+                 alt.Tooltip("value:Q", format=".3f", title=str(value))]
+        + ([alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")] if whiskers else []))
+    layers = [bars] + ([base.mark_rule(color=ZERO_LINE).encode(y="low:Q", y2="high:Q")] if whiskers else [])
+    return _finish(alt.layer(*layers).properties(height=280), title)
 
 
 def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None, high: str | None = None,
-                group: str = "metric", log_x: bool = False, title: str | None = None) -> go.Figure:
+                group: str = "metric", log_x: bool = False, title: str | None = None) -> Figure:
     """One line per metric of ``value`` against ``x`` (a study sweep), with a shaded interval when given."""
-    fig = go.Figure()
-    for i, (key, part) in enumerate(table.groupby(group, sort=False)):
-        part = part.sort_values(x)
-        colour = OKABE_ITO[i % len(OKABE_ITO)]
-        if low and high and low in part and high in part:
-            fig.add_trace(go.Scatter(x=list(part[x]) + list(part[x])[::-1],
-                                     y=list(part[high]) + list(part[low])[::-1], fill="toself", opacity=0.15,
-                                     line=dict(width=0), fillcolor=colour, hoverinfo="skip", showlegend=False))
-        fig.add_trace(go.Scatter(x=part[x], y=part[value], mode="lines+markers", name=plain(key),
-                                 line=dict(color=colour)))
-    fig.update_layout(xaxis_title=plain(x.replace("_", " ")), yaxis_title=plain(value),
-                      legend=dict(orientation="h", y=1.12))
-    if log_x:
-        fig.update_xaxes(type="log")
-    return _layout(fig, 340, title)
+    band = bool(low and high and low in table and high in table)
+    series = [str(s) for s in dict.fromkeys(table[group])]
+    rows = [{"x": float(r[x]), "value": float(r[value]), "series": str(r[group]),
+             **({"low": float(r[low]), "high": float(r[high])} if band else {})}
+            for _, r in table.sort_values(x).iterrows()]
+    axis = alt.X("x:Q", title=x.replace("_", " "), scale=alt.Scale(type="log") if log_x else alt.Undefined)
+    return _finish(_lines(rows, axis, str(value), series, band).properties(height=280), title)
 
 
 # Playground cells: the verdict picks the hue (Okabe-Ito blue for pass, vermillion for fail: told apart by
 # red-green colour-blind readers too), the size of the score change its depth. A change's sign says nothing
 # by itself (TER's errors rise when BLEU's matches fall), so it must not pick the colour.
-VERDICT_SCALE = [[0.0, FAIL_COLOUR], [0.5, "#fbe3d3"], [0.5, "#dbe9f6"], [1.0, PASS_COLOUR]]
+VERDICT_SCALE = [(-1.0, FAIL_COLOUR), (-1e-9, "#fbe3d3"), (1e-9, "#dbe9f6"), (1.0, PASS_COLOUR)]
 VERDICT_FLOOR = 0.25  # the palest a cell gets: an unchanged score still shows its verdict's hue
 
 
@@ -278,7 +386,7 @@ def verdict_shade(passed: bool, change: float) -> float:
     return (1.0 if passed else -1.0) * (VERDICT_FLOOR + (1.0 - VERDICT_FLOOR) * size)
 
 
-def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figure:
+def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> Figure:
     """Playground: which metrics notice each corruption of the candidate, and how much their scores move.
 
     Args:
@@ -288,50 +396,59 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> go.Figur
       100 * (s_corr - s_orig) / |s_orig| (%, as the metric reports it) second; each cell reads its change
       and pass or FAIL.
     """
-    metrics = list(dict.fromkeys(verdicts["metric"]))
-    corruptions = list(dict.fromkeys(verdicts["corruption"]))
-    z = np.full((len(metrics), len(corruptions)), np.nan)
-    text = np.full(z.shape, "", dtype=object)
+    metrics = _unique(dict.fromkeys(verdicts["metric"]))
+    corruptions = _unique(dict.fromkeys(verdicts["corruption"]))
+    rows = []
     for row in verdicts.itertuples(index=False):
-        i, j = metrics.index(row.metric), corruptions.index(row.corruption)
         change = 100.0 * (row.s_corr - row.s_orig) / abs(row.s_orig) if row.s_orig else np.nan
-        z[i, j] = verdict_shade(bool(row.passed), change)
+        shade = verdict_shade(bool(row.passed), change)
         shown = "n/a" if np.isnan(change) else f"{change:+.0f}%"
-        text[i, j] = f"{shown} {'pass' if row.passed else 'FAIL'}"
-    fig = go.Figure(go.Heatmap(
-        z=z, x=_plain_all(corruptions), y=_plain_all(metrics), zmin=-1, zmax=1, colorscale=VERDICT_SCALE,
-        text=text, texttemplate="%{text}", textfont=dict(size=11), xgap=2, ygap=2,
-        hovertemplate="%{y} · %{x}: score change %{text}<extra></extra>",
-        colorbar=dict(title=dict(text="verdict; depth: size of the change"), thickness=12,
-                      tickvals=[-0.6, 0.6], ticktext=["FAIL", "pass"])))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(tickangle=-30)
-    return _layout(fig, max(320, 30 * len(metrics) + 200), title)
+        rows.append({"x": str(row.corruption), "y": str(row.metric), "shade": shade,
+                     "change": f"{shown} {'pass' if row.passed else 'FAIL'}",
+                     "ink": LIGHT_INK if abs(shade) > 0.6 else DARK_INK})
+    domain, colours = zip(*VERDICT_SCALE)
+    legend = alt.Legend(title="verdict; depth: size of the change", values=[-0.6, 0.6], gradientLength=120,
+                        labelExpr="datum.value < 0 ? 'FAIL' : 'pass'")
+    chart = _matrix_chart(rows, corruptions, metrics,
+                          alt.Color("shade:Q", scale=alt.Scale(domain=list(domain), range=list(colours),
+                                                               interpolate="rgb"), legend=legend),
+                          alt.Text("change:N"),
+                          [alt.Tooltip("y:N", title="metric"), alt.Tooltip("x:N", title="corruption"),
+                           alt.Tooltip("change:N", title="score change")])
+    return _finish(chart.properties(height=alt.Step(30)), title)
 
 
-def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: str = "") -> go.Figure:
-    """Pass rate (with its 95% interval) and mean score drop against a corruption's strength, one line per metric
-    (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=["pass rate (%)", "mean score drop (original − corruption, better-signed)"])
-    for i, (metric, part) in enumerate(curve.groupby("metric", sort=False)):
-        part = part.sort_values("strength")
+def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: str = "") -> Figure:
+    """Pass rate (with its 95% interval) above mean score drop, against a corruption's strength, one line per
+    metric (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
+    rows, series = [], []
+    interval = "pass_ci_low" in curve.columns
+    for metric, part in curve.groupby("metric", sort=False):
         flagged = part["monotone"].iloc[0] != "yes"
-        style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], dash="dash" if flagged else "solid")
-        name = f"{metric} (not monotone)" if flagged else str(metric)
+        series.append(f"{metric} (not monotone)" if flagged else str(metric))
+        for r in part.sort_values("strength").itertuples(index=False):
+            rows.append({"series": series[-1], "strength": float(r.strength), "flagged": flagged,
+                         "pass_rate": float(r.pass_rate), "mean_drop": float(r.mean_drop),
+                         **({"low": float(r.pass_ci_low), "high": float(r.pass_ci_high)} if interval else {})})
+    x = alt.X("strength:Q", title=f"strength{f' ({strength_unit})' if strength_unit else ''}",
+              axis=alt.Axis(tickMinStep=1, format="d"), scale=alt.Scale(zero=False, nice=False, padding=12))
+    colour = alt.Color("series:N", scale=_palette(series), legend=_top_legend())
+    dash = alt.StrokeDash("flagged:N", scale=alt.Scale(domain=[False, True], range=[[1, 0], [6, 4]]), legend=None)
+    base = alt.Chart(_data(rows)).encode(x=x, color=colour)
+
+    def panel(column: str, title: str, y_scale=alt.Undefined) -> alt.LayerChart:
+        line = base.mark_line(point=True).encode(
+            y=alt.Y(f"{column}:Q", title=None, scale=y_scale), strokeDash=dash,
+            tooltip=[alt.Tooltip("series:N", title="metric"), alt.Tooltip("strength:Q"),
+                     alt.Tooltip(f"{column}:Q", format=".3f", title=column.replace("_", " "))])
         # The pass rate's 95% Wilson interval as error bars: a fall within them is noise, not flagged.
-        interval = (dict(type="data", symmetric=False, array=part["pass_ci_high"] - part["pass_rate"],
-                         arrayminus=part["pass_rate"] - part["pass_ci_low"], color=style["color"], thickness=1)
-                    if "pass_ci_low" in part.columns else None)
-        for col, column in ((1, "pass_rate"), (2, "mean_drop")):
-            fig.add_trace(go.Scatter(x=part["strength"], y=part[column], mode="lines+markers", name=name,
-                                     error_y=interval if col == 1 else None,
-                                     legendgroup=str(metric), showlegend=col == 1, line=style,
-                                     hovertemplate=f"{metric}<br>strength %{{x}}<br>{column.replace('_', ' ')} "
-                                                   "%{y:.3f}<extra></extra>"), row=1, col=col)
-    fig.update_xaxes(title_text=f"strength{f' ({strength_unit})' if strength_unit else ''}", dtick=1)
-    fig.update_yaxes(range=[0, 100], row=1, col=1)
-    return _layout(fig, 420, f"{corruption_label}: how the metrics react as the corruption gets stronger")
+        whiskers = [base.mark_rule().encode(y="low:Q", y2="high:Q")] if column == "pass_rate" and interval else []
+        return alt.layer(*whiskers, line, title=alt.TitleParams(title, anchor="start", fontSize=13)).properties(
+            height=200)
+
+    chart = alt.vconcat(panel("pass_rate", "pass rate (%)", alt.Scale(domain=[0, 100])),
+                        panel("mean_drop", "mean score drop (original − corruption, better-signed)"), spacing=24)
+    return _finish(chart, f"{corruption_label}: how the metrics react as the corruption gets stronger")
 
 
 def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
@@ -356,39 +473,44 @@ AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", PASS_COLOUR, FA
 
 
 def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
-                     title: str | None = None) -> go.Figure:
+                     title: str | None = None) -> Figure:
     """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
-    outcomes, and the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
+    outcomes above the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
     coloured by which metric alone gets it right."""
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.35, 0.65], horizontal_spacing=0.12,
-                        subplot_titles=["paired outcomes (trials)", "margins (positive = right)"])
     cells = contingency.to_numpy()
+    row_labels, column_labels = _unique(contingency.index), _unique(contingency.columns)
     # rows: metric passes / fails; columns: other passes / fails. b (only metric) is [0, 1], c is [1, 0].
     colours = [[AGREE_COLOUR, ONLY_FIRST_COLOUR], [ONLY_SECOND_COLOUR, AGREE_COLOUR]]
-    for i, row_label in enumerate(contingency.index):
-        for j, column_label in enumerate(contingency.columns):
-            fig.add_trace(go.Bar(x=[plain(column_label)], y=[1], base=[i], width=0.95, showlegend=False,
-                                 marker_color=colours[i][j], text=[f"{cells[i, j]}"], textposition="inside",
-                                 insidetextanchor="middle", textfont=dict(size=18, color="white"),
-                                 hovertemplate=f"{plain(row_label)}, {plain(column_label)}: {cells[i, j]}"
-                                               "<extra></extra>"), row=1, col=1)
-    fig.update_yaxes(tickvals=[0.5, 1.5], ticktext=_plain_all(contingency.index), range=[2, 0], row=1, col=1)
+    table_rows = [{"x": column_labels[j], "y": row_labels[i], "trials": int(cells[i, j]), "fill": colours[i][j],
+                   "ink": LIGHT_INK} for i in range(len(row_labels)) for j in range(len(column_labels))]
+    table = _matrix_chart(table_rows, column_labels, row_labels, alt.Color("fill:N", scale=None),
+                          alt.Text("trials:Q"), [alt.Tooltip("y:N", title=str(metric)),
+                                                 alt.Tooltip("x:N", title=str(other)), alt.Tooltip("trials:Q")],
+                          size=18).properties(height=alt.Step(44),
+                                              title=alt.TitleParams("paired outcomes (trials)", anchor="start"))
     a = joined["margin"].to_numpy(dtype=float)
     b = joined["vs_margin"].to_numpy(dtype=float)
     x_low, x_high, _ = margin_axis(a)
     y_low, y_high, _ = margin_axis(b)
-    first, second = joined["passed"].astype(bool), joined["vs_passed"].astype(bool)
-    for mask, colour, name in ((first == second, AGREE_COLOUR, "both agree"),
-                               (first & ~second, ONLY_FIRST_COLOUR, f"only {metric} right"),
-                               (~first & second, ONLY_SECOND_COLOUR, f"only {other} right")):
-        fig.add_trace(go.Scatter(x=np.clip(a[mask.to_numpy()], x_low, x_high), y=np.clip(b[mask.to_numpy()],
-                                 y_low, y_high), mode="markers", name=plain(f"{name} ({int(mask.sum())})"),
-                                 marker=dict(color=colour, size=6, opacity=0.75),
-                                 text=_plain_all(joined.loc[mask, "trial"]),
-                                 hovertemplate="%{text}<br>%{x:.4g} / %{y:.4g}<extra></extra>"), row=1, col=2)
-    fig.add_vline(x=0, line_dash="dash", line_color="#374151", row=1, col=2)
-    fig.add_hline(y=0, line_dash="dash", line_color="#374151", row=1, col=2)
-    fig.update_xaxes(title_text=plain(f"margin, {metric}"), row=1, col=2)
-    fig.update_yaxes(title_text=plain(f"margin, {other}"), row=1, col=2)
-    fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.2))
-    return _layout(fig, 380, title)
+    first, second = joined["passed"].astype(bool).to_numpy(), joined["vs_passed"].astype(bool).to_numpy()
+    groups = ((first == second, "both agree", AGREE_COLOUR),
+              (first & ~second, f"only {metric} right", ONLY_FIRST_COLOUR),
+              (~first & second, f"only {other} right", ONLY_SECOND_COLOUR))
+    names = _unique(f"{name} ({int(mask.sum())})" for mask, name, _ in groups)
+    which = np.select([mask for mask, _, _ in groups], names, default=names[0])
+    points = [{"trial": str(t), "a": float(np.clip(x, x_low, x_high)), "b": float(np.clip(y, y_low, y_high)),
+               "which": w, "margin": float(x), "other_margin": float(y)}
+              for t, x, y, w in zip(joined["trial"], a, b, which) if np.isfinite(x) and np.isfinite(y)]
+    scatter = alt.Chart(_data(points)).mark_circle(size=36, opacity=0.75).encode(
+        x=alt.X("a:Q", title=f"margin, {metric}", scale=alt.Scale(domain=[x_low, x_high])),
+        y=alt.Y("b:Q", title=f"margin, {other}", scale=alt.Scale(domain=[y_low, y_high])),
+        color=alt.Color("which:N", scale=alt.Scale(domain=names, range=[c for _, _, c in groups]),
+                        legend=_top_legend()),
+        tooltip=[alt.Tooltip("trial:N"), alt.Tooltip("margin:Q", format=".4g", title=f"margin, {metric}"),
+                 alt.Tooltip("other_margin:Q", format=".4g", title=f"margin, {other}")])
+    zero = _data([{"zero": 0.0}])
+    rules = [alt.Chart(zero).mark_rule(strokeDash=[5, 4], color=ZERO_LINE).encode(**{axis: "zero:Q"})
+             for axis in ("x", "y")]
+    margins = alt.layer(scatter, *rules).properties(
+        height=260, title=alt.TitleParams("margins (positive = right)", anchor="start"))
+    return _finish(alt.vconcat(table, margins, spacing=24).resolve_scale(color="independent"), title)

@@ -1,12 +1,12 @@
 """The accuracy grid as one HTML table: what the Run page draws first. No Streamlit here (testable alone).
 
-A plotly heatmap of the full grid (17 metrics x 10 corruption types x 3 reference counts) costs a browser
-the 4.7 MB plotly bundle and one SVG cell, label and hover marker per cell; on a loaded machine that was
-most of the time to the first grid. A table of coloured links is drawn as soon as it arrives and shows the
+A chart of the full grid (17 metrics x 10 corruption types x 3 reference counts) costs a browser a chart
+library and one SVG cell, label and hover marker per cell; on a loaded machine that was most of the time to
+the first grid. A table of coloured links is drawn as soon as it arrives and shows the
 same: each cell's accuracy as text and colour (the heatmap's red-yellow-blue scale, fixed to 0-100 %),
 passed/n, the 95% Wilson interval and the tie rate on hover (the cell's ``title``), and a link that opens
-its drill-down — an ordinary address, so it can also be copied or opened in a new tab. The plotly figure
-is still offered as a download (:func:`muttlab.dashboard.charts.accuracy_heatmap`).
+its drill-down — an ordinary address, so it can also be copied or opened in a new tab. The chart is still
+offered as a download (:func:`muttlab.dashboard.charts.accuracy_heatmap`).
 
 Every name in the table (metric names can come from a user's metric plug-in) is HTML-escaped.
 """
@@ -17,10 +17,9 @@ from typing import Mapping, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
-from plotly.colors import sample_colorscale
 
 from muttlab.corruptions import catalog
-from muttlab.dashboard.charts import ACCURACY_SCALE, _percent
+from muttlab.dashboard.charts import ACCURACY_SCALE, _percent, ink_on, scale_colours
 from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
 
 # Widths that keep every label and number readable at any window width: a corruption type's label is set
@@ -57,18 +56,9 @@ OTHER_FAMILY = "other"
 
 
 def cell_colours(accuracies: Sequence[float]) -> list[tuple[str, str]]:
-    """Per accuracy (%): the background (the heatmap's colour scale there) and a text colour readable on it.
-
-    One ``sample_colorscale`` call for all of them: each call resolves the scale's name by inspecting
-    plotly's colour modules (~10 ms), which for a full grid's 630 cells was most of the page script's time.
-    """
-    points = [min(100.0, max(0.0, float(a))) / 100.0 for a in accuracies]
-    out = []
-    for rgb in sample_colorscale(ACCURACY_SCALE, points) if points else []:
-        r, g, b = (float(v) for v in rgb[rgb.index("(") + 1:-1].split(","))
-        luminance = (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
-        out.append((rgb, "#111827" if luminance > 0.55 else "#ffffff"))
-    return out
+    """Per accuracy (%): the background (the heatmap chart's colour there) and a text colour readable on it."""
+    backgrounds = scale_colours(ACCURACY_SCALE, [float(a) / 100.0 for a in accuracies])
+    return [(bg, ink_on(bg)) for bg in backgrounds]
 
 
 def family_of(corruption: str) -> str:

@@ -1,6 +1,6 @@
 """What the accuracy grid's colours and marks mean, as one HTML block drawn under the grid. No Streamlit here.
 
-The cells keep the heatmap's red-yellow-blue scale (the downloadable plotly figure uses it too), whose ends a
+The cells keep the heatmap's red-yellow-blue scale (the downloadable chart uses it too), whose ends a
 red-green colour-blind reader tells apart; the legend names both ends and the middle in words and every cell
 also prints its number, so the colour is never the only carrier of the value.
 """

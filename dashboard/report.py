@@ -1,4 +1,4 @@
-"""A one-file HTML report of a dashboard view, plotly embedded (it opens offline), built without Streamlit.
+"""A one-file HTML report of a dashboard view, its charts drawn offline (Vega inlined), built without Streamlit.
 
 The view is what the dashboard's "Link to this view" gives: ``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5``
 or just its query string (``page=drilldown&...``). ``muttlab report --view ... --output report.html`` and the
@@ -15,7 +15,6 @@ import html
 from typing import Callable
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from muttlab import api
 from muttlab.corruptions import catalog
@@ -60,7 +59,7 @@ def _table_html(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, escape=True, border=0, classes="grid", float_format=lambda v: f"{v:.4g}")
 
 
-def _run_section(settings: Settings, view: View) -> tuple[str, list[go.Figure], str]:
+def _run_section(settings: Settings, view: View) -> tuple[str, list[charts.Figure], str]:
     metrics, corruptions = (([] if view.values(k) == ["all"] else view.values(k)) for k in ("metrics", "corruptions"))
     refs = [int(k) for k in view.values("refs")]
     if view.value("run") == "1":
@@ -136,7 +135,7 @@ def _trials_html(shown: pd.DataFrame, other: str | None) -> str:
 
 
 def _drilldown_section(settings: Settings, view: View,
-                       held: Callable[[str], object] | None) -> tuple[str, list[go.Figure], str]:
+                       held: Callable[[str], object] | None) -> tuple[str, list[charts.Figure], str]:
     """The Drill-down page's view: its counts, the comparison of ``vs=``, and the trials it lists (``show=``,
     ``q=``), in its order, every number written by the page's own functions."""
     metric, corruption = view.value("metric"), view.value("corruption")
@@ -175,7 +174,7 @@ def _drilldown_section(settings: Settings, view: View,
 
 
 def build_report(settings: Settings, view_text: str, held: Callable[[str], object] | None = None) -> str:
-    """The HTML document of the view (plotly.js embedded once, every figure interactive offline).
+    """The HTML document of the view (Vega inlined once, every chart drawn and interactive offline).
 
     ``held`` gives what only a dashboard server holds for a link's ``suite=``: an upload's (bytes, name) for
     ``upload:<sha256>``, the suite for ``mine:<id>``; without it (the command line) such a view is an error.
@@ -188,14 +187,11 @@ def build_report(settings: Settings, view_text: str, held: Callable[[str], objec
         head, figures, table = _run_section(settings, view)
     else:
         head, figures, table = _drilldown_section(settings, view, held)
-    plots = [charts.offline_html(fig, full_html=False) if i == 0 else fig.to_html(include_plotlyjs=False,
-                                                                                   full_html=False)
-             for i, fig in enumerate(figures)]
     footer = "<br>".join(html.escape(line) for line in facts.collect().lines())
     style = ("body{font-family:sans-serif;margin:2em;color:#111} table.grid{border-collapse:collapse;font-size:13px}"
              " table.grid td,table.grid th{border:1px solid #ddd;padding:3px 6px} footer{color:#555;font-size:12px;"
              "margin-top:2em}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MUTT Lab report: {html.escape(view.page)}"
             f"</title><style>{style}</style></head><body><h1>MUTT Lab report</h1>"
-            f"<p>View: <code>{html.escape(view.query())}</code></p>{head}{''.join(plots)}{table}"
+            f"<p>View: <code>{html.escape(view.query())}</code></p>{head}{charts.embed_html(figures)}{table}"
             f"<footer>{footer}</footer></body></html>")

@@ -15,7 +15,6 @@ from typing import Callable, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from muttlab.dashboard import charts, services
@@ -132,23 +131,17 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
-def chart(fig: go.Figure, name: str, key: str, on_select: str = "ignore", **kwargs):
-    """``st.plotly_chart`` with a PNG button in the modebar and an HTML download below.
-
-    Returns:
-      the selection state when ``on_select="rerun"``, else None.
-    """
-    state = st.plotly_chart(fig, key=key, on_select=on_select, config=charts.download_config(_slug(name)),
-                            **kwargs)
+def chart(fig: charts.Figure, name: str, key: str) -> None:
+    """``st.altair_chart`` across the column (its toolbar saves a PNG), with an HTML download below."""
+    st.altair_chart(fig, key=key, width="stretch")
     chart_download(lambda: fig, name, key)
-    return state if on_select != "ignore" else None
 
 
-def chart_download(make_figure: Callable[[], go.Figure], name: str, key: str) -> None:
-    """"Download chart (HTML)": the figure ``make_figure()`` as a standalone page with plotly.js embedded,
-    built only when clicked."""
+def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
+    """"Download chart (HTML)": the chart ``make_figure()`` as a standalone page that draws it offline (Vega
+    inlined), built only when clicked."""
     st.download_button("Download chart (HTML)",
-                       lambda: charts.offline_html(make_figure()).encode("utf-8"),
+                       lambda: charts.offline_html(make_figure(), name).encode("utf-8"),
                        file_name=f"{_slug(name)}.html", mime="text/html", key=f"{key}-html",
                        icon=":material/bar_chart:", on_click="ignore")
 

@@ -214,7 +214,7 @@ def _cancel() -> None:
 
 def _grid(body: str, cells: pd.DataFrame, labels: dict[str, str], metrics, corruptions, name: str, key: str) -> None:
     """The grid as one HTML table of links (``body``, from :mod:`muttlab.dashboard.grid_table`), then its CSV and
-    the plotly heatmap as downloads, both written only when clicked."""
+    the heatmap chart as downloads, both written only when clicked."""
     st.html(body)
     _first_paint_pause()
     left, right = st.columns(2)

@@ -1,4 +1,4 @@
-"""``muttlab report``: a one-file HTML report of a dashboard view (plotly embedded; opens offline)."""
+"""``muttlab report``: a one-file HTML report of a dashboard view (charts drawn by Vega inlined; opens offline)."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +20,7 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
         "report", parents=[common], help=summary("report"),
         description="Write the view of a dashboard link (Run or Drill-down) as one HTML file with its charts "
-                    "(plotly embedded, no internet needed) and tables.")
+                    "(Vega inlined, no internet needed) and tables.")
     parser.add_argument("--view", required=True, metavar="LINK",
                         help="the dashboard link or its query string, e.g. "
                              "'/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5'")

@@ -1,6 +1,8 @@
 """Names a user controls (a metric from their metric path, a corruption from an uploaded suite, a pair key) are
-drawn by plotly as characters, never as its subset of HTML: in every chart, in titles, tick labels, legend
-entries, hover text and subplot titles. Checked in the figure's JSON, and in real Chromium with plotly.js."""
+drawn as characters, never as markup, in every chart: titles, tick labels, legend entries and tooltips. Vega
+draws text as text, so the names travel unchanged, but only as data values and titles: never as a field name
+(which Vega reads as a path) or inside an expression. Checked in the specs, and in real Chromium with Vega
+inlined as a download and a report inline it, where a name that closes the page's script must stay text too."""
 from __future__ import annotations
 
 import json
@@ -13,7 +15,8 @@ from tests.dashboard.conftest import browser  # noqa: F401 (the shared Chromium 
 
 LINK = '<a href="http://127.0.0.1:9/a">x</a>'
 IMAGE = '<img src="http://127.0.0.1:9/i.png">'
-METRIC = f"my-metric{LINK}"
+SCRIPT = "</script><script>window.pwned = 1</script>"
+METRIC = f"my-metric{LINK}{SCRIPT}"
 CORRUPTION = f"upload{IMAGE}"
 
 
@@ -43,65 +46,58 @@ def figures():
     }
 
 
-def drawn_strings(node, path=""):
-    """Every string of a figure's JSON with its path, except ``customdata`` (handed back on a click, never drawn)."""
+def strings(node, path=""):
+    """Every string of a spec with its path."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if key != "customdata":
-                yield from drawn_strings(value, f"{path}.{key}")
+            yield from strings(value, f"{path}.{key}")
     elif isinstance(node, (list, tuple)):
         for i, value in enumerate(node):
-            yield from drawn_strings(value, f"{path}[{i}]")
-    elif hasattr(node, "tolist"):
-        yield from drawn_strings(node.tolist(), path)
+            yield from strings(value, f"{path}[{i}]")
     elif isinstance(node, str):
         yield path, node
 
 
+# Where Vega reads a string as a path or as code rather than as text to draw.
+READ_AS_CODE = (".field", ".expr", ".labelExpr", ".test", ".calculate", ".filter")
+
+
 @pytest.mark.parametrize("name", list(figures()))
-def test_no_user_markup_reaches_a_figure(name):
-    fig = figures()[name]
-    strings = list(drawn_strings(fig.to_plotly_json()))
-    leaks = [(p, s) for p, s in strings if "<a " in s or "<img" in s]
-    assert not leaks, leaks
-    # The names are still there, as entities plotly turns back into the characters.
-    assert any("&lt;a href=" in s or "&lt;img src=" in s for _, s in strings), name
-
-
-def test_heatmap_cells_still_carry_the_raw_metric_and_corruption():
-    fig = figures()["accuracy_heatmap"]
-    cells = [tuple(c) for trace in fig.data if trace.customdata is not None for c in trace.customdata]
-    assert (METRIC, CORRUPTION, 5) in cells
-
-
-def test_plain_round_trips_through_entities():
-    import html
-
-    for text in (LINK, IMAGE, "R&D <b>bold</b> &amp; 'q' \"dq\"", "&lt;already escaped&gt;"):
-        assert html.unescape(charts.plain(text)) == text
-        assert "<" not in charts.plain(text)
+def test_names_are_data_never_fields_or_expressions(name):
+    spec = charts.spec(figures()[name])
+    found = list(strings(spec))
+    code = [(p, s) for p, s in found if p.endswith(READ_AS_CODE) or ".field." in p]
+    assert not [(p, s) for p, s in code if any(part in s for part in ("my-metric", "upload", "href", "<img"))], code
+    # The names are there unchanged, to be drawn as the characters they are.
+    assert any(LINK in s or IMAGE in s for _, s in found), name
 
 
 @pytest.mark.browser
-def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path, browser):
-    """plotly.js itself: no link or image element, no request to the injected addresses, the text visible."""
+def test_vega_draws_the_names_as_characters_in_chromium(tmp_path, browser):
+    """Vega itself, inlined as a report inlines it: no link or image element, no request to the injected
+    addresses, no script run from a name, the text visible and in the tooltip as text."""
     figs = figures()
     page_file = tmp_path / "charts.html"
-    parts = [charts.offline_html(fig, full_html=False) if i == 0 else fig.to_html(include_plotlyjs=False,
-                                                                                   full_html=False)
-             for i, fig in enumerate(figs.values())]
-    page_file.write_text("<html><body>" + "".join(parts) + "</body></html>", encoding="utf-8")
+    page_file.write_text("<html><body>" + charts.embed_html(list(figs.values())) + "</body></html>",
+                         encoding="utf-8")
     requested: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     page.on("request", lambda request: requested.append(request.url))
     page.goto(page_file.as_uri())
-    page.wait_for_function("document.querySelectorAll('.main-svg').length >= %d" % (2 * len(figs)),
+    page.wait_for_function("document.querySelectorAll('.mutt-chart svg.marks').length >= %d" % len(figs),
                            timeout=60_000)
-    assert page.locator("svg a").count() == 0
-    # Heatmaps are drawn as <image> with a data: URL of their own; none may point at the injected address.
-    assert page.locator("img[src*='127.0.0.1:9'], svg image[href*='127.0.0.1:9']").count() == 0
-    text = page.evaluate("Array.from(document.querySelectorAll('svg text')).map(t => t.textContent)")
+    assert page.evaluate("window.pwned") is None
+    assert page.locator(".mutt-chart svg a, .mutt-chart img").count() == 0
+    assert page.locator("svg image[href*='127.0.0.1:9']").count() == 0
+    text = page.evaluate("Array.from(document.querySelectorAll('.mutt-chart svg text')).map(t => t.textContent)")
     drawn = json.dumps(text)
     assert METRIC in text and any(CORRUPTION in t for t in text), drawn[:2000]
     assert any(IMAGE in t for t in text if t.startswith("label")), drawn[:2000]
+    # A cell's tooltip (vega-tooltip writes HTML) shows the names as text.
+    page.locator("#mutt-chart-0 g.mark-text.role-mark text").first.hover()  # the number over the cell
+    tooltip = page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible", timeout=10_000)
+    assert METRIC in tooltip.inner_text()
+    assert tooltip.locator("a, img, script").count() == 0
     assert not [url for url in requested if "127.0.0.1:9" in url]
+    assert page.evaluate("window.pwned") is None

@@ -104,3 +104,22 @@ def grid_cells(at: AppTest) -> list[tuple[str, str, int]]:
     links = re.findall(r'href="drilldown\?([^"]+)"', grid_html(at))
     cells = [parse_qs(html.unescape(link)) for link in links]
     return [(c["metric"][0], c["corruption"][0], int(c["refs"][0])) for c in cells]
+
+
+def charts_drawn(at: AppTest) -> list[tuple[dict, dict]]:
+    """Each chart on the page: its Vega-Lite spec and the rows of its datasets by name (Streamlit sends a chart's
+    inline data beside the spec, as Arrow)."""
+    import json
+
+    import pyarrow as pa
+
+    out = []
+    for element in at.get("vega_lite_chart"):
+        datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
+        out.append((json.loads(element.proto.spec), datasets))
+    return out
+
+
+def chart_title(spec: dict) -> str:
+    title = spec.get("title", "")
+    return title.get("text", "") if isinstance(title, dict) else title

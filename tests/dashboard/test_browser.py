@@ -33,6 +33,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = REPO / "test-artifacts"
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 EXCEPTION = '[data-testid="stException"]'
+# A Vega-Lite chart's title, and a line of its, as Vega draws them into the chart's SVG.
+CHART_TITLE = '[data-testid="stVegaLiteChart"] .role-title-text'
+CHART_LINE = '[data-testid="stVegaLiteChart"] .mark-line path'
 
 
 def _free_port() -> int:

@@ -1,9 +1,8 @@
-"""Figures from result frames, without Streamlit."""
+"""Charts (Vega-Lite specs) from result frames, without Streamlit."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from muttlab.dashboard import charts
 from muttlab.engine.accuracy import accuracy_table
@@ -23,91 +22,131 @@ def _results() -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _values(spec: dict) -> list[dict]:
+    """Every data row of a spec (Altair gathers each chart's inline rows under the top level's ``datasets``)."""
+    return [row for rows in spec.get("datasets", {}).values() for row in rows]
+
+
+def _encodings(spec: dict) -> list[dict]:
+    out = [spec["encoding"]] if "encoding" in spec else []
+    for key in ("layer", "vconcat", "hconcat"):
+        for part in spec.get(key, []):
+            out += _encodings(part)
+    return out + (_encodings(spec["spec"]) if "spec" in spec else [])
+
+
 def test_heatmap_has_one_panel_per_ref_count_with_the_accuracies():
     acc = accuracy_table(_results())
-    fig = charts.accuracy_heatmap(acc, {"neg_subj": "Negated Subject", "passive": "Active-to-Passive"})
-    heatmaps = [t for t in fig.data if isinstance(t, go.Heatmap)]
-    assert len(heatmaps) == 2
-    five, ten = heatmaps
-    assert list(five.x) == ["Negated Subject", "Active-to-Passive"]
-    assert list(five.y) == ["BLEU-4", "ROUGE-L"]
-    assert np.asarray(five.z)[0].tolist() == [75.0, 50.0]
-    assert np.asarray(ten.z)[0].tolist() == [100.0, 25.0]
-    assert np.isnan(np.asarray(five.z)[1][1])  # ROUGE-L x passive was not run
-    assert (five.zmin, five.zmax) == (0, 100)
-    assert [a.text for a in fig.layout.annotations] == ["5 references", "10 references"]
+    spec = charts.spec(charts.accuracy_heatmap(acc, {"neg_subj": "Negated Subject", "passive": "Active-to-Passive"}))
+    assert spec["facet"]["column"]["sort"] == ["5 references", "10 references"]
+    cells = {(r["metric"], r["type"], r["refs"]): r["accuracy"] for r in _values(spec)}
+    assert cells == {("BLEU-4", "Negated Subject", "5 references"): 75.0,
+                     ("BLEU-4", "Active-to-Passive", "5 references"): 50.0,
+                     ("ROUGE-L", "Negated Subject", "5 references"): 25.0,
+                     ("BLEU-4", "Negated Subject", "10 references"): 100.0,
+                     ("BLEU-4", "Active-to-Passive", "10 references"): 25.0,
+                     ("ROUGE-L", "Negated Subject", "10 references"): 50.0}  # ROUGE-L x passive was not run
+    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "accuracy")
+    assert colour["scale"]["domain"][0] == 0 and colour["scale"]["domain"][-1] == 100
+    x = next(e["x"] for e in _encodings(spec) if "x" in e)
+    assert x["sort"] == ["Negated Subject", "Active-to-Passive"]
 
 
-def test_heatmap_points_name_their_cell_and_show_counts_and_interval():
+def test_heatmap_cells_show_counts_and_interval_on_hover():
     acc = accuracy_table(_results())
-    fig = charts.accuracy_heatmap(acc)
-    points = [t for t in fig.data if isinstance(t, go.Scatter)]
-    assert len(points) == 2
-    custom = [list(c) for c in points[0].customdata]
-    assert ["BLEU-4", "neg_subj", 5] in custom and ["ROUGE-L", "passive", 5] not in custom
-    hover = points[0].text[custom.index(["BLEU-4", "neg_subj", 5])]
+    spec = charts.spec(charts.accuracy_heatmap(acc))
+    row = next(r for r in _values(spec)
+               if (r["metric"], r["type"], r["refs"]) == ("BLEU-4", "neg_subj", "5 references"))
     low, high = acc.loc[(acc["metric"] == "BLEU-4") & (acc["corruption"] == "neg_subj") & (acc["refs"] == 5),
                         ["ci_low", "ci_high"]].iloc[0]
-    assert "(3/4)" in hover and f"{low:.1f}–{high:.1f}%" in hover
+    assert row["trials"] == "3/4" and row["interval"] == f"{low:.1f}–{high:.1f}%"
+    tooltip = next(e["tooltip"] for e in _encodings(spec) if "tooltip" in e)
+    assert {t["field"] for t in tooltip} >= {"trials", "interval", "accuracy"}
+
+
+def _counts(spec: dict) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for row in _values(spec):
+        if "outcome" in row:
+            out[row["outcome"]] = out.get(row["outcome"], 0) + row["trials"]
+    return out
+
+
+def _x_title(spec: dict) -> str:
+    return next(e["x"]["title"] for e in _encodings(spec) if e.get("x", {}).get("field") == "left")
 
 
 def test_margin_histogram_splits_passes_and_fails():
     margins = [-0.2, -0.1] + [0.01 * i for i in range(1, 49)]
     cell = pd.DataFrame({"margin": margins, "passed": [m > 0 for m in margins]})
-    fig = charts.margin_histogram(cell)
-    assert [t.name for t in fig.data] == ["fails (2)", "passes (48)"]
-    assert len(fig.data[0].x) == 2 and len(fig.data[1].x) == 48
-    assert "beyond the axis" not in fig.layout.xaxis.title.text
+    spec = charts.spec(charts.margin_histogram(cell))
+    assert _counts(spec) == {"fails (2)": 2, "passes (48)": 48}
+    assert all(row["right"] <= 0 for row in _values(spec) if row.get("outcome") == "fails (2)")
+    assert "beyond the axis" not in _x_title(spec)
 
 
 def test_margin_histogram_keeps_outliers_from_flattening_the_axis():
     # A difference-rule margin over a near-zero original score: tolerance - |delta| / 1e-9.
     margins = [0.15 - 0.5 / 1e-9] + [0.01 * i for i in range(1, 100)]
     cell = pd.DataFrame({"margin": margins, "passed": [m >= 0 for m in margins]})
-    fig = charts.margin_histogram(cell)
-    assert -10 < min(fig.data[0].x) < 0  # clipped into the edge bin, not at -5e8
-    assert "1 beyond the axis" in fig.layout.xaxis.title.text
+    spec = charts.spec(charts.margin_histogram(cell))
+    fails = [row for row in _values(spec) if row.get("outcome") == "fails (1)"]
+    assert len(fails) == 1 and -10 < fails[0]["left"] < 0  # clipped into the edge bin, not at -5e8
+    assert "1 beyond the axis" in _x_title(spec)
+    assert _counts(spec) == {"fails (1)": 1, "passes (99)": 99}
 
 
 def test_correlation_heatmap_is_fixed_to_minus_one_one():
     matrix = pd.DataFrame([[1.0, 0.3], [0.3, 1.0]], index=["gold", "METEOR-1.5"], columns=["gold", "METEOR-1.5"])
-    fig = charts.correlation_heatmap(matrix, "spearman")
-    assert (fig.data[0].zmin, fig.data[0].zmax) == (-1, 1)
-    assert np.asarray(fig.data[0].z).tolist() == [[1.0, 0.3], [0.3, 1.0]]
+    spec = charts.spec(charts.correlation_heatmap(matrix, "spearman"))
+    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "r")
+    assert (colour["scale"]["domain"][0], colour["scale"]["domain"][-1]) == (-1, 1)
+    assert {(r["y"], r["x"]): r["r"] for r in _values(spec)} == {
+        ("gold", "gold"): 1.0, ("gold", "METEOR-1.5"): 0.3, ("METEOR-1.5", "gold"): 0.3,
+        ("METEOR-1.5", "METEOR-1.5"): 1.0}
 
 
-def test_download_config_names_the_png():
-    config = charts.download_config("mutt accuracy")
-    assert config["toImageButtonOptions"] == {"format": "png", "filename": "mutt accuracy", "scale": 2}
-
-
-def test_figures_export_to_html():
-    fig = charts.accuracy_heatmap(accuracy_table(_results()))
-    html = fig.to_html(include_plotlyjs="cdn")
-    assert "plotly" in html and "BLEU-4" in html
+def test_a_chart_download_draws_offline():
+    page = charts.offline_html(charts.accuracy_heatmap(accuracy_table(_results())), "grid")
+    assert "window.vegaEmbed=" in page and 'vegaEmbed("#mutt-chart-0"' in page and "BLEU-4" in page
+    assert "<script src=" not in page
 
 
 def test_a_large_grid_stacks_its_panels():
     rows = [(m, f"type{c}", k, [1, 0, 1, 1]) for m in ("BLEU-4", "ROUGE-L") for c in range(10) for k in (5, 10, 20)]
     frames = [pd.DataFrame({"trial": [f"{c}/{i}" for i in range(4)], "corruption": c, "metric": m, "refs": k,
                             "passed": np.array(ok, dtype=bool)}) for m, c, k, ok in rows]
-    fig = charts.accuracy_heatmap(accuracy_table(pd.concat(frames, ignore_index=True)))
-    # 10 corruptions x 3 counts: one full-width panel per count, one above the other.
-    assert fig.layout.xaxis.domain == fig.layout.xaxis3.domain
-    assert fig.layout.yaxis.domain[0] > fig.layout.yaxis3.domain[1]
-    small = charts.accuracy_heatmap(accuracy_table(_results()))
-    assert small.layout.yaxis.domain == small.layout.yaxis2.domain  # two small panels side by side
+    # 10 corruptions x 3 counts: one panel per count, one above the other; two small panels side by side.
+    assert "row" in charts.spec(charts.accuracy_heatmap(accuracy_table(pd.concat(frames, ignore_index=True))))["facet"]
+    assert "column" in charts.spec(charts.accuracy_heatmap(accuracy_table(_results())))["facet"]
 
 
 def test_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
-    import pandas as pd
-
-    from muttlab.dashboard.charts import loss_curve
     history = pd.DataFrame({"seed": [1, 1, 2, 2], "epoch": [1, 2, 1, 2], "train_loss": [0.9, 0.7, 0.8, 0.6],
                             "dev_pearson": [0.5, 0.6, 0.55, 0.65]})
-    names = [trace.name for trace in loss_curve(history).data]
-    assert names == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)", "dev_pearson (seed 2)"]
-    assert list(loss_curve(history).data[2].y) == [0.8, 0.6]
+    spec = charts.spec(charts.loss_curve(history))
+    colour = next(e["color"] for e in _encodings(spec) if "color" in e)
+    assert colour["scale"]["domain"] == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)",
+                                         "dev_pearson (seed 2)"]
+    assert [r["value"] for r in _values(spec) if r["series"] == "train_loss (seed 2)"] == [0.8, 0.6]
+
+
+def test_every_chart_spec_compiles_and_draws():
+    """Each chart through Vega-Lite's own compiler and Vega's renderer (vl-convert), as a browser would draw it."""
+    import vl_convert
+
+    acc = accuracy_table(_results())
+    cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3, 0.5], "passed": [False, True, True, True]})
+    joined = pd.DataFrame({"trial": ["a", "b", "c"], "margin": [0.1, -0.2, 0.3], "vs_margin": [0.2, 0.1, -0.1],
+                           "passed": [True, False, True], "vs_passed": [True, True, False]})
+    figures = [charts.accuracy_heatmap(acc), charts.margin_histogram(cell, "Margins"),
+               charts.comparison_chart(pd.DataFrame([[1, 1], [1, 0]], index=["A passes", "A fails"],
+                                                    columns=["B passes", "B fails"]), joined, "A", "B"),
+               charts.change_heatmap(pd.DataFrame([dict(metric="A", corruption="x", s_orig=0.5, s_corr=0.4,
+                                                        passed=True)]))]
+    for figure in figures:
+        svg = vl_convert.vegalite_to_svg(charts.sized(figure))
+        assert svg.startswith("<svg") and "<text" in svg
 
 
 # Dichromat simulation (Viénot, Brettel & Mollon 1999) in linear sRGB: protanopia and deuteranopia, the two
@@ -128,7 +167,7 @@ def _lab(rgb: np.ndarray) -> np.ndarray:
 def _linear(colour: str) -> np.ndarray:
     if colour.startswith("#"):
         values = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
-    else:  # "rgb(r, g, b)", as plotly samples a scale
+    else:  # "rgb(r, g, b)", as charts.scale_colours writes it
         values = [float(v) for v in colour[colour.index("(") + 1:-1].split(",")]
     srgb = np.array(values) / 255.0
     return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
@@ -141,28 +180,27 @@ def _seen_apart(a: str, b: str) -> float:
     return min(float(np.linalg.norm(_lab(x) - _lab(y))) for x, y in pairs)
 
 
-def _scale_ends(scale: str) -> tuple[str, str]:
-    from plotly.colors import sample_colorscale
-    low, high = sample_colorscale(scale, [0.0, 1.0])
-    return low, high
-
-
 def test_the_grid_scale_and_the_verdict_colours_are_told_apart_by_red_green_colour_blind_readers():
-    assert _seen_apart(*_scale_ends(charts.ACCURACY_SCALE)) > 30
+    low, high = charts.scale_colours(charts.ACCURACY_SCALE, [0.0, 1.0])
+    assert _seen_apart(low, high) > 30
     assert _seen_apart(charts.PASS_COLOUR, charts.FAIL_COLOUR) > 30
-    # The check can fail: a red-yellow-green grid's ends look alike to a deuteranope.
-    assert _seen_apart(*_scale_ends("RdYlGn")) < 20
+    # The check can fail: a red-yellow-green grid's ends (ColorBrewer's RdYlGn) look alike to a deuteranope.
+    assert _seen_apart("#a50026", "#006837") < 20
+
+
+def _colour_scale(spec: dict) -> dict:
+    return next(e["color"]["scale"] for e in _encodings(spec) if "scale" in e.get("color", {}))
 
 
 def test_every_chart_draws_passes_fails_and_lines_in_the_colour_blind_safe_palette():
     cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3, 0.5], "passed": [False, True, True, True]})
-    histogram = charts.margin_histogram(cell)
-    assert {t.name.split(" ")[0]: t.marker.color for t in histogram.data} == \
-        {"fails": charts.FAIL_COLOUR, "passes": charts.PASS_COLOUR}
+    histogram = _colour_scale(charts.spec(charts.margin_histogram(cell)))
+    assert dict(zip(histogram["domain"], histogram["range"])) == {"fails (1)": charts.FAIL_COLOUR,
+                                                                  "passes (3)": charts.PASS_COLOUR}
     curve = pd.DataFrame({"metric": ["BLEU-4"] * 2 + ["ROUGE-L"] * 2, "strength": [1, 2, 1, 2],
                           "pass_rate": [90.0, 80.0, 70.0, 75.0], "mean_drop": [0.1, 0.2, 0.1, 0.05],
                           "monotone": ["yes", "yes", "no", "no"]})
-    lines = charts.severity_curves(curve, "Typo")
-    assert {t.line.color for t in lines.data} <= set(charts.OKABE_ITO)
+    lines = _colour_scale(charts.spec(charts.severity_curves(curve, "Typo")))
+    assert lines["domain"] == ["BLEU-4", "ROUGE-L (not monotone)"] and set(lines["range"]) <= set(charts.OKABE_ITO)
     bars = charts.correlation_bars(pd.DataFrame({"metric": ["BLEU-4", "METEOR"], "tau": [0.3, 0.4]}), "tau")
-    assert list(bars.layout.colorway) == charts.OKABE_ITO
+    assert set(_colour_scale(charts.spec(bars))["range"]) <= set(charts.OKABE_ITO)

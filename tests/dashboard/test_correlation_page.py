@@ -6,7 +6,7 @@ import pytest
 from muttlab.dashboard import shipped_human
 from muttlab.human import dbleu, flickr
 from muttlab.human.flickr import flickr_correlations
-from tests.dashboard.conftest import open_link, open_page, shown_errors
+from tests.dashboard.conftest import chart_title, charts_drawn, open_link, open_page, shown_errors
 
 STATE = {"flickr-metrics": ["BLEU-1"], "flickr-datasets": ["expert"], "flickr-boot": 0}
 
@@ -25,7 +25,8 @@ def test_flickr_expert_kendall_matches_the_study(app_env, app_settings):
     assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
     assert table["n"].tolist() == expected["n"].tolist()
     # The unit study below shows its shipped charts; the Flickr8K section draws one.
-    assert [c.key for c in at.get("plotly_chart")].count("flickr-chart") == 1
+    titles = [chart_title(spec) for spec, _ in charts_drawn(at)]
+    assert titles.count("Kendall τ × 100 with human ratings (95% CI)") == 1
 
 
 def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):

@@ -1,11 +1,9 @@
 """The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
 from __future__ import annotations
 
-import json
-
 from muttlab.engine import runner
 from muttlab.sources import load_mutt_experiments
-from tests.dashboard.conftest import html_bodies, open_page, shown_errors
+from tests.dashboard.conftest import charts_drawn, html_bodies, open_page, shown_errors
 
 CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}
 
@@ -58,7 +56,7 @@ def test_table_download_and_chart(app_env):
     labels = [b.label for b in at.get("download_button")]
     assert labels.count("Download CSV") >= 1
     assert "Download chart (HTML)" in labels
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
 
 
 def test_margins_stay_readable_when_the_original_scores_zero():
@@ -126,11 +124,11 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     disagreeing = next(d.value for d in at.dataframe if "right" in d.value.columns)
     assert sorted(disagreeing["trial"]) == sorted(list(only_rouge) + list(only_bleu))
     assert (disagreeing.set_index("trial").loc[list(only_rouge), "right"] == "ROUGE-L").all()
-    charts = at.get("plotly_chart")
-    assert len(charts) == 2
+    drawn = charts_drawn(at)
+    assert len(drawn) == 2
     # The chart's 2 x 2 table holds the paired counts, b and c in the Okabe-Ito blue and vermillion.
-    traces = json.loads(charts[1].proto.spec)["data"]
-    bars = {(t["marker"]["color"], t["text"][0]) for t in traces if t["type"] == "bar"}
+    table = next(rows for rows in drawn[1][1].values() if "fill" in rows.columns)
+    bars = {(row.fill, str(row.trials)) for row in table.itertuples()}
     both = int((wide["BLEU-4"] & wide["ROUGE-L"]).sum())
     neither = int((~wide["BLEU-4"] & ~wide["ROUGE-L"]).sum())
     assert bars == {("#999999", str(both)), ("#0072B2", str(len(only_bleu))), ("#D55E00", str(len(only_rouge))),

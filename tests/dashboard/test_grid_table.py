@@ -6,9 +6,7 @@ import re
 from urllib.parse import parse_qs
 
 import pandas as pd
-from plotly.colors import sample_colorscale
 
-from muttlab.dashboard.charts import ACCURACY_SCALE
 from muttlab.dashboard.grid_table import accuracy_grid_html
 
 
@@ -42,9 +40,15 @@ def test_each_cell_is_coloured_at_the_percentage_it_shows():
     assert {k: text for k, (_, text) in links.items()} == {
         ("BLEU-4", "neg_subj", 5): "4", ("BLEU-4", "det_sub", 5): "50", ("TER", "neg_subj", 5): "99",
         ("TER", "det_sub", 5): "100"}
+    # ColorBrewer's RdYlBu (11 classes, as published), its stops 10 % apart, blended linearly in between.
+    stops = ["a50026", "d73027", "f46d43", "fdae61", "fee090", "ffffbf", "e0f3f8", "abd9e9", "74add1", "4575b4",
+             "313695"]
     for (metric, corruption, refs), (cls, text) in links.items():
-        expected = sample_colorscale(ACCURACY_SCALE, [int(text) / 100.0])[0]
-        assert _background(body, cls) == expected
+        at, below = divmod(int(text), 10)
+        low, high = stops[at], stops[min(at + 1, 10)]
+        expected = [int(low[i:i + 2], 16) + (int(high[i:i + 2], 16) - int(low[i:i + 2], 16)) * below / 10
+                    for i in (0, 2, 4)]
+        assert _background(body, cls) == "rgb({:.0f}, {:.0f}, {:.0f})".format(*expected)
     # The end of the scale: RdYlBu's dark blue, under white text.
     assert _background(body, links[("TER", "det_sub", 5)][0]) == "rgb(49, 54, 149)"
     assert re.search(r"td\.mutt-a100 a\{color:#ffffff\}", body)

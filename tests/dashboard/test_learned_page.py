@@ -67,7 +67,7 @@ def test_a_short_training_run_draws_its_curve_and_installs_only_when_asked(app_e
     at = open_page("learned", state={"learned-model": "lstm"})
     history = next(d.value for d in at.dataframe if "train_loss" in d.value.columns)
     assert history["train_loss"].tolist() == [info["history"][0]["train_loss"]]
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
     at.switch_page("views/run.py").run()
     assert "ReVal-LSTM" in at.multiselect(key="run-metrics").options
 

@@ -2,13 +2,8 @@
 chosen generators did not apply to the candidate, and why."""
 from __future__ import annotations
 
-import base64
-import json
-
-import numpy as np
-
 from muttlab.engine.suites import generated_trials
-from tests.dashboard.conftest import open_page, shown_errors
+from tests.dashboard.conftest import charts_drawn, open_page, shown_errors
 
 # No prepositional phrase: Duplicated PP and Removed Preposition cannot apply; a subject-verb sentence takes
 # the negations. TER (an error rate) rises when BLEU falls: the sign of a change is not its verdict.
@@ -19,14 +14,6 @@ STATE = {"pg-metrics": ["BLEU-4", "TER"], "pg-types": TYPES, "pg-candidate": CAN
          "pg-refs": "\n".join(REFERENCES)}
 
 
-def _array(value) -> np.ndarray:
-    """A figure's array as the browser gets it: plain JSON, or plotly's typed-array encoding."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return flat.reshape([int(n) for n in str(value["shape"]).split(",")])
-    return np.asarray(value, dtype=float)
-
-
 def test_cells_are_coloured_by_verdict_and_the_generators_that_did_not_apply_are_named(app_env, app_settings):
     at = open_page("playground", state=STATE)
     assert not shown_errors(at)
@@ -34,9 +21,8 @@ def test_cells_are_coloured_by_verdict_and_the_generators_that_did_not_apply_are
                                                        app_settings.seed)}
     assert applied == {"neg_subj", "neg_verb", "det_sub"}
 
-    heatmap = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
-    shade = {(metric, corruption): _array(heatmap["z"])[i][j] for i, metric in enumerate(heatmap["y"])
-             for j, corruption in enumerate(heatmap["x"])}
+    cells = next(rows for _, datasets in charts_drawn(at) for rows in datasets.values() if "shade" in rows.columns)
+    shade = {(row.y, row.x): row.shade for row in cells.itertuples()}
     verdicts = at.dataframe[-1].value
     assert len(verdicts) == 2 * len(applied)
     # Passes on both sides of zero change (BLEU falls, TER rises) exist, so a colour by sign would differ.

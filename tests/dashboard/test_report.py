@@ -1,4 +1,4 @@
-"""`muttlab report`: a dashboard link becomes one offline HTML file (plotly embedded, text escaped)."""
+"""`muttlab report`: a dashboard link becomes one offline HTML file (its charts drawn by Vega inlined, text escaped)."""
 from __future__ import annotations
 
 import re
@@ -22,9 +22,9 @@ def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
         parse_view(sample_settings, "/annotate?pair=3")
 
 
-def test_precomputed_grid_report_embeds_plotly(sample_settings):
+def test_precomputed_grid_report_inlines_vega(sample_settings):
     document = build_report(sample_settings, "metrics=BLEU-4&corruptions=neg_subj&refs=5")
-    assert "plotly.js v" in document  # the library's own banner: it is inlined
+    assert "window.vegaEmbed=" in document and 'vegaEmbed("#mutt-chart-0"' in document  # inlined, then called
     assert "<script src=\"https://cdn" not in document
     assert "BLEU-4" in document and "muttlab " in document and "CC BY-NC-SA 3.0" in document
 
@@ -38,7 +38,7 @@ def test_drilldown_report_from_the_cli(tmp_path, monkeypatch, cache_dir):
     assert code == 0
     text = out.read_text(encoding="utf-8")
     assert "Drill-down: BLEU-4 on Negated Subject, 5 references" in text
-    assert "<script src=\"https://cdn" not in text and len(text) > 1_000_000  # plotly.js is ~3.5 MB
+    assert "<script src=\"https://cdn" not in text and len(text) > 500_000  # Vega's bundle is ~0.9 MB
 
 
 def test_report_of_an_empty_view_is_a_clear_error(sample_settings):

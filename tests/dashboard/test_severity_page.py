@@ -46,7 +46,7 @@ def test_a_first_visit_scores_nothing(app_env):
     assert not shown_errors(at)
     assert any("Draw the curves" in i.value for i in at.info)
     assert not any("Sample data" in i.value for i in at.info)  # a data dir: the MUTT originals
-    assert not at.get("plotly_chart")
+    assert not at.get("vega_lite_chart")
 
 
 def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, app_settings, data_dir):
@@ -61,7 +61,7 @@ def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, 
     for column in ("pass_rate", "pass_ci_low", "pass_ci_high", "mean_drop"):
         assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
     assert (shown["pass_ci_low"] <= shown["pass_rate"]).all() and (shown["pass_rate"] <= shown["pass_ci_high"]).all()
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 1
     falling = set(expected.loc[expected["monotone"] != "yes", "metric"])
     flagged = {m for m in METRICS if any(w.value.startswith(f"{m} is not monotone") for w in at.warning)}
     assert flagged == falling
