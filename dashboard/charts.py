@@ -8,7 +8,8 @@ evaluation held a page's first paint back by about two seconds (docs/dashboard.m
 Names a user controls (a metric from their metric path, a corruption from an uploaded suite) are only ever data
 values and titles, which Vega draws as text; never field names, which Vega reads as paths, nor expressions.
 Each chart carries its data inline, so the spec alone draws it: in the app, in a download and in a report.
-Panels sit one above the other (``vconcat``), so that each takes the page's width, on a phone too.
+Panels sit one above the other (``vconcat``); a page draws them as one chart each (:func:`panels`), since
+Vega-Lite fits only a single or layered view to a column's width, on a phone too.
 """
 from __future__ import annotations
 
@@ -114,6 +115,24 @@ def _finish(chart: Figure, title: str | None = None) -> Figure:
 def spec(figure: Figure) -> dict:
     """The chart's Vega-Lite specification."""
     return figure.to_dict()
+
+
+def panels(figure: Figure) -> list[dict]:
+    """The chart as specifications of one view each, for a page's column: a stack's panels one by one, each with
+    the chart's data and configuration, the first under the chart's title; any other chart whole."""
+    whole = spec(figure)
+    if "vconcat" not in whole:
+        return [whole]
+    shared = {k: v for k, v in whole.items() if k in ("$schema", "config", "datasets", "data")}
+    out = []
+    for i, panel in enumerate(whole["vconcat"]):
+        part = {**shared, **panel}
+        if i == 0 and "title" in whole:
+            own = panel.get("title")
+            subtitle = own.get("text") if isinstance(own, dict) else own
+            part["title"] = {**whole["title"], **({"subtitle": subtitle} if subtitle else {})}
+        out.append(part)
+    return out
 
 
 def sized(figure: Figure, width: int = DOWNLOAD_WIDTH) -> dict:

@@ -132,8 +132,10 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
 
 
 def chart(fig: charts.Figure, name: str, key: str) -> None:
-    """``st.altair_chart`` across the column (its toolbar saves a PNG), with an HTML download below."""
-    st.altair_chart(fig, key=key, width="stretch")
+    """The chart across the column, a stack's panels one below the other (each toolbar saves a PNG), with an
+    HTML download of the whole chart below."""
+    for i, spec in enumerate(charts.panels(fig)):
+        st.vega_lite_chart(spec=spec, key=f"{key}-{i}" if i else key, width="stretch")
     chart_download(lambda: fig, name, key)
 
 

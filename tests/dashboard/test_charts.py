@@ -131,6 +131,23 @@ def test_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
     assert [r["value"] for r in _values(spec) if r["series"] == "train_loss (seed 2)"] == [0.8, 0.6]
 
 
+def test_a_page_draws_a_stack_panel_by_panel_each_with_the_charts_data_and_title():
+    import vl_convert
+
+    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2, "strength": [1, 2], "pass_rate": [90.0, 80.0],
+                          "mean_drop": [0.1, 0.2], "monotone": ["yes", "yes"]})
+    figure = charts.severity_curves(curve, "Typo")
+    whole, parts = charts.spec(figure), charts.panels(figure)
+    assert len(parts) == len(whole["vconcat"]) == 2
+    assert all("vconcat" not in part and part["config"] == whole["config"] for part in parts)
+    assert parts[0]["title"]["text"] == whole["title"]["text"] and parts[0]["title"]["subtitle"] == "pass rate (%)"
+    assert [r["pass_rate"] for r in _values(parts[1])] == [90.0, 80.0]
+    for part in parts:  # each compiles and draws its lines from the data it carries
+        assert "<path" in vl_convert.vegalite_to_svg({**part, "width": 400})
+    single = charts.margin_histogram(pd.DataFrame({"margin": [0.1, -0.1], "passed": [True, False]}))
+    assert charts.panels(single) == [charts.spec(single)]
+
+
 def test_every_chart_spec_compiles_and_draws():
     """Each chart through Vega-Lite's own compiler and Vega's renderer (vl-convert), as a browser would draw it."""
     import vl_convert

@@ -125,7 +125,7 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     assert sorted(disagreeing["trial"]) == sorted(list(only_rouge) + list(only_bleu))
     assert (disagreeing.set_index("trial").loc[list(only_rouge), "right"] == "ROUGE-L").all()
     drawn = charts_drawn(at)
-    assert len(drawn) == 2
+    assert len(drawn) == 3  # the margins; the comparison's table and its margins, one below the other
     # The chart's 2 x 2 table holds the paired counts, b and c in the Okabe-Ito blue and vermillion.
     table = next(rows for rows in drawn[1][1].values() if "fill" in rows.columns)
     bars = {(row.fill, str(row.trials)) for row in table.itertuples()}

@@ -24,7 +24,7 @@ def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_setti
     assert shown["gold: mean ± sd"] == f"{gold.mean():.2f} ± {gold.std():.2f}"
     matrix = next(d.value for d in at.dataframe if "gold" in d.value.columns)
     assert matrix["gold"].tolist() == pytest.approx(expected.correlations["gold"].tolist())
-    assert len(at.get("vega_lite_chart")) == 2
+    assert len(at.get("vega_lite_chart")) == 3  # gold and metric histograms, the correlations
 
 
 def test_method_and_corruption_change_the_study(app_env, app_settings):
@@ -51,7 +51,7 @@ def test_without_a_data_dir_the_shipped_study_is_shown(app_env, monkeypatch):
     assert matrix["TERp"].tolist() == pytest.approx(expected["TERp"].tolist())
     captions = " ".join(c.proto.body for c in at.get("html"))
     assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
-    assert len(at.get("vega_lite_chart")) == 2
+    assert len(at.get("vega_lite_chart")) == 3  # gold and metric histograms, the correlations
     # Another type, reading and method come from the shipped file too; no sentence ships.
     at.selectbox(key="human-corruption").set_value("passive")
     at.selectbox(key="human-reading").set_value("paper")

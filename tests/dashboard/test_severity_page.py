@@ -61,7 +61,7 @@ def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, 
     for column in ("pass_rate", "pass_ci_low", "pass_ci_high", "mean_drop"):
         assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
     assert (shown["pass_ci_low"] <= shown["pass_rate"]).all() and (shown["pass_rate"] <= shown["pass_ci_high"]).all()
-    assert len(at.get("vega_lite_chart")) == 1
+    assert len(at.get("vega_lite_chart")) == 2  # pass rates above mean drops
     falling = set(expected.loc[expected["monotone"] != "yes", "metric"])
     flagged = {m for m in METRICS if any(w.value.startswith(f"{m} is not monotone") for w in at.warning)}
     assert flagged == falling
