@@ -66,8 +66,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 # The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
 GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
-# A chart drawn: a mark of a Vega-Lite chart, or of a plotly chart in versions before this one.
-CHART = '[data-testid="stVegaLiteChart"] .role-mark, .js-plotly-plot .plot'
+# A chart drawn: a mark of a Vega-Lite chart.
+CHART = '[data-testid="stVegaLiteChart"] .role-mark'
 
 
 
