@@ -13,6 +13,7 @@ Vega-Lite fits only a single or layered view to a column's width, on a phone too
 """
 from __future__ import annotations
 
+import html
 import json
 from typing import Mapping, Sequence
 
@@ -138,10 +139,9 @@ def panels(figure: Figure) -> list[dict]:
 def sized(figure: Figure, width: int = DOWNLOAD_WIDTH) -> dict:
     """The specification with a width for each panel that has none (the page's column sizes them in the app)."""
     out = spec(figure)
-    panels = out["vconcat"] if "vconcat" in out else [] if "facet" in out else [out]
-    for panel in panels:
-        if "facet" not in panel and "hconcat" not in panel:
-            panel.setdefault("width", width)
+    for view in out["vconcat"] if "vconcat" in out else [] if "facet" in out else [out]:
+        if "facet" not in view and "hconcat" not in view:
+            view.setdefault("width", width)
     return out
 
 
@@ -153,7 +153,7 @@ def _script_json(value: dict) -> str:
 def embed_html(figures: Sequence[Figure]) -> str:
     """HTML that draws ``figures`` with no internet: Vega, Vega-Lite and vega-embed inlined once, then one
     element per chart. Its menu saves SVG or PNG; it offers no editor link (that would send the data away)."""
-    import vl_convert
+    import vl_convert  # only when a file is written: its first bundle takes seconds, then it keeps it
 
     options = _script_json({"renderer": "svg",
                             "actions": {"export": True, "source": False, "compiled": False, "editor": False}})
@@ -166,8 +166,6 @@ def embed_html(figures: Sequence[Figure]) -> str:
 
 def offline_html(figure: Figure, title: str = "MUTT Lab chart") -> str:
     """The chart as a standalone page that opens without the internet (a chart download)."""
-    import html
-
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
             f"<body style='font-family:sans-serif'>{embed_html([figure])}</body></html>")
 
