@@ -41,29 +41,29 @@ STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its 
 DOWNLOAD_WIDTH = 720  # px: a chart's width in a download or a report, where no page column sizes it
 
 
-def scale_colours(scale: Sequence[str], points: Sequence[float]) -> list[str]:
-    """Colours at ``points`` (0..1) of a scale of equally spaced hex stops, interpolated in RGB as the charts'
-    scales are (``interpolate="rgb"``), each as ``rgb(r, g, b)``."""
+def _interpolated(scale: Sequence[str], points: Sequence[float]) -> np.ndarray:
+    """RGB (0-255, rounded) at ``points`` (0..1, clamped; a missing one at 0) of a scale of equally spaced hex
+    stops, interpolated in RGB as the charts' scales are (``interpolate="rgb"``)."""
     stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in scale], dtype=float)
     positions = np.linspace(0.0, 1.0, len(scale))
-    out = []
-    for p in points:
-        p = min(1.0, max(0.0, float(p)))
-        r, g, b = (np.interp(p, positions, stops[:, k]) for k in range(3))
-        out.append(f"rgb({r:.0f}, {g:.0f}, {b:.0f})")
-    return out
+    at = np.clip(np.nan_to_num(np.asarray(points, dtype=float).reshape(-1), nan=0.0), 0.0, 1.0)
+    return np.round(np.column_stack([np.interp(at, positions, stops[:, k]) for k in range(3)]))
 
 
-def ink_on(background: str) -> str:
-    """A text colour readable on ``background`` (``rgb(r, g, b)`` or ``#rrggbb``)."""
-    if background.startswith("#"):
-        r, g, b = (int(background[i:i + 2], 16) for i in (1, 3, 5))
-    else:
-        r, g, b = (float(v) for v in background[background.index("(") + 1:-1].split(","))
-    return DARK_INK if (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 > 0.55 else LIGHT_INK
+def scale_colours(scale: Sequence[str], points: Sequence[float]) -> list[str]:
+    """Colours at ``points`` (0..1) of a scale of equally spaced hex stops, each as ``rgb(r, g, b)``."""
+    return [f"rgb({r:.0f}, {g:.0f}, {b:.0f})" for r, g, b in _interpolated(scale, points)]
 
 
-# A cell's number in the ink its row chose for its background (:func:`ink_on`): a condition, not a second scale.
+def colours_with_ink(scale: Sequence[str], points: Sequence[float]) -> list[tuple[str, str]]:
+    """Per point: the scale's colour there (:func:`scale_colours`) and a text colour readable on it."""
+    rgb = _interpolated(scale, points)
+    inks = [DARK_INK if (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 > 0.55 else LIGHT_INK for r, g, b in rgb]
+    return list(zip(scale_colours(scale, points), inks))
+
+
+# A cell's number in the ink its row chose for its background (:func:`colours_with_ink`): a condition, not a
+# second scale.
 _INK = alt.condition(f"datum.ink == '{LIGHT_INK}'", alt.value(LIGHT_INK), alt.value(DARK_INK))
 
 
@@ -188,27 +188,26 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
     x_labels = _unique([labels.get(c, c) for c in corruptions])
     label_of = dict(zip(corruptions, x_labels))
     ref_counts = sorted(int(k) for k in accuracy["refs"].unique())
+    drawn = [r for r in accuracy.itertuples(index=False)
+             if r.corruption in label_of and str(r.metric) in metrics and r.accuracy == r.accuracy]
+    inks = [ink for _, ink in colours_with_ink(ACCURACY_SCALE, [float(r.accuracy) / 100.0 for r in drawn])]
     rows = []
-    for r in accuracy.itertuples(index=False):
-        if r.corruption not in label_of or str(r.metric) not in metrics or r.accuracy != r.accuracy:
-            continue
+    for r, ink in zip(drawn, inks):
         tie = getattr(r, "tie_rate", float("nan"))
-        background = scale_colours(ACCURACY_SCALE, [float(r.accuracy) / 100.0])[0]
         rows.append({"metric": str(r.metric), "type": label_of[r.corruption], "refs": f"{int(r.refs)} references",
                      "accuracy": float(r.accuracy), "trials": f"{int(r.passed)}/{int(r.n)}",
                      "interval": f"{r.ci_low:.1f}–{r.ci_high:.1f}%",
-                     "ties": f"{_percent(tie):.1f}%" if tie == tie else "", "ink": ink_on(background)})
-    base = alt.Chart().encode(
-        x=alt.X("type:N", sort=x_labels, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
-        y=alt.Y("metric:N", sort=metrics, title=None),
-        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip("type:N", title="corruption"), alt.Tooltip("refs:N"),
-                 alt.Tooltip("accuracy:Q", format=".1f", title="accuracy %"), alt.Tooltip("trials:N", title="passed"),
-                 alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("ties:N")])
-    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
-        color=alt.Color("accuracy:Q", scale=_scale((0.0, 100.0), ACCURACY_SCALE),
-                        legend=alt.Legend(title="accuracy %", gradientLength=160)))
-    numbers = base.mark_text(fontSize=12).encode(text=alt.Text("accuracy:Q", format=".0f"), color=_INK)
-    panel = alt.layer(cells, numbers, data=_data(rows)).properties(width=alt.Step(34), height=alt.Step(26))
+                     "ties": f"{_percent(tie):.1f}%" if tie == tie else "", "ink": ink})
+    panel = _matrix_chart(
+        rows, alt.X("type:N", sort=x_labels, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
+        alt.Y("metric:N", sort=metrics, title=None),
+        alt.Color("accuracy:Q", scale=_scale((0.0, 100.0), ACCURACY_SCALE),
+                  legend=alt.Legend(title="accuracy %", gradientLength=160)),
+        alt.Text("accuracy:Q", format=".0f"),
+        [alt.Tooltip("metric:N"), alt.Tooltip("type:N", title="corruption"), alt.Tooltip("refs:N"),
+         alt.Tooltip("accuracy:Q", format=".1f", title="accuracy %"), alt.Tooltip("trials:N", title="passed"),
+         alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("ties:N")],
+        size=12).properties(width=alt.Step(34), height=alt.Step(26))
     facet_titles = [f"{k} references" for k in ref_counts]
     header = alt.Header(title=None, labelFontSize=13, labelFontWeight="bold", labelAnchor="start")
     if len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS:
@@ -216,6 +215,10 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
     else:
         chart = panel.facet(column=alt.Column("refs:N", sort=facet_titles, header=header))
     return _finish(chart.resolve_axis(x="independent"))
+
+
+# A histogram bar's tooltip: where its bin starts and ends.
+_BIN_EDGES = [alt.Tooltip("left:Q", format=".3g", title="from"), alt.Tooltip("right:Q", format=".3g", title="to")]
 
 
 def margin_bins(margins: np.ndarray, low: float, high: float, bins: int = 40) -> tuple[np.ndarray, np.ndarray]:
@@ -251,8 +254,7 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
         y=alt.Y("trials:Q", stack=None, title="trials"), y2=alt.datum(0),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=names, range=[FAIL_COLOUR, PASS_COLOUR]),
                         legend=_top_legend()),
-        tooltip=[alt.Tooltip("outcome:N"), alt.Tooltip("left:Q", format=".3g", title="from"),
-                 alt.Tooltip("right:Q", format=".3g", title="to"), alt.Tooltip("trials:Q")])
+        tooltip=[alt.Tooltip("outcome:N"), *_BIN_EDGES, alt.Tooltip("trials:Q")])
     zero = alt.Chart(_data([{"x": 0.0}])).mark_rule(strokeDash=[5, 4], color=ZERO_LINE).encode(x="x:Q")
     return _finish(alt.layer(bars, zero).properties(height=240), title)
 
@@ -264,8 +266,7 @@ def _bars_of_bins(bins: pd.DataFrame, label: str, colour: str, y_title: str | No
         color=colour).encode(
         x=alt.X("left:Q", title=None, scale=alt.Scale(zero=False)), x2="right:Q",
         y=alt.Y("sentences:Q", title=y_title), y2=alt.datum(0),
-        tooltip=[alt.Tooltip("left:Q", format=".3g", title="from"), alt.Tooltip("right:Q", format=".3g", title="to"),
-                 alt.Tooltip("sentences:Q")]).properties(height=200)
+        tooltip=[*_BIN_EDGES, alt.Tooltip("sentences:Q")]).properties(height=200)
 
 
 def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, metric_label: str,
@@ -278,28 +279,31 @@ def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, met
     return _finish(alt.vconcat(*panels, spacing=24), title)
 
 
-def _matrix_chart(rows: list[dict], x_order: Sequence[str], y_order: Sequence[str], colour: alt.Color,
-                  text: alt.Text, tooltip: list, size: int = 11) -> alt.LayerChart:
-    """A heatmap of ``rows`` (x, y, ink and the encoded fields), each cell printed with ``text``."""
+def _matrix_chart(rows: list[dict], x: alt.X, y: alt.Y, colour: alt.Color, text: alt.Text, tooltip: list,
+                  size: int = 11) -> alt.LayerChart:
+    """A heatmap of ``rows`` (the encoded fields and ``ink``), each cell printed with ``text``; its data on the
+    layer, so that it can also be faceted."""
     # The number over a cell answers the pointer with the cell's tooltip too.
-    base = alt.Chart(_data(rows)).encode(x=alt.X("x:N", sort=list(x_order), title=None, axis=alt.Axis(labelAngle=-30)),
-                                         y=alt.Y("y:N", sort=list(y_order), title=None), tooltip=tooltip)
+    base = alt.Chart().encode(x=x, y=y, tooltip=tooltip)
     return alt.layer(base.mark_rect(stroke="white", strokeWidth=2).encode(color=colour),
-                     base.mark_text(fontSize=size).encode(text=text, color=_INK))
+                     base.mark_text(fontSize=size).encode(text=text, color=_INK), data=_data(rows))
+
+
+def _cell_axes(x_order: Sequence[str], y_order: Sequence[str]) -> tuple[alt.X, alt.Y]:
+    """The x and y of a heatmap whose rows name their cell ``x`` and ``y``, in the given orders."""
+    return (alt.X("x:N", sort=list(x_order), title=None, axis=alt.Axis(labelAngle=-30)),
+            alt.Y("y:N", sort=list(y_order), title=None))
 
 
 def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> Figure:
     """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]."""
     columns, index = _unique(matrix.columns), _unique(matrix.index)
     values = matrix.to_numpy(dtype=float)
-    rows = []
-    for i, y in enumerate(index):
-        for j, x in enumerate(columns):
-            v = values[i, j]
-            ink = ink_on(scale_colours(CORRELATION_SCALE, [(v + 1.0) / 2.0])[0]) if v == v else DARK_INK
-            rows.append({"x": x, "y": y, "r": None if v != v else float(v), "ink": ink})
+    inks = [ink for _, ink in colours_with_ink(CORRELATION_SCALE, (values.ravel() + 1.0) / 2.0)]
+    rows = [{"x": x, "y": y, "r": None if v != v else float(v), "ink": ink if v == v else DARK_INK}
+            for (y, x), v, ink in zip(((y, x) for y in index for x in columns), values.ravel(), inks)]
     name = str(method or "r")
-    chart = _matrix_chart(rows, columns, index,
+    chart = _matrix_chart(rows, *_cell_axes(columns, index),
                           alt.Color("r:Q", scale=_scale((-1.0, 1.0), CORRELATION_SCALE), legend=alt.Legend(title=name)),
                           alt.Text("r:Q", format=".2f"),
                           [alt.Tooltip("y:N", title="row"), alt.Tooltip("x:N", title="column"),
@@ -426,7 +430,7 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> Figure:
     domain, colours = zip(*VERDICT_SCALE)
     legend = alt.Legend(title="verdict; depth: size of the change", values=[-0.6, 0.6], gradientLength=120,
                         labelExpr="datum.value < 0 ? 'FAIL' : 'pass'")
-    chart = _matrix_chart(rows, corruptions, metrics,
+    chart = _matrix_chart(rows, *_cell_axes(corruptions, metrics),
                           alt.Color("shade:Q", scale=alt.Scale(domain=list(domain), range=list(colours),
                                                                interpolate="rgb"), legend=legend),
                           alt.Text("change:N"),
@@ -500,7 +504,7 @@ def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: st
     colours = [[AGREE_COLOUR, ONLY_FIRST_COLOUR], [ONLY_SECOND_COLOUR, AGREE_COLOUR]]
     table_rows = [{"x": column_labels[j], "y": row_labels[i], "trials": int(cells[i, j]), "fill": colours[i][j],
                    "ink": LIGHT_INK} for i in range(len(row_labels)) for j in range(len(column_labels))]
-    table = _matrix_chart(table_rows, column_labels, row_labels, alt.Color("fill:N", scale=None),
+    table = _matrix_chart(table_rows, *_cell_axes(column_labels, row_labels), alt.Color("fill:N", scale=None),
                           alt.Text("trials:Q"), [alt.Tooltip("y:N", title=str(metric)),
                                                  alt.Tooltip("x:N", title=str(other)), alt.Tooltip("trials:Q")],
                           size=18).properties(height=alt.Step(44),

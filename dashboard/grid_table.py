@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.dashboard.charts import ACCURACY_SCALE, _percent, ink_on, scale_colours
+from muttlab.dashboard.charts import ACCURACY_SCALE, _percent, colours_with_ink
 from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
 
 # Widths that keep every label and number readable at any window width: a corruption type's label is set
@@ -57,8 +57,7 @@ OTHER_FAMILY = "other"
 
 def cell_colours(accuracies: Sequence[float]) -> list[tuple[str, str]]:
     """Per accuracy (%): the background (the heatmap chart's colour there) and a text colour readable on it."""
-    backgrounds = scale_colours(ACCURACY_SCALE, [float(a) / 100.0 for a in accuracies])
-    return [(bg, ink_on(bg)) for bg in backgrounds]
+    return colours_with_ink(ACCURACY_SCALE, [float(a) / 100.0 for a in accuracies])
 
 
 def family_of(corruption: str) -> str:
