@@ -124,6 +124,16 @@ def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
     csv_download("Download CSV", frame, name, f"{key}-csv")
 
 
+def folded_table(label: str, frame: pd.DataFrame, name: str, key: str, expanded: bool = False, **kwargs) -> None:
+    """:func:`table` in an expander (keyed ``<key>-open``), sent only once it is opened: for what a page shows
+    beside its main element. A table on the page has the browser fetch its scripts (about 0.5 MB) with the
+    page's, and the page's elements are drawn once all have arrived (docs/dashboard.md, "Measured")."""
+    box = st.expander(label, expanded=expanded, key=f"{key}-open", on_change="rerun", icon=":material/table:")
+    if box.open:
+        with box:
+            table(frame, name, key, **kwargs)
+
+
 def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
     """A CSV download of ``frame``, written only when clicked (a full run's table is megabytes); text cells are
     neutralised for spreadsheets (:func:`muttlab.escaping.csv_frame`)."""

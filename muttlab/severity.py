@@ -60,16 +60,24 @@ def strength_items(sentences: Sequence[Item], corruption: str, strengths: Sequen
     return list(kept), {k: list(v) for k, v in corrupted.items()}
 
 
-@lru_cache(maxsize=16)
-def _strength_items(items: tuple[Item, ...], corruption: str, strengths: tuple[int, ...], seed: int):
-    """:func:`strength_items`, kept per request: parsing every MUTT original is most of a curve's time, and a
-    page asks for the same sentences again for each new choice of metrics."""
+@lru_cache(maxsize=4)
+def parsed(sentences: tuple[str, ...]) -> tuple:
+    """The sentences' spaCy parses, kept for the process: parsing every MUTT original (about 1.5 s) is most of a
+    curve's time, and every corruption type and strength starts from the same parses (a generator reads a
+    parse, it never changes it). A server parses the default sentences while it warms up."""
     from muttlab.resources.spacy_nlp import ModelMissing, parse
 
     try:
-        docs = parse([s for _, s, _ in items])
+        return tuple(parse(list(sentences)))
     except ModelMissing as exc:
         raise MuttlabError(str(exc)) from None
+
+
+@lru_cache(maxsize=16)
+def _strength_items(items: tuple[Item, ...], corruption: str, strengths: tuple[int, ...], seed: int):
+    """:func:`strength_items`, kept per request: a page asks for the same sentences again for each new choice
+    of metrics."""
+    docs = parsed(tuple(s for _, s, _ in items))
     generator = GENERATORS[corruption]
     kept, corrupted = [], {k: [] for k in strengths}
     for item, doc in zip(items, docs):

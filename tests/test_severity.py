@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from muttlab.corruptions.generate import STRENGTHS, double_pp, drop_content, remove_prep, swap_chunks, typo
+from muttlab.corruptions.generate import GENERATORS, STRENGTHS, double_pp, drop_content, remove_prep, swap_chunks, typo
 from muttlab.sources import load_sample_scenes
 from muttlab.errors import MuttlabError
 from muttlab.resources.spacy_nlp import parse
@@ -105,3 +105,27 @@ def test_curve_uses_the_same_sentences_at_every_strength(tmp_path):
     with pytest.raises(MuttlabError, match="no strength parameter"):
         severity_curve(settings, "neg_subj", ["BLEU-4"], [1, 2])
     assert set(STRENGTHS) == {"drop_content", "typo", "swap_chunks", "double_PP", "remove_prep"}
+
+
+def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes(monkeypatch):
+    from muttlab import severity
+    from muttlab.resources import spacy_nlp
+
+    items = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
+    sentences = tuple(s for _, s, _ in items)
+    severity.parsed.cache_clear()
+    severity._strength_items.cache_clear()
+    calls = []
+    monkeypatch.setattr(spacy_nlp, "parse", lambda texts: calls.append(len(texts)) or parse(texts))
+    shared = {t: severity.strength_items(items, t, [1, 2, 3], SEED) for t in sorted(STRENGTHS)}
+    assert calls == [len(sentences)]  # one parse for all five types
+    assert [d.to_json() for d in severity.parsed(sentences)] == [d.to_json() for d in parse(list(sentences))]
+    # Each type's corruptions are those of a parse of its own: one type's generator left nothing for the next.
+    for corruption, (kept, corrupted) in shared.items():
+        made = {k: [] for k in (1, 2, 3)}
+        for item, doc in zip(items, parse(list(sentences))):
+            outs = {k: GENERATORS[corruption](doc, SEED, strength=k) for k in (1, 2, 3)}
+            if all(o and o != item[1].strip() for o in outs.values()):
+                for k in made:
+                    made[k].append(outs[k])
+        assert corrupted == made and kept, corruption

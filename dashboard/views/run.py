@@ -106,11 +106,8 @@ def _controls(settings, live: bool):
         return False, False, "default", None
     catalogue = services.catalogue_frame(settings)
     available = list(catalogue.loc[catalogue["available"], "metric"])
-    listing = st.expander(f"Metrics: {len(available)} of {len(catalogue)} available", expanded=not available,
-                          key="run-catalogue", on_change="rerun")
-    if listing.open:  # drawn only when opened: a table's script would delay the grid's first paint
-        with listing:
-            ui.table(catalogue, "metrics", key="catalogue")
+    ui.folded_table(f"Metrics: {len(available)} of {len(catalogue)} available", catalogue, "metrics",
+                    key="run-catalogue", expanded=not available)
     if not available:
         st.error("No metric can be loaded in this installation; the table above says why for each one.")
         return False, False, "default", None

@@ -88,11 +88,11 @@ def page() -> None:
                    "and the pass rates' 95% intervals.", icon=":material/check_circle:")
     ui.chart(charts.severity_curves(curve, labels.get(corruption, corruption), unit),
              f"severity-{corruption}", key="sev-chart")
-    ui.table(curve, f"severity-{corruption}", key="sev-table",
-             column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
-                            "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),
-                            "pass_ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
-                            "mean_drop": st.column_config.NumberColumn(format="%.4f")})
+    ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table",
+                    column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
+                                   "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),
+                                   "pass_ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
+                                   "mean_drop": st.column_config.NumberColumn(format="%.4f")})
     ui.copy_link()
 
 

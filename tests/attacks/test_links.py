@@ -119,7 +119,7 @@ def test_anonymous_pages_name_no_server_folder(app_env, app_settings):
     missing = open_link("challenge", {"file": "challenge/no-such-set.tsv", "metrics": "BLEU-4"})
     assert any("challenge/no-such-set.tsv: no such file" in e.value.replace("\\", "") for e in missing.error)
     run = open_link("run", {})
-    run.session_state["run-catalogue"] = True  # the metric table, with why a metric is unavailable
+    run.session_state["run-catalogue-open"] = True  # the metric table, with why a metric is unavailable
     run.run()
     assert any("W2V-AVG-corpus" in frame.value["metric"].tolist() for frame in run.dataframe)
     for at in (learned, missing, run):

@@ -228,7 +228,7 @@ def test_anonymous_pages_show_no_server_path_and_no_database_password(served, pa
     seen.append(page_words(page))
     # The metric table is drawn on a canvas: its cells, as the server sends them, through the agent API.
     run = served.interact({"page": ""})
-    catalogue = served.interact({"session_id": run["session_id"], "widget_state": {"run-catalogue": True}})
+    catalogue = served.interact({"session_id": run["session_id"], "widget_state": {"run-catalogue-open": True}})
     seen.append(json.dumps(catalogue, ensure_ascii=False))
     assert "W2V-AVG-corpus" in seen[-1]
     for shown in seen:

@@ -40,7 +40,7 @@ def test_first_visit_lists_metrics_and_shows_the_precomputed_grid(app_env):
     assert f"accuracy {cell.accuracy:.1f}% ({int(cell.passed)}/{int(cell.n)})" in body
     assert len(grid_cells(at)) == len(grid.cells)
     assert not [m for m in at.metric if m.label == "trials"]
-    at.session_state["run-catalogue"] = True
+    at.session_state["run-catalogue-open"] = True
     at.run()
     catalogue = at.dataframe[0].value
     assert {"BLEU-4", "METEOR-1.5", "ReVal-TreeLSTM"} <= set(catalogue["metric"])
