@@ -249,9 +249,8 @@ def page() -> None:
         _trial_card(row, info.higher_is_better, editable.get(row.trial), other)
 
     ui.copy_link("drilldown")
-    with st.expander("All shown trials as a table"):
-        table = shown.assign(references=shown["references"].map(lambda refs: " | ".join(refs)))
-        ui.table(table, f"trials-{metric}-{corruption}-{refs or 'own'}", key="dd-table")
+    ui.folded_table("All shown trials as a table", shown.assign(references=shown["references"].map(" | ".join)),
+                    f"trials-{metric}-{corruption}-{refs or 'own'}", key="dd-table")
 
 
 page()

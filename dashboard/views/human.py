@@ -152,9 +152,9 @@ def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, met
     name = METHOD_LABELS.get(method, method)
     ui.chart(charts.correlation_heatmap(matrix, name, f"{name}, {label}"), f"sick-{corruption}-{method}",
              key="human-corr")
-    ui.table(matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix", key="human-matrix-table")
-    with st.expander("Summary statistics"):
-        ui.table(numbers.summary, f"sick-{corruption}-summary", key="human-summary")
+    ui.folded_table("The matrix as a table", matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix",
+                    key="human-matrix-table")
+    ui.folded_table("Summary statistics", numbers.summary, f"sick-{corruption}-summary", key="human-summary")
 
 
 def _pairs(settings, sick, study, numbers, corruption, wanted, method, reference, reading) -> None:

@@ -54,8 +54,11 @@ def test_filters_by_verdict_and_text(app_env, app_settings):
 def test_table_download_and_chart(app_env):
     at = open_page("drilldown", state={"drilldown_cell": CELL})
     labels = [b.label for b in at.get("download_button")]
-    assert labels.count("Download CSV") >= 1
-    assert "Download chart (HTML)" in labels
+    assert "Download chart (HTML)" in labels and "Download CSV" not in labels and not at.dataframe
+    at.session_state["dd-table-open"] = True  # the shown trials' table and its CSV, sent once opened
+    at.run()
+    assert [b.label for b in at.get("download_button")].count("Download CSV") == 1
+    assert len(at.dataframe[0].value) == len(at.dataframe[0].value["trial"].unique()) > 0
     assert len(at.get("vega_lite_chart")) == 1
 
 

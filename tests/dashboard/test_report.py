@@ -111,6 +111,8 @@ def _assert_report_equals_page(query: dict[str, str]) -> str:
     # The same trials in the same order: the page's table of every shown trial (over its pages) and the report's.
     rows = tables["trials"]
     header, body = rows[0], rows[1:]
+    at.session_state["dd-table-open"] = True  # the page's table of the shown trials, sent once opened
+    at.run()
     page_table = next(d.value for d in at.dataframe if "human_score" in d.value.columns)
     assert [r[header.index("trial")] for r in body] == list(page_table["trial"])
     # The numbers of the cards on the first page, character for character.
