@@ -73,6 +73,11 @@ def parsed(sentences: tuple[str, ...]) -> tuple:
         raise MuttlabError(str(exc)) from None
 
 
+def parse_default_sentences(settings: Settings) -> int:
+    """Parse :func:`default_sentences` now, for every later curve of this process; how many there are."""
+    return len(parsed(tuple(s for _, s, _ in default_sentences(settings))))
+
+
 @lru_cache(maxsize=16)
 def _strength_items(items: tuple[Item, ...], corruption: str, strengths: tuple[int, ...], seed: int):
     """:func:`strength_items`, kept per request: a page asks for the same sentences again for each new choice

@@ -107,8 +107,8 @@ def test_curve_uses_the_same_sentences_at_every_strength(tmp_path):
     assert set(STRENGTHS) == {"drop_content", "typo", "swap_chunks", "double_PP", "remove_prep"}
 
 
-def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes(monkeypatch):
-    from muttlab import severity
+def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes(monkeypatch, tmp_path):
+    from muttlab import api, severity
     from muttlab.resources import spacy_nlp
 
     items = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
@@ -117,8 +117,10 @@ def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes
     severity._strength_items.cache_clear()
     calls = []
     monkeypatch.setattr(spacy_nlp, "parse", lambda texts: calls.append(len(texts)) or parse(texts))
+    # What a server's warm-up does: parse the default sentences (without a data dir, the sample's scenes).
+    assert api.prepare_severity(Settings(cache_dir=tmp_path, use_cache=False)) == len(sentences)
     shared = {t: severity.strength_items(items, t, [1, 2, 3], SEED) for t in sorted(STRENGTHS)}
-    assert calls == [len(sentences)]  # one parse for all five types
+    assert calls == [len(sentences)]  # one parse, before any curve, for all five types
     assert [d.to_json() for d in severity.parsed(sentences)] == [d.to_json() for d in parse(list(sentences))]
     # Each type's corruptions are those of a parse of its own: one type's generator left nothing for the next.
     for corruption, (kept, corrupted) in shared.items():

@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from muttlab import api, severity
+from muttlab import api
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
                                              shipped_grid, trials_by_id)
 from muttlab.dashboard.shared import singleton
@@ -95,8 +95,7 @@ def warm_start(settings: Settings) -> WarmState:
             state.quick.set()
             step("trials", lambda: trials_by_id(settings))
             if types:
-                step("severity sentences", lambda: severity.parsed(
-                    tuple(s for _, s, _ in severity.default_sentences(settings))))
+                step("severity sentences", lambda: api.prepare_severity(settings))
             load([n for n in names if n not in quick])
         except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
