@@ -56,7 +56,8 @@ def warm_start(settings: Settings) -> WarmState:
 
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
-    drill-down, and the rest. Each metric is scored once on a short sentence through the scoring queue,
+    drill-down, the rest, and last the parses of the severity curves' sentences (after the metrics: while a
+    first visitor's Run waits for its progress bar, it competes with them). Each metric is scored once on a short sentence through the scoring queue,
     which is what starts its process or loads its model; a visitor's request in the meantime is served
     between two of these.
     """
@@ -94,9 +95,9 @@ def warm_start(settings: Settings) -> WarmState:
             _freeze_heap()
             state.quick.set()
             step("trials", lambda: trials_by_id(settings))
+            load([n for n in names if n not in quick])
             if types:
                 step("severity sentences", lambda: api.prepare_severity(settings))
-            load([n for n in names if n not in quick])
         except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
         finally:
