@@ -9,6 +9,7 @@ from typing import Callable
 from muttlab import api
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
                                              shipped_grid, trials_by_id)
+from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 
@@ -21,8 +22,6 @@ def is_quick(name: str) -> bool:
     return name == "TER" or name.startswith(QUICK_PREFIXES)
 
 
-WARM_SENTENCE = "A man is riding a bicycle down the street."
-WARM_REFERENCES = ("A man rides a bike on the road.", "Someone is cycling along a street.")
 
 
 @dataclass
@@ -57,9 +56,9 @@ def warm_start(settings: Settings) -> WarmState:
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
     drill-down, the rest, and last the parses of the severity curves' sentences (after the metrics: while a
-    first visitor's Run waits for its progress bar, it competes with them). Each metric is scored once on a short sentence through the scoring queue,
-    which is what starts its process or loads its model; a visitor's request in the meantime is served
-    between two of these.
+    first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded by scoring
+    the Playground's example through the scoring queue, which is what starts its process or loads its model;
+    a visitor's request in the meantime is served between two of these.
     """
     import time
 
@@ -81,20 +80,32 @@ def warm_start(settings: Settings) -> WarmState:
             reg = registry(settings)
             quick = [n for n in names if is_quick(n)]
 
+            # Each metric is loaded by scoring the Playground's example: first its candidate alone (the server
+            # opens once the quick metrics are loaded), later with its corruptions, the batch the Playground's
+            # first visit scores, so that visit is answered from the score cache.
+            candidates = [example.CANDIDATE]
+
             def load(batch: list[str]) -> None:
                 for name in batch:
-                    frame = queued(lambda: api.score(settings, [name], [WARM_SENTENCE], [WARM_REFERENCES], reg),
-                                   cost=1)
-                    problem = frame["problem"].iloc[0] if len(frame) else ""
-                    (state.failed.__setitem__(name, problem) if problem else state.ready.append(name))
+                    frame = queued(lambda: api.score(settings, [name], candidates,
+                                                     [example.REFERENCES] * len(candidates), reg),
+                                   cost=len(candidates))
+                    problems = frame.loc[frame["problem"] != "", "problem"]
+                    if len(problems):
+                        state.failed[name] = problems.iloc[0]
+                    elif name not in state.ready:
+                        state.ready.append(name)
 
             load(quick)
             types = generator_types()
             if types:
-                step("spaCy", lambda: api.corrupt(WARM_SENTENCE, WARM_REFERENCES, tuple(types), settings.seed))
+                step("spaCy", lambda: candidates.extend(api.corrupt(example.CANDIDATE, example.REFERENCES,
+                                                                    tuple(types), settings.seed)["corrupted"]))
             _freeze_heap()
             state.quick.set()
             step("trials", lambda: trials_by_id(settings))
+            if len(candidates) > 1:
+                load(quick)  # now with the example's corruptions
             load([n for n in names if n not in quick])
             if types:
                 step("severity sentences", lambda: api.prepare_severity(settings))

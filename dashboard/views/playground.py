@@ -8,15 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard import charts, glossary, services, ui
+from muttlab.dashboard import charts, glossary, playground_example, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.dashboard.not_applied import not_applied
 from muttlab.errors import MuttlabError
 
-EXAMPLE_REFERENCES = ("A man in a red jacket rides a bicycle along a busy street.\n"
-                      "A cyclist rides through city traffic.\n"
-                      "A person on a bike travels down a crowded road.")
-EXAMPLE_CANDIDATE = "A man is riding a bicycle down the street."
 CARD_CSS = """<style>
 .mutt-card {border: 1px solid #e5e7eb; border-radius: 0.5rem; padding: 0.6rem 0.9rem; margin-bottom: 0.6rem;}
 .mutt-verdict {font-size: 0.875rem; color: #4b5563;}
@@ -81,9 +77,10 @@ def page() -> None:
     with st.form("playground", border=True):
         left, right = st.columns(2)
         # The browser stops typing at these lengths; the server checks again below (a client may send more).
-        references = left.text_area("References (one per line)", EXAMPLE_REFERENCES, height=150, key="pg-refs",
+        references = left.text_area("References (one per line)", "\n".join(playground_example.REFERENCES),
+                                    height=150, key="pg-refs",
                                     max_chars=limits.max_chars * limits.max_refs)
-        candidate = right.text_area("Candidate", EXAMPLE_CANDIDATE, height=68, key="pg-candidate",
+        candidate = right.text_area("Candidate", playground_example.CANDIDATE, height=68, key="pg-candidate",
                                     max_chars=limits.max_chars)
         chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
                                          format_func=lambda c: labels.get(c, c), key="pg-types",

@@ -3,6 +3,7 @@ Severity curves and Challenge sets pages work from a link and from an upload, sh
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 
 import pytest
@@ -28,10 +29,16 @@ def test_the_warm_up_starts_with_the_server_not_with_a_visitor(sample_server, br
         time.sleep(1)
     done = re.search(r"warm-up done in [0-9.]+ s: (\d+) loaded", log.read_text())
     assert done and int(done.group(1)) >= 5, log.read_text()[-2000:]
+    scores = sqlite3.connect(sample_server.settings.cache_dir / "scores.sqlite")
+    scored = scores.execute("SELECT count(*) FROM scores").fetchone()[0]
     page = new_page(browser, 1800)
     page.goto(f"{url}/playground")
     expect(page.get_by_role("heading", name="Scores")).to_be_visible()
+    page.locator(".mutt-card").first.wait_for()  # the corruptions, scored and judged
     assert page.locator(EXCEPTION).count() == 0
+    # The warm-up loaded each metric by scoring the Playground's example and its corruptions: a first visit
+    # is answered from the score cache, nothing is scored for it.
+    assert scores.execute("SELECT count(*) FROM scores").fetchone()[0] == scored
 
 
 def test_a_severity_link_draws_its_curves(sample_server, browser):
