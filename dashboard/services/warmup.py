@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from muttlab import api
+from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
                                              shipped_grid, trials_by_id)
-from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 
@@ -20,8 +20,6 @@ QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
 
 def is_quick(name: str) -> bool:
     return name == "TER" or name.startswith(QUICK_PREFIXES)
-
-
 
 
 @dataclass
