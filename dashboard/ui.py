@@ -127,7 +127,7 @@ def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
 def folded_table(label: str, frame: pd.DataFrame, name: str, key: str, expanded: bool = False, **kwargs) -> None:
     """:func:`table` in an expander (keyed ``<key>-open``), sent only once it is opened: for what a page shows
     beside its main element. A table on the page has the browser fetch its scripts (about 1.4 MB) with the
-    page's, and they held a chart above it back by 0.3 s (docs/dashboard.md, "Tables beside a chart")."""
+    page's, and they held a chart above it back by 0.1–0.4 s (docs/dashboard.md, "Tables beside a chart")."""
     box = st.expander(label, expanded=expanded, key=f"{key}-open", on_change="rerun", icon=":material/table:")
     if box.open:
         with box:
