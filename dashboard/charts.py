@@ -52,14 +52,14 @@ def _interpolated(scale: Sequence[str], points: Sequence[float]) -> np.ndarray:
 
 def scale_colours(scale: Sequence[str], points: Sequence[float]) -> list[str]:
     """Colours at ``points`` (0..1) of a scale of equally spaced hex stops, each as ``rgb(r, g, b)``."""
-    return [f"rgb({r:.0f}, {g:.0f}, {b:.0f})" for r, g, b in _interpolated(scale, points)]
+    return [colour for colour, _ in colours_with_ink(scale, points)]
 
 
 def colours_with_ink(scale: Sequence[str], points: Sequence[float]) -> list[tuple[str, str]]:
-    """Per point: the scale's colour there (:func:`scale_colours`) and a text colour readable on it."""
-    rgb = _interpolated(scale, points)
-    inks = [DARK_INK if (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 > 0.55 else LIGHT_INK for r, g, b in rgb]
-    return list(zip(scale_colours(scale, points), inks))
+    """Per point: the scale's colour there, as ``rgb(r, g, b)``, and a text colour readable on it."""
+    return [(f"rgb({r:.0f}, {g:.0f}, {b:.0f})",
+             DARK_INK if (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 > 0.55 else LIGHT_INK)
+            for r, g, b in _interpolated(scale, points)]
 
 
 # A cell's number in the ink its row chose for its background (:func:`colours_with_ink`): a condition, not a
