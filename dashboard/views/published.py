@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab.dashboard import services, shipped_published, ui
+from muttlab.dashboard.published_table import published_table_html
 from muttlab.human import reproduce
 from muttlab.errors import MuttlabError
 
@@ -47,8 +48,10 @@ def page() -> None:
     for study in (list(dict.fromkeys(shown["study"])) if studies else [None]):
         part = shown if study is None else shown[shown["study"] == study]
         if study is not None:
-            st.subheader(str(study))
-        ui.table(part.reset_index(drop=True), f"published-{study or 'all'}", key=f"pub-{study}", **_reason_layout(part))
+            st.subheader(ui.md_text(study))
+        part = part.reset_index(drop=True)
+        st.html(published_table_html(part))
+        ui.csv_download("Download CSV", part, f"published-{study or 'all'}", f"pub-{study}-csv")
     if shown.empty:
         st.info("No published number matches the filter.")
     ui.copy_link()
@@ -58,19 +61,6 @@ def page() -> None:
         if changed:
             notice.warning("These shipped numbers may be outdated here: " + ui.md_text("; ".join(changed))
                            + ". Recompute them for current numbers.", icon=":material/history:")
-
-
-# Rows tall enough for a long reason to wrap onto four lines of a wide column (Streamlit wraps a cell's text
-# only in rows taller than 4rem); a one-line row cut the reasons after a few words.
-REASON_ROW_HEIGHT = 88
-
-
-def _reason_layout(part) -> dict:
-    """The table's layout when some of its numbers say why they differ: a wide reason column of wrapped text."""
-    if "reason" not in part.columns or not part["reason"].astype(str).str.strip().any():
-        return {}
-    return {"row_height": REASON_ROW_HEIGHT,
-            "column_config": {"reason": st.column_config.TextColumn("reason", width="large")}}
 
 
 def _numbers(settings):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -90,6 +91,42 @@ def shown_errors(at: AppTest) -> list[str]:
 
 def html_bodies(at: AppTest) -> list[str]:
     return [element.proto.body for element in at.get("html")]
+
+
+class _Tables(HTMLParser):
+    """Each <table> of a document, by the last word of its class, as rows of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._rows: list[list[str]] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            classes = (dict(attrs).get("class") or "").split()
+            self._rows = self.tables.setdefault(classes[-1] if classes else "", [])
+        elif tag == "tr" and self._rows is not None:
+            self._rows.append([])
+        elif tag in ("td", "th") and self._rows is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "table":
+            self._rows = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_tables(document: str) -> dict[str, list[list[str]]]:
+    parser = _Tables()
+    parser.feed(document)
+    return parser.tables
 
 
 def grid_html(at: AppTest) -> str:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from muttlab import api
 from muttlab.dashboard import services
-from tests.dashboard.conftest import open_page, shown_errors
+from tests.dashboard.conftest import html_bodies, html_tables, open_page, shown_errors
 
 # Two published numbers of MUTT Table 2 style and one of ΔBLEU, as the report returns them.
 FRAME = pd.DataFrame([
@@ -19,6 +19,24 @@ FRAME = pd.DataFrame([
     {"study": "ΔBLEU", "source": "Galley et al. 2015, Table 3", "metric": "DeltaBLEU", "subset": "units", "refs": 4,
      "published": 0.51, "measured": 0.50, "difference": -0.01, "tolerance": 0.05, "within": True, "reason": ""},
 ])
+
+
+def table_rows(body: str) -> list[dict[str, str]]:
+    """A study's table as the page draws it: rows of {header: cell text}, each with its reason (the one-cell row
+    below it, when it has one)."""
+    header, *rows = html_tables(body)[""]
+    out = []
+    for row in rows:
+        if len(row) == 1:
+            out[-1]["reason"] = row[0]
+        else:
+            out.append({**dict(zip(header, row)), "reason": ""})
+    return out
+
+
+def published_tables(at) -> list[list[dict[str, str]]]:
+    """Each study's table on the page."""
+    return [table_rows(body) for body in html_bodies(at) if 'class="mutt-published"' in body]
 
 
 @dataclass
@@ -40,10 +58,16 @@ def test_published_numbers_per_study_with_verdicts(app_env, monkeypatch):
     shown = {m.label: m.value for m in at.metric}
     assert shown == {"published numbers": "3", "within tolerance": "2", "outside": "1"}
     assert [s.value for s in at.subheader] == ["MUTT", "ΔBLEU"]
-    mutt = at.dataframe[0].value
-    assert mutt["reason"].tolist() == ["", "TERp paraphrase table differs"]
+    tables = published_tables(at)
+    assert [[row["metric"] for row in rows] for rows in tables] == [["BLEU-4", "TERp"], ["DeltaBLEU"]]
+    mutt = tables[0]
+    assert [row["reason"] for row in mutt] == ["", "TERp paraphrase table differs"]
+    assert [row["within tolerance"] for row in mutt] == ["✓ within", "✗ outside"]
+    assert [(row["published"], row["measured"], row["difference"]) for row in mutt] == [("61", "60.4", "-0.6"),
+                                                                                         ("70", "55", "-15")]
+    assert [b.label for b in at.get("download_button")] == ["Download CSV"] * 2
     at.toggle(key="pub-off").set_value(True).run()
-    assert [d.value["metric"].tolist() for d in at.dataframe] == [["TERp"]]
+    assert [[row["metric"] for row in rows] for rows in published_tables(at)] == [["TERp"]]
     assert at.query_params["off"] in ("1", ["1"])
 
 
@@ -55,3 +79,25 @@ def test_without_the_reproduction_module_the_page_says_so(app_env, monkeypatch):
     # The footer is on every page: version and the datasets' licences.
     footer = " ".join(c.value for c in at.caption)
     assert "muttlab " in footer and "CC BY-NC-SA 3.0" in footer and "Hodosh" in footer
+
+
+def test_the_shipped_numbers_drawn_as_tables_read_back_as_the_frame():
+    """Every shipped number, drawn as the page draws it, reads back to the frame's value (four decimals), its
+    verdict and its reason; a missing number shows "–", not "nan"."""
+    from muttlab.dashboard.published_table import published_table_html
+
+    frame = services.shipped_reproduction().frame
+    for study, part in frame.groupby("study", sort=False):
+        rows = table_rows(published_table_html(part.reset_index(drop=True)))
+        assert "study" not in rows[0] and len(rows) == len(part)
+        for row, record in zip(rows, part.itertuples(index=False)):
+            for column in ("published", "measured", "difference", "tolerance"):
+                value = getattr(record, column)
+                if pd.isna(value):
+                    assert row[column] == "–"
+                else:
+                    assert abs(float(row[column]) - value) <= 5e-5, (study, column, row[column], value)
+            verdict = {True: "✓ within", False: "✗ outside"}.get(record.within, "not measured")
+            assert row["within tolerance"] == verdict
+            assert row["reason"] == (record.reason if isinstance(record.reason, str) else "")
+            assert row["refs"] == ("–" if pd.isna(record.refs) else str(int(record.refs)))

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from urllib.parse import urlencode
 
 import pytest
@@ -11,6 +10,7 @@ from muttlab.cli import main
 from muttlab.dashboard.report import build_report, parse_view
 from muttlab.errors import MuttlabError
 from muttlab.settings import load_settings
+from tests.dashboard.conftest import html_tables
 
 
 def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
@@ -50,42 +50,6 @@ def test_report_of_an_empty_view_is_a_clear_error(sample_settings):
 
 # --------------------------------------------------------------------------- a report equals its view
 
-class _Tables(HTMLParser):
-    """Each <table> of a document, by the last word of its class, as rows of cell texts."""
-
-    def __init__(self):
-        super().__init__()
-        self.tables: dict[str, list[list[str]]] = {}
-        self._rows: list[list[str]] | None = None
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            classes = (dict(attrs).get("class") or "").split()
-            self._rows = self.tables.setdefault(classes[-1] if classes else "", [])
-        elif tag == "tr" and self._rows is not None:
-            self._rows.append([])
-        elif tag in ("td", "th") and self._rows is not None:
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._rows[-1].append("".join(self._cell))
-            self._cell = None
-        elif tag == "table":
-            self._rows = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def _tables(document: str) -> dict[str, list[list[str]]]:
-    parser = _Tables()
-    parser.feed(document)
-    return parser.tables
-
-
 def _card_numbers(at) -> list[dict[str, str]]:
     """Each card's numbers as the page writes them (``original **0.1234**`` ...), in page order."""
     found = []
@@ -101,7 +65,7 @@ def _assert_report_equals_page(query: dict[str, str]) -> str:
     at = open_link("drilldown", query)
     assert not shown_errors(at)
     document = build_report(load_settings(), urlencode({**query, "page": "drilldown"}))
-    tables = _tables(document)
+    tables = html_tables(document)
     # Every labelled number: the cell's counts, and the comparison's when the view has vs=.
     reported = {label: value for label, value in tables["counts"] + tables.get("comparison", [])}
     assert reported == {m.label: m.value for m in at.metric}
@@ -138,7 +102,7 @@ def test_a_report_writes_margins_as_the_page_does(app_env):
     # rule that is a margin of 0.15 - 2.65e-05 / 1e-9, which the report printed (`.4g`) as -2.65e+04.
     document = _assert_report_equals_page({"metric": "CIDEr-D", "corruption": "passive", "refs": "5",
                                            "show": "all"})
-    rows = _tables(document)["trials"]
+    rows = html_tables(document)["trials"]
     header = rows[0]
     margins = {r[header.index("trial")]: r[header.index("margin")] for r in rows[1:]}
     assert margins["passive/51"] == "orig = 0, Δ = 2.65e-05"

@@ -1,0 +1,86 @@
+"""One study's published numbers as an HTML table: what the Published vs measured page draws. No Streamlit here
+(testable alone).
+
+A table element (``st.dataframe``) has the browser fetch and run about 1.4 MB of scripts before it draws
+anything, and the page's numbers above it waited for them: on a loaded machine that was most of the page's
+first paint (docs/dashboard.md, "Published vs measured as HTML"). A plain table is drawn as soon as it
+arrives, wraps a long reason onto as many lines as it needs instead of cutting it, and scrolls sideways
+inside its own box on a narrow window. The CSV download below it holds the same rows, unformatted.
+
+Every cell is HTML-escaped: a reason or source is text from the published-numbers file.
+"""
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+from muttlab.dashboard.charts import FAIL_COLOUR, PASS_COLOUR
+
+# The columns of a number, right-aligned in tabular figures; "within" is drawn as a mark and a word.
+NUMBER_COLUMNS = ("refs", "published", "measured", "difference", "tolerance")
+HEADERS = {"metric_ours": "ours", "within": "within tolerance"}
+CSS = """<style>
+.mutt-published { overflow-x: auto; max-width: 100%; }
+.mutt-published table { border-collapse: collapse; min-width: 48rem; width: 100%; font-size: 0.8rem; margin: 0; }
+.mutt-published th, .mutt-published td { padding: 3px 6px; border: none; border-bottom: 1px solid #e5e7eb;
+  text-align: left; vertical-align: top; white-space: nowrap; }
+.mutt-published th { font-weight: 600; background: none; }
+.mutt-published td.mutt-num { text-align: right; font-variant-numeric: tabular-nums; }
+.mutt-published td.mutt-wrap { white-space: normal; overflow-wrap: break-word; min-width: 9rem; }
+.mutt-published tr.mutt-has-reason td { border-bottom: none; padding-bottom: 0; }
+.mutt-published tr.mutt-reason td { white-space: normal; padding-top: 0; padding-left: 1.5rem; opacity: 0.8; }
+.mutt-published .mutt-in { color: """ + PASS_COLOUR + """; font-weight: 600; white-space: nowrap; }
+.mutt-published .mutt-out { color: """ + FAIL_COLOUR + """; font-weight: 600; white-space: nowrap; }
+</style>"""
+
+
+def number_text(value) -> str:
+    """A number as the table shows it: at most four decimals, no trailing zeros; "–" when there is none."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, (int,)) or float(value).is_integer():
+        return str(int(value))
+    return f"{float(value):.4f}".rstrip("0").rstrip(".")
+
+
+def within_text(value) -> tuple[str, str]:
+    """(css class, text) of a verdict: within, outside, or not measured."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "", "not measured"
+    return ("mutt-in", "✓ within") if bool(value) else ("mutt-out", "✗ outside")
+
+
+def published_table_html(part: pd.DataFrame) -> str:
+    """One ``<div class="mutt-published">`` holding ``part``'s rows (one study's, its "study" column left out:
+    the page names the study above the table), columns in the frame's order. A row's reason, a sentence, is
+    the row below it across the table's width: as a column it was either cut or squeezed to a word a line."""
+    columns = [c for c in part.columns if c not in ("study", "reason")]
+    esc = html.escape
+    head = "".join(f"<th>{esc(HEADERS.get(c, c))}</th>" for c in columns)
+    rows = []
+    for record in part.itertuples(index=False):
+        values = record._asdict()
+        cells = []
+        for column in columns:
+            value = values[column]
+            if column == "within":
+                css, text = within_text(value)
+                cells.append(f'<td><span class="{css}">{text}</span></td>' if css else f"<td>{text}</td>")
+            elif column in NUMBER_COLUMNS:
+                cells.append(f'<td class="mutt-num">{esc(number_text(value))}</td>')
+            else:
+                css = ' class="mutt-wrap"' if column == "source" else ""
+                cells.append(f"<td{css}>{esc(_text(value))}</td>")
+        reason = _text(values.get("reason"))
+        css = ' class="mutt-has-reason"' if reason else ""
+        rows.append(f"<tr{css}>{''.join(cells)}</tr>")
+        if reason:
+            rows.append(f'<tr class="mutt-reason"><td colspan="{len(columns)}">{esc(reason)}</td></tr>')
+    return (f'{CSS}<div class="mutt-published"><table><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _text(value) -> str:
+    return "" if value is None or value is pd.NA or value != value else str(value)
