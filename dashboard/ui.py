@@ -84,10 +84,14 @@ def md_text(text: object) -> str:
                                                       else "\\" + m.group(2)), out)
 
 
+def html_text(text: object) -> str:
+    """``text`` for an HTML block (``st.html``): scrubbed like :func:`md_text`, then HTML-escaped."""
+    return html.escape(scrub(text, services.settings()))
+
+
 def caption_text(text: object) -> None:
     """A caption of user text: scrubbed and HTML-escaped into a caption-styled block, never read as Markdown."""
-    shown = html.escape(scrub(text, services.settings()))
-    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{shown}</div>')
+    st.html(f'<div class="mutt-caption" style="font-size: 0.875rem; opacity: 0.65">{html_text(text)}</div>')
 
 
 def header(title: str, caption: str | None = None) -> Settings:

@@ -14,9 +14,8 @@ import math
 
 import streamlit as st
 
-from muttlab.dashboard import cell_view, charts, glossary, services, ui
+from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
-from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
@@ -28,41 +27,8 @@ def _index(options: list, value, fallback: int = 0) -> int:
     return options.index(value) if value in options else fallback
 
 
-VERDICT_MARKS = {"unsupported": ":gray[:material/block:]", "passes": ":blue[:material/check_circle:]",
-                 "fails": ":red[:material/cancel:]"}
-
-
-def _verdict(passed: bool, unsupported: bool) -> str:
-    word = cell_view.verdict_word(passed, unsupported)
-    return f"{VERDICT_MARKS[word]} {word}"
-
-
 def _trial_card(row, higher_is_better: bool, pair_id: int | None, other: str | None) -> None:
-    with st.container(border=True):
-        text, numbers = st.columns([5, 2])
-        text.markdown(f"**{_verdict(row.passed, row.unsupported)}** · {ui.md_text(row.trial)}")
-        text.html(diff_block(row.original, row.corrupted))
-        numbers.markdown("  \n".join(f"{label} **{value}**" for label, value in cell_view.trial_numbers(row)))
-        if other is not None:
-            numbers.markdown(f"{ui.md_text(other)}: **{_verdict(bool(row.vs_passed), bool(row.vs_unsupported))}**  \n"
-                             f"margin **{cell_view.vs_margin_text(row)}**")
-        if pair_id is not None:
-            numbers.markdown(f"[:material/edit: Edit this pair](annotate?pair={int(pair_id)})")
-        extra = [] if higher_is_better else ["lower scores are better for this metric"]
-        if row.expected is not None:
-            extra.append(cell_view.EXPECTED_TEXT.get(row.expected, row.expected))
-        if row.human_score is not None and not (isinstance(row.human_score, float) and math.isnan(row.human_score)):
-            extra.append(f"SICK gold relatedness: {row.human_score:.2f} / 5")
-        for label, attr in (("SICK pair", "sick_pair_id"), ("SICK split", "sick_split")):
-            value = getattr(row, attr, None)
-            if value not in (None, "") and value == value:
-                extra.append(f"{label}: {value}")
-        if row.source:
-            extra.append(f"{'source sentence' if row.expected is not None else 'source'}: {row.source}")
-        if extra:
-            ui.caption_text(" · ".join(extra))
-        with st.expander(f"{len(row.references)} reference{'s' if len(row.references) != 1 else ''}"):
-            st.text("\n".join(f"{i:>2}. {ref}" for i, ref in enumerate(row.references, start=1)))
+    st.html(trial_card.card_html(row, higher_is_better, pair_id, other, text=ui.html_text))
 
 
 def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, suite_name: str, key: str) -> bool:
@@ -227,6 +193,7 @@ def page() -> None:
                     "suite": suite_name if suite_name != "default" else None, "format": fmt,
                     "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
     other = comparison.other if comparison is not None else None
+    st.html(trial_card.CSS)
     if trial_id:
         base = cell if comparison is None else comparison.joined
         pinned = base[base["trial"] == trial_id]

@@ -129,6 +129,36 @@ def html_tables(document: str) -> dict[str, list[list[str]]]:
     return parser.tables
 
 
+def _plain(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def trial_cards(at: AppTest) -> list[dict]:
+    """The Drill-down's trial cards in page order, read from their HTML: trial, verdict, numbers {label: text},
+    vs (the compared metric's name, verdict and margin, or None), edit (the pair editor's address, or None),
+    notes, references."""
+    cards = []
+    for body in html_bodies(at):
+        if not body.startswith('<div class="mutt-card"'):
+            continue
+        dls = dict(re.findall(r'<dl class="(mutt-\w+)">(.*?)</dl>', body))
+        pairs = {css: [(_plain(k), _plain(v)) for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", inner)]
+                 for css, inner in dls.items()}
+        vs = pairs.get("mutt-vs")
+        edit = re.search(r'<a class="mutt-edit" href="([^"]+)"', body)
+        notes = re.search(r'<p class="mutt-notes">(.*?)</p>', body)
+        cards.append({
+            "trial": html.unescape(re.match(r'<div class="mutt-card" data-trial="([^"]*)"', body).group(1)),
+            "verdict": re.search(r'<p><span class="mutt-(\w+)">', body).group(1),
+            "numbers": dict(pairs["mutt-numbers"]),
+            "vs": None if vs is None else {"metric": vs[0][0], "verdict": vs[0][1].split()[-1], "margin": vs[1][1]},
+            "edit": html.unescape(edit.group(1)) if edit else None,
+            "notes": _plain(notes.group(1)) if notes else "",
+            "references": [_plain(li) for li in re.findall(r"<li>(.*?)</li>", body)],
+            "diff": re.search(r'<div class="mutt-diff">.*?</div></div>', body).group(0)})
+    return cards
+
+
 def grid_html(at: AppTest) -> str:
     """The body of the page's accuracy grid (one st.html element)."""
     grids = [body for body in html_bodies(at) if 'class="mutt-grid"' in body]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from muttlab.engine import runner
 from muttlab.sources import load_mutt_experiments
-from tests.dashboard.conftest import charts_drawn, html_bodies, open_page, shown_errors
+from tests.dashboard.conftest import charts_drawn, html_bodies, open_page, shown_errors, trial_cards
 
 CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}
 
@@ -25,15 +25,13 @@ def test_cell_trials_failing_first_by_margin(app_env, app_settings):
     assert int(shown["failed"]) == int((~table["passed"]).sum())
     # The first card is the failing trial with the lowest margin, and its diff shows its sentences.
     worst = table[~table["passed"]].sort_values("margin", kind="stable").iloc[0]
-    first_card = at.markdown[[m.value for m in at.markdown].index(next(
-        m.value for m in at.markdown if "fails" in m.value))].value
-    assert worst["trial"] in first_card
-    bodies = "\n".join(html_bodies(at))
-    assert 'class="mutt-diff"' in bodies
+    first = trial_cards(at)[0]
+    assert first["trial"] == worst["trial"] and first["verdict"] == "fails"
     first_word_of_corruption = trials[worst["trial"]].corrupted.split()[0]
-    assert first_word_of_corruption in bodies
-    # References are collapsed in an expander per trial.
-    assert any(e.label == "5 references" for e in at.expander)
+    assert first_word_of_corruption in first["diff"]
+    # References are folded in each card, all five of them.
+    assert first["references"] == list(trials[worst["trial"]].references[:5])
+    assert "<summary>5 references</summary>" in next(b for b in html_bodies(at) if "mutt-card" in b)
 
 
 def test_filters_by_verdict_and_text(app_env, app_settings):
@@ -90,9 +88,8 @@ def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
 
 
 def _cards(at) -> list[str]:
-    """The trial ids of the cards on the page, in order (each card's first line names its trial)."""
-    return [m.value.rsplit(" · ", 1)[1].replace("\\", "") for m in at.markdown
-            if m.value.startswith("**:") and " · " in m.value]
+    """The trial ids of the cards on the page, in order."""
+    return [card["trial"] for card in trial_cards(at)]
 
 
 def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app_env, app_settings):
@@ -117,8 +114,8 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     assert at.segmented_control(key="dd-verdict").value == "only-vs"
     assert at.query_params["show"] == "only-vs" and at.query_params["vs"] == "ROUGE-L"
     # Each card says how the other metric judged it.
-    assert sum("ROUGE-L: **:blue[:material/check_circle:] passes**" in m.value for m in at.markdown) == \
-        min(15, len(expected))
+    assert [card["vs"]["verdict"] for card in trial_cards(at)] == ["passes"] * min(15, len(expected))
+    assert {card["vs"]["metric"] for card in trial_cards(at)} == {"ROUGE-L"}
     at.segmented_control(key="dd-verdict").set_value("only-metric").run()
     only_bleu = wide.index[wide["BLEU-4"] & ~wide["ROUGE-L"]]
     assert f"**{len(only_bleu)}** of 65 trials shown" in [m.value for m in at.markdown]
@@ -143,11 +140,10 @@ def test_a_trial_that_is_a_pair_of_the_store_links_to_its_editor(app_env, app_se
 
     at = open_page("drilldown", state={"drilldown_cell": CELL})
     cards = _cards(at)
-    assert len(cards) == 15 and not any("Edit this pair" in m.value for m in at.markdown)
+    assert len(cards) == 15 and not any(card["edit"] for card in trial_cards(at))
     by_id = {t.id: t for t in load_mutt_experiments(app_settings).of(CELL["corruption"])}
     with open_store(app_settings) as store:  # every card's trial but the first becomes a pair
         store.add([by_id[t] for t in cards[1:]], author="loader")
         ids = {t: store.get_by_key(t).id for t in cards[1:]}
     at.run()
-    links = [m.value for m in at.markdown if "Edit this pair" in m.value]
-    assert links == [f"[:material/edit: Edit this pair](annotate?pair={ids[t]})" for t in cards[1:]]
+    assert [card["edit"] for card in trial_cards(at)] == [None] + [f"annotate?pair={ids[t]}" for t in cards[1:]]

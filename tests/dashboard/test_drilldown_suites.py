@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from muttlab import api
 from muttlab.engine import runner
-from tests.dashboard.conftest import open_link, shown_errors
+from tests.dashboard.conftest import open_link, shown_errors, trial_cards
 
 # DEMETR (data/demetr/README.md): 1,000 records per file; in the negation file one is not applied.
 NEGATION = "demetr/dataset/critical_id8_negation.json"
@@ -43,8 +43,8 @@ def test_a_demetr_phenomenon_opens_with_the_challenge_pages_counts(app_env, app_
     # The first card is the failing pair with the lowest margin; its source sentence is shown.
     table = results.table
     worst = table[~table["passed"]].sort_values("margin", kind="stable").iloc[0]
-    first = next(m.value for m in at.markdown if m.value.startswith("**:red"))
-    assert first.endswith(worst["trial"].replace("_", "\\_"))
+    first = trial_cards(at)[0]
+    assert first["trial"] == worst["trial"] and first["verdict"] == "fails"
     assert html.escape(suite_file.sources[worst["trial"]]) in captions
     assert at.selectbox(key="dd-corruption").label == "Phenomenon"
     assert at.query_params["suite"] == f"file:{NEGATION}" and "refs" not in at.query_params

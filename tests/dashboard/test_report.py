@@ -10,7 +10,7 @@ from muttlab.cli import main
 from muttlab.dashboard.report import build_report, parse_view
 from muttlab.errors import MuttlabError
 from muttlab.settings import load_settings
-from tests.dashboard.conftest import html_tables
+from tests.dashboard.conftest import html_tables, trial_cards
 
 
 def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
@@ -50,15 +50,6 @@ def test_report_of_an_empty_view_is_a_clear_error(sample_settings):
 
 # --------------------------------------------------------------------------- a report equals its view
 
-def _card_numbers(at) -> list[dict[str, str]]:
-    """Each card's numbers as the page writes them (``original **0.1234**`` ...), in page order."""
-    found = []
-    for m in at.markdown:
-        if m.value.startswith("original **"):
-            found.append(dict(re.findall(r"^(original|corruption|margin) \*\*(.*?)\*\*\s*$", m.value, re.MULTILINE)))
-    return found
-
-
 def _assert_report_equals_page(query: dict[str, str]) -> str:
     from tests.dashboard.conftest import open_link, shown_errors
 
@@ -80,13 +71,14 @@ def _assert_report_equals_page(query: dict[str, str]) -> str:
     page_table = next(d.value for d in at.dataframe if "human_score" in d.value.columns)
     assert [r[header.index("trial")] for r in body] == list(page_table["trial"])
     # The numbers of the cards on the first page, character for character.
-    cards = _card_numbers(at)
-    assert cards and cards == [{k: r[header.index(k)] for k in ("original", "corruption", "margin")}
-                               for r in body[:len(cards)]]
+    cards = trial_cards(at)
+    assert cards and [card["numbers"] for card in cards] == [
+        {k: r[header.index(k)] for k in ("original", "corruption", "margin")} for r in body[:len(cards)]]
     if "vs" in query:
-        vs_margins = [re.search(r"\nmargin \*\*(.*)\*\*$", m.value).group(1) for m in at.markdown
-                      if m.value.startswith(query["vs"] + ": **")]
-        assert vs_margins == [r[header.index(f"{query['vs']} margin")] for r in body[:len(vs_margins)]]
+        assert [card["vs"]["margin"] for card in cards] == [r[header.index(f"{query['vs']} margin")]
+                                                           for r in body[:len(cards)]]
+        assert [card["vs"]["verdict"] for card in cards] == [r[header.index(f"{query['vs']} verdict")]
+                                                            for r in body[:len(cards)]]
     return document
 
 
