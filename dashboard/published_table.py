@@ -3,7 +3,7 @@
 
 A table element (``st.dataframe``) has the browser fetch and run about 1.4 MB of scripts before it draws
 anything, and the page's numbers above it waited for them: on a loaded machine that was most of the page's
-first paint (docs/dashboard.md, "Published vs measured as HTML"). A plain table is drawn as soon as it
+first paint (docs/dashboard.md, Design). A plain table is drawn as soon as it
 arrives, wraps a long reason onto as many lines as it needs instead of cutting it, and scrolls sideways
 inside its own box on a narrow window. The CSV download below it holds the same rows, unformatted.
 

@@ -4,7 +4,7 @@ verdict, the link to edit its pair, notes, and its references folded. No Streaml
 A card made of Streamlit elements was about seven of them (Markdown, HTML, columns, a caption, an expander
 and its text); fifteen cards were a hundred elements for the browser to lay out, most of them Markdown it
 parses, before the page's first word diff appeared. One block per card is drawn as it arrives
-(docs/dashboard.md, "Trial cards as HTML"). Every number is written by :mod:`muttlab.dashboard.cell_view`, as
+(docs/dashboard.md, Design). Every number is written by :mod:`muttlab.dashboard.cell_view`, as
 in the view's report; every text is escaped by the ``text`` function the page passes (the dashboard scrubs
 secrets and server folders too).
 """

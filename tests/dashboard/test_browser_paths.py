@@ -109,10 +109,11 @@ def test_an_edited_pair_is_scored_in_the_drilldown(served, browser):
     page.goto(f"{url}/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5&suite=store&show=all&trial={pair.key}")
     expect(page.get_by_text(f"Trial {pair.key}")).to_be_visible()
     # The pinned card comes first; its numbers read "original X / corruption Y / margin Z".
-    numbers = page.get_by_test_id("stMarkdownContainer").filter(has_text=re.compile(r"^original .*margin", re.S))
-    text = numbers.first.inner_text()
-    s_orig = text.split("original")[1].split()[0]
-    s_corr = text.split("corruption")[1].split()[0]
-    assert s_orig == s_corr, text
+    card = page.locator(".mutt-card").first
+    assert card.get_attribute("data-trial") == pair.key
+    labels = card.locator("dl.mutt-numbers dt").all_inner_texts()
+    values = card.locator("dl.mutt-numbers dd").all_inner_texts()
+    assert labels == ["original", "corruption", "margin"]
+    assert values[0] == values[1], values
     assert page.locator(EXCEPTION).count() == 0
     page.screenshot(path=str(ARTIFACTS / "dashboard-edited-pair.png"), full_page=True)
