@@ -16,6 +16,7 @@ import streamlit as st
 
 from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
+from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
@@ -169,8 +170,10 @@ def page() -> None:
         st.caption(glossary.term("signature"))
 
     title = (f"{labels.get(corruption, corruption)}" + (f", {refs} references" if refs is not None else ""))
-    ui.chart(charts.margin_histogram(cell, f"Margins: {metric} on {title}"),
-             f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
+    heading = f"Margins: {metric} on {title}"
+    st.html(margin_bars_html(cell, heading))
+    ui.chart_download(lambda: charts.margin_histogram(cell, heading),
+                      f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
 
     comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
 

@@ -33,9 +33,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = REPO / "test-artifacts"
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 EXCEPTION = '[data-testid="stException"]'
-# A Vega-Lite chart's title, and a line of its, as Vega draws them into the chart's SVG.
-CHART_TITLE = '[data-testid="stVegaLiteChart"] .role-title-text'
+# A line of a Vega-Lite chart, as Vega draws it into the chart's SVG.
 CHART_LINE = '[data-testid="stVegaLiteChart"] .mark-line path'
+# The title of the Drill-down's margins histogram (HTML, above the trial cards).
+MARGINS_TITLE = ".mutt-margins .mutt-margins-title"
 
 
 def _free_port() -> int:

@@ -27,7 +27,7 @@ from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from muttlab.sources import load_sample
 from tests.conftest import REPO
-from tests.dashboard.test_browser import CHART_TITLE, EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +91,7 @@ def drill_down(page, cell: str, title: str) -> None:
     page.locator(f'.mutt-grid a[href="{cell}"]').first.click()
     page.wait_for_url(re.compile(r"/drilldown\?"))
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
-    expect(page.locator(CHART_TITLE).first).to_contain_text(title)
+    expect(page.locator(MARGINS_TITLE).first).to_contain_text(title)
     assert "metric=" in page.url
     page.goto(page.url + "&show=all")
     page.locator(".mutt-diff").first.wait_for()

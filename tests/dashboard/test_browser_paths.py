@@ -14,7 +14,7 @@ from muttlab.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import new_page
-from tests.dashboard.test_browser import ARTIFACTS, CHART_TITLE, EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
@@ -49,20 +49,20 @@ def test_reviewer_sees_the_grid_and_a_shared_link_lands_on_its_cell(served, brow
     expect(cell).to_have_attribute("title", re.compile(r"accuracy [0-9.]+% \(\d+/\d+\)\n95% CI .*\nties"))
     cell.click()
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
-    expect(page.locator(CHART_TITLE).first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
+    expect(page.locator(MARGINS_TITLE).first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
     assert "metric=ROUGE-L" in page.url
     link = f"{url}/drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5&show=all"
     page.goto(link)
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
     page.locator(".mutt-diff").first.wait_for()
     expect(page.get_by_text("trials shown")).to_be_visible()
-    title = page.locator(CHART_TITLE).first
+    title = page.locator(MARGINS_TITLE).first
     expect(title).to_contain_text("ROUGE-L on Negated Subject, 5 references")
     expect(page.get_by_text("signature: ROUGE-L|")).to_be_visible()
     assert "metric=ROUGE-L" in page.url and "show=all" in page.url  # the address still names the view
     page.reload()
     page.locator(".mutt-diff").first.wait_for()
-    expect(page.locator(CHART_TITLE).first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
+    expect(page.locator(MARGINS_TITLE).first).to_contain_text("ROUGE-L on Negated Subject, 5 references")
     page.screenshot(path=str(ARTIFACTS / "dashboard-shared-link.png"), full_page=True)
     assert page.locator(EXCEPTION).count() == 0
 

@@ -57,7 +57,9 @@ def test_table_download_and_chart(app_env):
     at.run()
     assert [b.label for b in at.get("download_button")].count("Download CSV") == 1
     assert len(at.dataframe[0].value) == len(at.dataframe[0].value["trial"].unique()) > 0
-    assert len(at.get("vega_lite_chart")) == 1
+    # The margins are drawn as HTML (no chart scripts for the browser to fetch); the chart is the download.
+    assert not at.get("vega_lite_chart")
+    assert [b for b in html_bodies(at) if 'class="mutt-margins"' in b]
 
 
 def test_margins_stay_readable_when_the_original_scores_zero():
@@ -125,9 +127,9 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     assert sorted(disagreeing["trial"]) == sorted(list(only_rouge) + list(only_bleu))
     assert (disagreeing.set_index("trial").loc[list(only_rouge), "right"] == "ROUGE-L").all()
     drawn = charts_drawn(at)
-    assert len(drawn) == 3  # the margins; the comparison's table and its margins, one below the other
+    assert len(drawn) == 2  # the comparison's table and its margins, one below the other
     # The chart's 2 x 2 table holds the paired counts, b and c in the Okabe-Ito blue and vermillion.
-    table = next(rows for rows in drawn[1][1].values() if "fill" in rows.columns)
+    table = next(rows for rows in drawn[0][1].values() if "fill" in rows.columns)
     bars = {(row.fill, str(row.trials)) for row in table.itertuples()}
     both = int((wide["BLEU-4"] & wide["ROUGE-L"]).sum())
     neither = int((~wide["BLEU-4"] & ~wide["ROUGE-L"]).sum())
@@ -147,3 +149,31 @@ def test_a_trial_that_is_a_pair_of_the_store_links_to_its_editor(app_env, app_se
         ids = {t: store.get_by_key(t).id for t in cards[1:]}
     at.run()
     assert [card["edit"] for card in trial_cards(at)] == [None] + [f"annotate?pair={ids[t]}" for t in cards[1:]]
+
+
+def test_the_margins_histogram_draws_the_charts_bins(app_env, app_settings):
+    """The HTML histogram above the cards has the bins of the chart it stands for (charts.margin_histogram, the
+    download): per bin its fails and passes on hover, in proportion to the tallest bin; the engine's margins."""
+    import re
+
+    import numpy as np
+
+    from muttlab.dashboard.charts import margin_axis, margin_bins
+
+    at = open_page("drilldown", state={"drilldown_cell": CELL})
+    table, _ = _engine_cell(app_settings)
+    body = next(b for b in html_bodies(at) if 'class="mutt-margins"' in b)
+    assert "Margins: BLEU-4 on Active-to-Passive, 5 references" in body
+    margins, passed = table["margin"].to_numpy(float), table["passed"].to_numpy(bool)
+    low, high, _ = margin_axis(margins)
+    fails, edges = margin_bins(margins[~passed], low, high)
+    passes, _ = margin_bins(margins[passed], low, high)
+    hovers = re.findall(r'class="mutt-bin" title="margin (\S+) to (\S+): (\d+) fails?, (\d+) pass(?:es)?"', body)
+    assert [(int(f), int(p)) for *_, f, p in hovers] == list(zip(fails.tolist(), passes.tolist()))
+    assert [float(a) for a, *_ in hovers] == [float(f"{e:.3g}") for e in edges[:-1]]
+    assert sum(int(f) + int(p) for *_, f, p in hovers) == np.isfinite(margins).sum() == 214
+    assert f"fails ({int((~passed).sum())})" in body and f"passes ({int(passed.sum())})" in body
+    tallest = max(int(f) + int(p) for *_, f, p in hovers)
+    heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%"', body)]
+    assert max(heights) == 100.0 or tallest == 0
+    assert abs(sum(heights) - 100.0 * 214 / tallest) < 0.01 * len(heights)

@@ -1,6 +1,11 @@
-"""Attacks through the Published vs measured table: the page draws the published-numbers file's text (source,
-metric names, reasons) as HTML, and a server recomputes it from its data dir's copy of that file, which
-anyone who can write the data dir controls. Every cell must arrive as text, never as markup."""
+"""Attacks through the views the dashboard draws as HTML of its own (``st.html``), where a name or text someone else
+chose must arrive as text, never as markup:
+
+- the Published vs measured table draws the published-numbers file's text (source, metric names, reasons), and a
+  server recomputes it from its data dir's copy of that file, which anyone who can write the data dir controls;
+- the Drill-down's margins histogram is titled with the metric's name, which a user's metric plug-in chooses.
+
+(The trial cards: ``tests/attacks/test_user_suites.py::test_markup_in_sentences_stays_text``.)"""
 from __future__ import annotations
 
 import pandas as pd
@@ -32,3 +37,24 @@ def test_the_published_table_shows_markup_as_text(app_env, monkeypatch):
     # The study names the table's heading, a Markdown element: its link and image syntax is escaped too.
     heading = next(s.value for s in at.subheader if s.value.startswith("MUTT"))
     assert "[x](" not in heading and "![y](" not in heading and "evil.example" in heading
+
+
+def test_the_margins_histogram_shows_a_metric_name_as_text():
+    from html.parser import HTMLParser
+
+    from muttlab.dashboard.margin_bars import margin_bars_html
+
+    cell = pd.DataFrame({"margin": [-0.2, -0.1, 0.0, 0.3, float("nan")], "passed": [False, False, False, True, False]})
+    body = margin_bars_html(cell, f"Margins: my-metric{MARKUP} on upload")
+    tags, texts = [], []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append(tag)
+
+        def handle_data(self, data):
+            texts.append(data)
+
+    Reader().feed(body)
+    assert set(tags) <= {"style", "div", "p", "span"}, set(tags)
+    assert f"Margins: my-metric{MARKUP} on upload" in texts  # the title, character for character
