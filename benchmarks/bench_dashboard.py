@@ -36,8 +36,10 @@ cancelled), and the first paint of Published vs measured (until its numbers are 
 With ``--paints`` it measures, in one run on one freshly started server with an empty score cache, the long waits
 above, then, once the server's warm-up is done (so that nothing but the visits runs), the first paint of every
 page of the navigation: from the navigation to the page's main element (the grid, the trials, the numbers, the
-curves...; :data:`PAINTS`), each page opened in turn as a new visit, then each once more; a page without an
-entry there (a new one) is timed to its title with its first script run finished. Prints one table.
+curves...; :data:`PAINTS`), each page opened in turn as a new visit (a browser that has never been to the
+server, so it fetches and compiles Streamlit's scripts first), then each once more, then each in a new tab of a
+browser that has opened the app once (its cache holds the scripts, as a returning visitor's does); a page
+without an entry there (a new one) is timed to its title with its first script run finished. Prints one table.
 
     .venv/bin/python benchmarks/bench_dashboard.py --paints --data-dir ../shared/data --cache-dir $(mktemp -d)
 """
@@ -63,6 +65,7 @@ from muttlab.sources import load_mutt_experiments
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1500, "height": 1400}
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 # The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
 GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
@@ -107,7 +110,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 def visit(browser, url: str, shot: Path | None) -> tuple[float, float]:
     """Seconds until the Run button is shown, and until the full grid is drawn after pressing it."""
-    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(1_800_000)
     start = time.perf_counter()
     page.goto(url)
@@ -148,7 +151,7 @@ def load() -> str:
 def first_answer(browser, url: str) -> tuple[float, float]:
     """Seconds from opening the Playground to its first scores (the quick metrics' early table, or the full
     table when every chosen metric is quick) and to the full table."""
-    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(600_000)
     start = time.perf_counter()
     page.goto(f"{url}/playground")
@@ -205,7 +208,7 @@ def views(settings: Settings, muttlab: Path, settle: float, new_tabs: int) -> di
             url = f"http://localhost:{port}"
             try:
                 out["server start"] = time.perf_counter() - start
-                page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                page = browser.new_page(viewport=VIEWPORT)
                 page.set_default_timeout(600_000)
                 out["first grid, fresh server"] = timed(page, url, GRID)
                 print(f"  B. server start {out['server start']:6.2f} s; first grid, first visit of the fresh server "
@@ -213,7 +216,7 @@ def views(settings: Settings, muttlab: Path, settle: float, new_tabs: int) -> di
                 waited = wait_warm(log, settle)
                 grids = []
                 for _ in range(new_tabs):
-                    tab = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    tab = browser.new_page(viewport=VIEWPORT)
                     tab.set_default_timeout(600_000)
                     grids.append(timed(tab, url, GRID))
                     tab.close()
@@ -260,7 +263,7 @@ def floor(settings: Settings, tabs: int) -> float:
             try:
                 times = []
                 for i in range(tabs + 1):  # the first tab is the server's first session, like B's first visit
-                    tab = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    tab = browser.new_page(viewport=VIEWPORT)
                     tab.set_default_timeout(600_000)
                     took = timed(tab, f"http://localhost:{port}", text="bare page")
                     tab.close()
@@ -345,7 +348,7 @@ def waits(settings: Settings) -> None:
 
 def cold_waits(browser, url: str) -> None:
     """On a server with an empty score cache: a cold Run's first progress, Cancel, Published's first paint."""
-    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(600_000)
     page.goto(f"{url}/?metrics={WAIT_METRICS}&corruptions={WAIT_CORRUPTIONS}&refs=5,20")
     button = page.get_by_role("button", name="Run")
@@ -393,13 +396,13 @@ def studies(settings: Settings, installations: list[Path], tabs: int, settle: fl
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 times = []
                 for tab in range(1 + tabs):
-                    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                    page = browser.new_page(viewport=VIEWPORT)
                     page.set_default_timeout(600_000)
                     times.append(timed(page, f"{url}/human", text="gold: mean ± sd"))
                     page.close()
                     if tab == 0:  # new tabs are timed on a warm server
                         warm = wait_warm(log, settle)
-                page = browser.new_page(viewport={"width": 1500, "height": 1400})
+                page = browser.new_page(viewport=VIEWPORT)
                 page.set_default_timeout(120_000)
                 try:
                     correlation = f"{timed(page, f'{url}/correlation', text='τ × 100 by metric'):6.2f} s"
@@ -450,35 +453,47 @@ def paints(settings: Settings, settle: float) -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             cold_waits(browser, url)
             print(f"{wait_warm(log, settle)}; the pages are visited now ({load()})")
-            for _ in range(2):
+            for _ in range(2):  # each visit a browser that has never been to the server
                 for stem in stems:
-                    query, main, _ = PAINTS.get(stem, ("", None, ""))
-                    page = browser.new_page(viewport={"width": 1500, "height": 1400})
-                    page.set_default_timeout(1_800_000)
-                    start = time.perf_counter()
-                    page.goto(f"{url}/{'' if stem == 'run' else stem}{query}")
-                    if main is None:
-                        page.locator("h1").first.wait_for()
-                        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-                    else:
-                        mains = (main,) if isinstance(main, str) else main
-                        found = page.locator(mains[0])
-                        for other in mains[1:]:
-                            found = found.or_(page.locator(other))
-                        found.first.wait_for()
-                    times[stem].append(time.perf_counter() - start)
-                    if page.locator('[data-testid="stException"]').count():
-                        raise SystemExit(f"{stem} shows a Python exception")
-                    page.close()
+                    times[stem].append(_paint(browser.new_page(viewport=VIEWPORT), url, stem))
+            # A visitor who has opened the app before: one browser context, its HTTP cache holding the scripts
+            # Streamlit serves as immutable, each page in a new tab of it.
+            returning = browser.new_context(viewport=VIEWPORT)
+            _paint(returning.new_page(), url, "run")
+            for stem in stems:
+                times[stem].append(_paint(returning.new_page(), url, stem))
             browser.close()
     finally:
         stop_server(proc)
     print(f"first paint, navigation -> main element, seconds ({load()}):")
-    print("| page | main element | first visit, fresh server | second visit |\n| --- | --- | --- | --- |")
+    print("| page | main element | first visit, fresh server | second visit | new tab of a returning visitor |\n"
+          "| --- | --- | --- | --- | --- |")
     for stem in stems:
         what = PAINTS.get(stem, ("", None, "title, script run finished"))[2]
-        first, second = times[stem]
-        print(f"| {stem} | {what} | {first:.2f} | {second:.2f} |")
+        print(f"| {stem} | {what} | " + " | ".join(f"{t:.2f}" for t in times[stem]) + " |")
+
+
+
+def _paint(page, url: str, stem: str) -> float:
+    """Seconds from opening ``stem``'s address in ``page`` to its main element (:data:`PAINTS`); closes it."""
+    query, main, _ = PAINTS.get(stem, ("", None, ""))
+    page.set_default_timeout(1_800_000)
+    start = time.perf_counter()
+    page.goto(f"{url}/{'' if stem == 'run' else stem}{query}")
+    if main is None:
+        page.locator("h1").first.wait_for()
+        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    else:
+        mains = (main,) if isinstance(main, str) else main
+        found = page.locator(mains[0])
+        for other in mains[1:]:
+            found = found.or_(page.locator(other))
+        found.first.wait_for()
+    painted = time.perf_counter() - start
+    if page.locator('[data-testid="stException"]').count():
+        raise SystemExit(f"{stem} shows a Python exception")
+    page.close()
+    return painted
 
 
 def main() -> None:
