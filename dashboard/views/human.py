@@ -142,16 +142,17 @@ def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, met
     a.metric("pairs", numbers.pairs)
     b.metric("gold: mean ± sd", f"{summary.loc['gold', 'mean']:.2f} ± {summary.loc['gold', 'std']:.2f}")
     c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{summary.loc[metric, 'mean']:.3f} ± {summary.loc[metric, 'std']:.3f}")
-    ui.chart(charts.score_histograms(numbers.histograms, metric, "SICK gold relatedness (1–5)",
-                                     f"{metric} score of the corruption"),
-             f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
+    gold_label, metric_label = "SICK gold relatedness (1–5)", f"{metric} score of the corruption"
+    ui.memoised_chart(numbers.histograms, lambda: charts.score_histograms(numbers.histograms, metric, gold_label,
+                                                                          metric_label),
+                      f"sick-{corruption}-gold-vs-{metric}", key="human-hist", labels=(metric, gold_label, metric_label))
 
     st.subheader("Pairwise correlation")
     shown = ["gold"] + [m for m in matrix_metrics if m in numbers.metrics]
     matrix = numbers.correlations[method].loc[shown, shown]
     name = METHOD_LABELS.get(method, method)
-    ui.chart(charts.correlation_heatmap(matrix, name, f"{name}, {label}"), f"sick-{corruption}-{method}",
-             key="human-corr")
+    ui.memoised_chart(matrix, lambda: charts.correlation_heatmap(matrix, name, f"{name}, {label}"),
+                      f"sick-{corruption}-{method}", key="human-corr", labels=(name, label))
     ui.folded_table("The matrix as a table", matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix",
                     key="human-matrix-table")
     ui.folded_table("Summary statistics", numbers.summary, f"sick-{corruption}-summary", key="human-summary")

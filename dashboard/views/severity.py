@@ -86,8 +86,9 @@ def page() -> None:
     if flagged.empty:
         st.success("Every curve is monotone: no metric penalises a stronger corruption less, beyond the tie rule "
                    "and the pass rates' 95% intervals.", icon=":material/check_circle:")
-    ui.chart(charts.severity_curves(curve, labels.get(corruption, corruption), unit),
-             f"severity-{corruption}", key="sev-chart")
+    label = labels.get(corruption, corruption)
+    ui.memoised_chart(curve, lambda: charts.severity_curves(curve, label, unit), f"severity-{corruption}",
+                      key="sev-chart", labels=(label, unit))
     ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table",
                     column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
                                    "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from muttlab import api
-from muttlab.corruptions.generate import GENERATORS
+from muttlab.corruptions.generate import GENERATORS, STRENGTHS as GENERATOR_UNITS
 from muttlab.resources.spacy_nlp import parse
 from muttlab.severity import pass_rate_fall
 from muttlab.sources import MUTT_SETS
@@ -121,3 +121,37 @@ def test_without_a_data_dir_the_sample_is_used_and_a_rounding_step_is_not_flagge
     assert drops[1] < drops[0] and drops[0] - drops[1] < 1e-9
     assert not any("not monotone" in w.value for w in at.warning)
     assert at.success
+
+
+def test_a_chart_built_once_for_the_server_is_the_chart_of_each_views_own_curves(app_env, app_settings):
+    """The curves' chart specification is kept for the server by the curves' content (ui.memoised_chart): a second
+    session gets the same chart, and another view (other strengths, another metric set) its own, each equal to
+    the chart built directly from its curves."""
+    from muttlab.dashboard import charts, services
+    from tests.dashboard.conftest import charts_drawn
+
+    label, unit = services.corruption_labels(["typo"])["typo"], GENERATOR_UNITS["typo"]
+
+    def drawn(metrics: list[str], strengths: list[int]) -> list[dict]:
+        at = open_link("severity", {"metrics": ",".join(metrics), "corruption": "typo",
+                                    "strengths": ",".join(map(str, strengths)), "refs": "5"})
+        assert not shown_errors(at)
+        return [spec for spec, _ in charts_drawn(at)]
+
+    def built(metrics: list[str], strengths: list[int]) -> list[dict]:
+        curve = api.severity(app_settings, "typo", metrics, strengths, refs=5)
+        return [json.loads(json.dumps(p)) for p in charts.panels(charts.severity_curves(curve, label, unit))]
+
+    first = drawn(METRICS, [1, 2, 3])
+    assert drawn(METRICS, [1, 2, 3]) == first
+    other = drawn(["BLEU-4"], [1, 2])
+    assert other != first
+    for specs, (metrics, strengths) in ((first, (METRICS, [1, 2, 3])), (other, (["BLEU-4"], [1, 2]))):
+        expected = built(metrics, strengths)
+        assert [_without_data(s) for s in specs] == [_without_data(s) for s in expected]
+
+
+def _without_data(spec: dict) -> dict:
+    """A panel's specification but its inline data, which Streamlit sends apart from the spec (as Arrow; the spec
+    names it by a digest of its rows), and the sizing Streamlit adds."""
+    return {k: v for k, v in spec.items() if k not in ("datasets", "autosize")}
