@@ -12,7 +12,6 @@ Every cell is HTML-escaped: a reason or source is text from the published-number
 from __future__ import annotations
 
 import html
-import math
 
 import pandas as pd
 
@@ -36,18 +35,23 @@ CSS = """<style>
 </style>"""
 
 
+def _missing(value) -> bool:
+    """None, NaN or pandas' NA: a cell of the frame with nothing in it."""
+    return value is None or bool(pd.isna(value))
+
+
 def number_text(value) -> str:
     """A number as the table shows it: at most four decimals, no trailing zeros; "–" when there is none."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if _missing(value):
         return "–"
-    if isinstance(value, (int,)) or float(value).is_integer():
+    if float(value).is_integer():
         return str(int(value))
     return f"{float(value):.4f}".rstrip("0").rstrip(".")
 
 
 def within_text(value) -> tuple[str, str]:
     """(css class, text) of a verdict: within, outside, or not measured."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if _missing(value):
         return "", "not measured"
     return ("mutt-in", "✓ within") if bool(value) else ("mutt-out", "✗ outside")
 
@@ -83,4 +87,4 @@ def published_table_html(part: pd.DataFrame) -> str:
 
 
 def _text(value) -> str:
-    return "" if value is None or value is pd.NA or value != value else str(value)
+    return "" if _missing(value) else str(value)

@@ -143,9 +143,10 @@ def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, met
     b.metric("gold: mean ± sd", f"{summary.loc['gold', 'mean']:.2f} ± {summary.loc['gold', 'std']:.2f}")
     c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{summary.loc[metric, 'mean']:.3f} ± {summary.loc[metric, 'std']:.3f}")
     gold_label, metric_label = "SICK gold relatedness (1–5)", f"{metric} score of the corruption"
-    ui.memoised_chart(numbers.histograms, lambda: charts.score_histograms(numbers.histograms, metric, gold_label,
-                                                                          metric_label),
-                      f"sick-{corruption}-gold-vs-{metric}", key="human-hist", labels=(metric, gold_label, metric_label))
+    ui.memoised_chart(numbers.histograms,
+                      lambda: charts.score_histograms(numbers.histograms, metric, gold_label, metric_label),
+                      f"sick-{corruption}-gold-vs-{metric}", key="human-hist",
+                      labels=(metric, gold_label, metric_label))
 
     st.subheader("Pairwise correlation")
     shown = ["gold"] + [m for m in matrix_metrics if m in numbers.metrics]

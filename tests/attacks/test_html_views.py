@@ -8,11 +8,15 @@ chose must arrive as text, never as markup:
 (The trial cards: ``tests/attacks/test_user_suites.py::test_markup_in_sentences_stays_text``.)"""
 from __future__ import annotations
 
+import html
+import re
+
 import pandas as pd
 
 from muttlab import api
 from muttlab.dashboard import services
-from tests.dashboard.conftest import app_env, app_settings, html_bodies, open_page, shown_errors  # noqa: F401
+from tests.dashboard.conftest import (app_env, app_settings, html_bodies, html_start_tags, open_page,  # noqa: F401
+                                      shown_errors)
 
 MARKUP = '<img src=x onerror=alert(1)><script>alert(2)</script>"><a href="javascript:alert(3)">x</a>'
 
@@ -40,21 +44,11 @@ def test_the_published_table_shows_markup_as_text(app_env, monkeypatch):
 
 
 def test_the_margins_histogram_shows_a_metric_name_as_text():
-    from html.parser import HTMLParser
-
     from muttlab.dashboard.margin_bars import margin_bars_html
 
     cell = pd.DataFrame({"margin": [-0.2, -0.1, 0.0, 0.3, float("nan")], "passed": [False, False, False, True, False]})
     body = margin_bars_html(cell, f"Margins: my-metric{MARKUP} on upload")
-    tags, texts = [], []
-
-    class Reader(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            tags.append(tag)
-
-        def handle_data(self, data):
-            texts.append(data)
-
-    Reader().feed(body)
-    assert set(tags) <= {"style", "div", "p", "span"}, set(tags)
-    assert f"Margins: my-metric{MARKUP} on upload" in texts  # the title, character for character
+    tags = {tag for tag, _ in html_start_tags(body)}
+    assert tags <= {"style", "div", "p", "span"}, tags
+    title = re.search(r'<p class="mutt-margins-title">(.*?)</p>', body).group(1)
+    assert html.unescape(title) == f"Margins: my-metric{MARKUP} on upload"  # character for character

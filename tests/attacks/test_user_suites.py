@@ -17,7 +17,7 @@ from muttlab.trials import Suite, Trial
 from tests.attacks.test_links import markdown_values
 from tests.attacks.test_served import page, served, visit  # noqa: F401 (fixtures: a served dashboard, Chromium)
 from tests.dashboard.conftest import (app_env, app_settings, browser, html_bodies, open_link,  # noqa: F401
-                                      open_page, trial_cards)
+                                      html_start_tags, open_page, trial_cards)
 from tests.dashboard.test_mine_page import build, grid_links, sentences_csv
 
 SMALL = ("text,reference\n"
@@ -113,7 +113,7 @@ def test_markup_in_sentences_stays_text(app_env):
     cards = [body for body in html_bodies(drill) if body.startswith('<div class="mutt-card"')]
     assert {card["trial"] for card in trial_cards(drill)} == {f"det_sub/{tag}", "det_sub/[link](http://attacker.example)"}
     for body in cards:
-        tags = _tags(body)
+        tags = html_start_tags(body)
         assert {name for name, _ in tags} <= CARD_TAGS, tags
         for name, attrs in tags:
             assert set(attrs) <= {"class", "data-trial"}, (name, attrs)  # no href (nobody can edit), no src
@@ -121,20 +121,6 @@ def test_markup_in_sentences_stays_text(app_env):
 
 
 CARD_TAGS = {"div", "p", "span", "dl", "dt", "dd", "details", "summary", "ol", "li"}
-
-
-def _tags(body: str) -> list[tuple[str, dict]]:
-    """Every start tag of an HTML fragment and its attributes, as a browser's parser reads them."""
-    from html.parser import HTMLParser
-
-    found = []
-
-    class Tags(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            found.append((tag, dict(attrs)))
-
-    Tags().feed(body)
-    return found
 
 
 def test_a_guessed_or_stale_suite_name_opens_nothing(app_env, app_settings, monkeypatch):

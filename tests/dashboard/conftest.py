@@ -129,6 +129,18 @@ def html_tables(document: str) -> dict[str, list[list[str]]]:
     return parser.tables
 
 
+def html_start_tags(document: str) -> list[tuple[str, dict]]:
+    """Every start tag of an HTML fragment and its attributes, as a browser's parser reads them."""
+    found = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, dict(attrs)))
+
+    Tags().feed(document)
+    return found
+
+
 def _plain(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
