@@ -473,7 +473,6 @@ def paints(settings: Settings, settle: float) -> None:
         print(f"| {stem} | {what} | " + " | ".join(f"{t:.2f}" for t in times[stem]) + " |")
 
 
-
 def _paint(page, url: str, stem: str) -> float:
     """Seconds from opening ``stem``'s address in ``page`` to its main element (:data:`PAINTS`); closes it."""
     query, main, _ = PAINTS.get(stem, ("", None, ""))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import altair as alt
@@ -229,6 +230,36 @@ def margin_bins(margins: np.ndarray, low: float, high: float, bins: int = 40) ->
     return counts, edges
 
 
+@dataclass(frozen=True)
+class CellMargins:
+    """A cell's margins binned for its histogram (the chart here and the Drill-down's HTML one,
+    :mod:`muttlab.dashboard.margin_bars`): fails and passes per bin of :func:`margin_bins` on :func:`margin_axis`,
+    the bins' edges, how many margins lie beyond the axis (counted in the edge bins), and the trials that fail
+    and pass (those with no finite margin included)."""
+
+    fails: np.ndarray
+    passes: np.ndarray
+    edges: np.ndarray
+    outside: int
+    n_fails: int
+    n_passes: int
+
+    @property
+    def axis_title(self) -> str:
+        beyond = f"; {self.outside} beyond the axis are counted in the edge bins" if self.outside else ""
+        return "margin (positive = the metric did the right thing)" + beyond
+
+
+def cell_margins(cell: pd.DataFrame) -> CellMargins:
+    """:class:`CellMargins` of a cell's trials (``margin``, ``passed``)."""
+    margins = cell["margin"].to_numpy(dtype=float)
+    passed = cell["passed"].to_numpy(dtype=bool)
+    low, high, outside = margin_axis(margins)
+    fails, edges = margin_bins(margins[~passed], low, high)
+    passes, _ = margin_bins(margins[passed], low, high)
+    return CellMargins(fails, passes, edges, outside, int((~passed).sum()), int(passed.sum()))
+
+
 def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
     """Distribution of one cell's margins, passes and fails coloured apart; 0 is the decision boundary.
 
@@ -236,21 +267,16 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
     other margins, so the axis stops at 10 interquartile ranges beyond the quartiles (always showing 0);
     margins beyond are drawn in the edge bins and counted in the axis title.
     """
-    margins = cell["margin"].to_numpy(dtype=float)
-    low, high, outside = margin_axis(margins)
+    binned = cell_margins(cell)
+    edges = binned.edges
     rows, names = [], []
-    for ok, name in ((False, "fails"), (True, "passes")):
-        part = margins[(cell["passed"] == ok).to_numpy()]
-        names.append(f"{name} ({len(part)})")
-        counts, edges = margin_bins(part, low, high)
+    for name, counts, total in (("fails", binned.fails, binned.n_fails), ("passes", binned.passes, binned.n_passes)):
+        names.append(f"{name} ({total})")
         rows += [{"outcome": names[-1], "left": float(edges[i]), "right": float(edges[i + 1]), "trials": int(n)}
                  for i, n in enumerate(counts) if n]
-    axis = "margin (positive = the metric did the right thing)"
-    if outside:
-        axis += f"; {outside} beyond the axis are counted in the edge bins"
-    x_scale = alt.Scale(domain=[low, float(edges[-1])], nice=False, zero=False)
+    x_scale = alt.Scale(domain=[float(edges[0]), float(edges[-1])], nice=False, zero=False)
     bars = alt.Chart(_data(rows)).mark_bar(opacity=0.8).encode(
-        x=alt.X("left:Q", scale=x_scale, title=axis), x2="right:Q",
+        x=alt.X("left:Q", scale=x_scale, title=binned.axis_title), x2="right:Q",
         y=alt.Y("trials:Q", stack=None, title="trials"), y2=alt.datum(0),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=names, range=[FAIL_COLOUR, PASS_COLOUR]),
                         legend=_top_legend()),

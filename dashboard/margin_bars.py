@@ -1,12 +1,12 @@
 """A cell's margins as an HTML histogram: what the Drill-down draws above its trial cards. No Streamlit here
 (testable alone).
 
-The same bins as the Vega-Lite chart (:func:`muttlab.dashboard.charts.margin_histogram`: the axis of
-:func:`~muttlab.dashboard.charts.margin_axis`, the bins of :func:`~muttlab.dashboard.charts.margin_bins`,
-fails and passes in the Okabe-Ito vermillion and blue, a dashed line at 0), drawn as boxes of CSS. A chart on
-the page had the browser fetch and run Vega before it drew the page's elements, the trial cards with them: 0.4
-to 0.5 s of a first visit (docs/dashboard.md, Design). Each bin says its edges and counts on hover (its
-``title``); the chart is still offered as the download.
+The same bins as the Vega-Lite chart (:func:`muttlab.dashboard.charts.margin_histogram`: both draw
+:func:`~muttlab.dashboard.charts.cell_margins`, fails and passes in the Okabe-Ito vermillion and blue, a
+dashed line at 0), drawn as boxes of CSS. A chart on the page had the browser fetch and run Vega before it
+drew the page's elements, the trial cards with them: 0.4 to 0.5 s of a first visit (docs/dashboard.md,
+Design). Each bin says its edges and counts on hover (its ``title``); the chart is still offered as the
+download.
 
 Every name (the title holds the metric's, which a user's metric plug-in chooses) is HTML-escaped.
 """
@@ -16,10 +16,9 @@ import html
 
 import pandas as pd
 
-from muttlab.dashboard.charts import FAIL_COLOUR, PASS_COLOUR, ZERO_LINE, margin_axis, margin_bins
+from muttlab.dashboard.charts import FAIL_COLOUR, PASS_COLOUR, ZERO_LINE, cell_margins
 
 PLOT_HEIGHT_PX = 150
-AXIS = "margin (positive = the metric did the right thing)"
 CSS = """<style>
 .mutt-margins { font-size: 0.8rem; margin: 0.2rem 0 0.6rem 0; }
 .mutt-margins .mutt-margins-title { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.3rem 0; }
@@ -54,11 +53,9 @@ def margin_bars_html(cell: pd.DataFrame, title: str) -> str:
     """One ``<div class="mutt-margins">``: the title, the key (fails and passes with their counts), the bins
     (each a column of its fails below its passes, as tall as their count against the tallest bin's), the axis
     from the lowest edge through 0 to the highest, and the axis title (saying how many margins lie beyond it)."""
-    margins = cell["margin"].to_numpy(dtype=float)
-    passed = cell["passed"].to_numpy(dtype=bool)
-    low, high, outside = margin_axis(margins)
-    fails, edges = margin_bins(margins[~passed], low, high)
-    passes, _ = margin_bins(margins[passed], low, high)
+    binned = cell_margins(cell)
+    fails, passes, edges = binned.fails, binned.passes, binned.edges
+    low = float(edges[0])
     tallest = int(max(1, (fails + passes).max()))
     span = float(edges[-1] - low)
     bins = []
@@ -69,14 +66,13 @@ def margin_bars_html(cell: pd.DataFrame, title: str) -> str:
                        for kind, n in (("passes", p), ("fails", f)) if n)
         bins.append(f'<div class="mutt-bin" title="{hover}">{bars}</div>')
     zero = 100.0 * (0.0 - low) / span
-    axis = AXIS + (f"; {outside} beyond the axis are counted in the edge bins" if outside else "")
     ticks = [("mutt-first", 0.0, low), ("", zero, 0.0), ("mutt-last", 100.0, float(edges[-1]))]
     if zero < 8.0 or zero > 92.0:  # 0 at an end: its label would run into that end's
         ticks = [t for t in ticks if t[1] == zero or abs(t[1] - zero) > 8.0]
     x = "".join(f'<span class="{css}" style="left: {left:.2f}%">{_number(value)}</span>'
                 for css, left, value in ticks)
-    n_fails, n_passes = int((~passed).sum()), int(passed.sum())
-    label = (f"Histogram of {len(margins)} margins from {_number(low)} to {_number(float(edges[-1]))}: "
+    n_fails, n_passes = binned.n_fails, binned.n_passes
+    label = (f"Histogram of {len(cell)} margins from {_number(low)} to {_number(float(edges[-1]))}: "
              f"{n_fails} fails, {n_passes} passes")
     return (f'{CSS}<div class="mutt-margins"><p class="mutt-margins-title">{html.escape(title)}</p>'
             f'<div class="mutt-key"><span><span class="mutt-swatch mutt-fails"></span>fails ({n_fails})</span>'
@@ -85,5 +81,5 @@ def margin_bars_html(cell: pd.DataFrame, title: str) -> str:
             f'<div class="mutt-area"><div class="mutt-plot" role="img" aria-label="{html.escape(label)}">'
             f'{"".join(bins)}<div class="mutt-zero" style="left: {zero:.2f}%"></div></div>'
             f'<div class="mutt-x">{x}</div></div></div>'
-            f'<div class="mutt-axis">{html.escape(axis)}</div></div>')
+            f'<div class="mutt-axis">{html.escape(binned.axis_title)}</div></div>')
 
