@@ -114,13 +114,18 @@ def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes
     items = [(str(s["id"]), s["original"], tuple(s["references"])) for s in load_sample_scenes()]
     sentences = tuple(s for _, s, _ in items)
     severity.parsed.cache_clear()
-    severity._strength_items.cache_clear()
+    severity._corrupted.cache_clear()
     calls = []
     monkeypatch.setattr(spacy_nlp, "parse", lambda texts: calls.append(len(texts)) or parse(texts))
-    # What a server's warm-up does: parse the default sentences (without a data dir, the sample's scenes).
-    assert api.prepare_severity(Settings(cache_dir=tmp_path, use_cache=False)) == len(sentences)
+    # What a server's warm-up does: parse the default sentences (without a data dir, the sample's scenes) and
+    # corrupt them at every strength the page offers; a curve then runs no generator.
+    settings = Settings(cache_dir=tmp_path, use_cache=False, seed=SEED)
+    assert api.prepare_severity(settings, [1, 2, 3, 4]) == len(sentences)
+    monkeypatch.setattr(severity, "GENERATORS", {})
     shared = {t: severity.strength_items(items, t, [1, 2, 3], SEED) for t in sorted(STRENGTHS)}
     assert calls == [len(sentences)]  # one parse, before any curve, for all five types
+    with pytest.raises(KeyError):  # a strength the warm-up did not make is made when asked
+        severity.strength_items(items, "typo", [1, 5], SEED)
     assert [d.to_json() for d in severity.parsed(sentences)] == [d.to_json() for d in parse(list(sentences))]
     # Each type's corruptions are those of a parse of its own: one type's generator left nothing for the next.
     for corruption, (kept, corrupted) in shared.items():

@@ -7,15 +7,21 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from muttlab import api
+from muttlab.dashboard import charts
 from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
                                              shipped_grid, trials_by_id)
+from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 
 
 # Metrics that score a sentence in well under a second once loaded: the Playground shows them first.
 QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
+
+
+# The strengths the Severity page offers: the warm-up makes every type's corruptions at each of them.
+SEVERITY_STRENGTHS = (1, 2, 3, 4, 5)
 
 
 def is_quick(name: str) -> bool:
@@ -53,10 +59,11 @@ def warm_start(settings: Settings) -> WarmState:
 
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
-    drill-down, the rest, and last the parses of the severity curves' sentences (after the metrics: while a
-    first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded by scoring
-    the Playground's example through the scoring queue, which is what starts its process or loads its model;
-    a visitor's request in the meantime is served between two of these.
+    drill-down, the rest, Altair's first chart, the shipped human studies' stamp (the data files hashed), and
+    last the severity curves' sentences, parsed and corrupted at every strength the page offers (after the
+    metrics: while a first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded
+    by scoring the Playground's example through the scoring queue, which is what starts its process or loads its
+    model; a visitor's request in the meantime is served between two of these.
     """
     import time
 
@@ -68,6 +75,11 @@ def warm_start(settings: Settings) -> WarmState:
             state.ready.append(name)
         except Exception as exc:  # a warm-up problem must never take the server down; pages report it
             state.failed[name] = str(exc)
+
+    def current_studies() -> None:
+        shipped = shipped_studies()
+        if shipped is not None:
+            shipped_studies_current(settings, shipped)
 
     def work() -> None:
         try:
@@ -105,8 +117,11 @@ def warm_start(settings: Settings) -> WarmState:
             if len(candidates) > 1:
                 load(quick)  # now with the example's corruptions
             load([n for n in names if n not in quick])
+            step("charts", charts.warm)
+            if not settings.using_sample:
+                step("shipped studies' stamp", current_studies)
             if types:
-                step("severity sentences", lambda: api.prepare_severity(settings))
+                step("severity sentences", lambda: api.prepare_severity(settings, SEVERITY_STRENGTHS))
         except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
         finally:
