@@ -70,7 +70,6 @@ MUTTLAB = Path(sys.executable).with_name("muttlab")
 # The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
 GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
 # A chart drawn: a mark of a Vega-Lite chart.
-CHART = '[data-testid="stVegaLiteChart"] .role-mark'
 
 
 
@@ -424,10 +423,11 @@ PAINTS = {
     "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff"),
     "published": ("", 'text="published numbers"', "the published numbers"),
     "playground": ("", "role=heading[name='Scores']", "the scores"),
-    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", CHART, "the curves"),
+    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".mutt-curves .mutt-pt",
+                 "the curves"),
     "challenge": ("", '[data-testid="stFileUploader"]', "the upload box"),
     "mine": ("", '[data-testid="stFileUploader"]', "the upload box"),
-    "human": ("", CHART, "the first chart"),
+    "human": ("", ".mutt-hist .mutt-bin", "the first histogram"),
     "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form"),
     "learned": ("", "role=heading[name='Models']", "the models"),
     "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)"),

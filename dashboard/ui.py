@@ -9,9 +9,7 @@ it is shown as characters and never fetched.
 """
 from __future__ import annotations
 
-import hashlib
 import html
-import json
 import re
 from typing import Callable, Sequence
 from urllib.parse import urlencode
@@ -22,7 +20,6 @@ import streamlit as st
 from muttlab.dashboard import charts, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
-from muttlab.dashboard.services.memo import charts_memo
 from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.redact import scrub
@@ -152,19 +149,6 @@ def chart(fig: charts.Figure, name: str, key: str) -> None:
     """The chart across the column, a stack's panels one below the other (each toolbar saves a PNG), with an
     HTML download of the whole chart below."""
     _draw_panels(charts.panels(fig), lambda: fig, name, key)
-
-
-def memoised_chart(data: pd.DataFrame, build: Callable[[], charts.Figure], name: str, key: str,
-                   labels: tuple = ()) -> None:
-    """:func:`chart` of ``build()``, a chart drawn from ``data`` (and ``labels``, the texts it is given beside
-    it), its specification built once per chart key and content of both for the whole server: Altair took
-    0.15 s at rest to build Severity's two panels (its copies and schema checks), most of the page script's
-    time once the curves come from the memo."""
-    digest = hashlib.sha256(pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes()
-                            + repr((list(data.columns), labels)).encode("utf-8")).hexdigest()
-    specs = services.memoised(("chart", key, digest), lambda: json.dumps(charts.panels(build())),
-                              memo=charts_memo())
-    _draw_panels(json.loads(specs), build, name, key)
 
 
 def _draw_panels(specs: list[dict], build: Callable[[], charts.Figure], name: str, key: str) -> None:

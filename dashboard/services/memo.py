@@ -12,7 +12,6 @@ from muttlab.settings import Settings
 
 RESULTS_KEPT = 64  # finished runs kept in memory, across sessions
 PAGES_KEPT = 16  # pieces of pages that every visitor gets alike (the landing grid per filter)
-CHARTS_KEPT = 32  # charts' specifications, by the data they are drawn from
 
 
 class Memo:
@@ -44,11 +43,6 @@ def results_memo() -> Memo:
 @singleton
 def pages_memo() -> Memo:
     return Memo(PAGES_KEPT)
-
-
-@singleton
-def charts_memo() -> Memo:
-    return Memo(CHARTS_KEPT)
 
 
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}

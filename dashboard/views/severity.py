@@ -12,12 +12,12 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab.dashboard import charts, glossary, services, ui
+from muttlab.dashboard.curves_html import severity_curves_html
 
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
 # Every sample scene, and most MUTT originals, take a typo at strengths 1-3; dropped content words at all three
 # fit one sample sentence only, where a mean is that sentence and CIDEr-D, scoring it alone, gives 0.
 DEFAULT_CORRUPTION = "typo"
-STRENGTH_CHOICES = (1, 2, 3, 4, 5)
 REF_CHOICES = (1, 3, 5, 10)
 
 
@@ -48,8 +48,9 @@ def page() -> None:
                                       format_func=lambda c: labels.get(c, c), key="sev-type",
                                       help="What a strength counts: " + "; ".join(
                                           f"{labels.get(c, c)}: {unit}" for c, unit in STRENGTHS.items()) + ".")
-        strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths",
-                                      default=ui.query_list("strengths", STRENGTH_CHOICES, [1, 2, 3], int))
+        choices = services.SEVERITY_STRENGTHS
+        strengths = right.multiselect("Strengths", choices, key="sev-strengths",
+                                      default=ui.query_list("strengths", choices, [1, 2, 3], int))
         refs_default = ui.query_int("refs", 5)
         refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
@@ -87,8 +88,8 @@ def page() -> None:
         st.success("Every curve is monotone: no metric penalises a stronger corruption less, beyond the tie rule "
                    "and the pass rates' 95% intervals.", icon=":material/check_circle:")
     label = labels.get(corruption, corruption)
-    ui.memoised_chart(curve, lambda: charts.severity_curves(curve, label, unit), f"severity-{corruption}",
-                      key="sev-chart", labels=(label, unit))
+    st.html(severity_curves_html(curve, label, unit))
+    ui.chart_download(lambda: charts.severity_curves(curve, label, unit), f"severity-{corruption}", key="sev-chart")
     ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table",
                     column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
                                    "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),

@@ -34,9 +34,9 @@ ARTIFACTS = REPO / "test-artifacts"
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 EXCEPTION = '[data-testid="stException"]'
 # A line of a Vega-Lite chart, as Vega draws it into the chart's SVG.
-CHART_LINE = '[data-testid="stVegaLiteChart"] .mark-line path'
+CURVE_LINE = ".mutt-curves .mutt-line"  # a severity curve's line (dashboard/curves_html.py)
 # The title of the Drill-down's margins histogram (HTML, above the trial cards).
-MARGINS_TITLE = ".mutt-margins .mutt-margins-title"
+MARGINS_TITLE = ".mutt-margins .mutt-hist-title"
 
 
 def _free_port() -> int:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.dashboard.conftest import new_page
-from tests.dashboard.test_browser import ARTIFACTS, CHART_LINE, EXCEPTION
+from tests.dashboard.test_browser import ARTIFACTS, CURVE_LINE, EXCEPTION
 
 pytestmark = pytest.mark.browser
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
@@ -47,7 +47,7 @@ def test_a_severity_link_draws_its_curves(sample_server, browser):
     page = new_page(browser, 1800)
     page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
     expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
-    page.locator(CHART_LINE).first.wait_for(state="attached")  # a flat line at 100 % has no height
+    page.locator(CURVE_LINE).first.wait_for()
     expect(page.get_by_text(re.compile(r"sentences? takes? "))).to_be_visible()
     expect(page.get_by_text(re.compile(r"is not monotone|Every curve is monotone")).first).to_be_visible()
     assert page.locator(EXCEPTION).count() == 0

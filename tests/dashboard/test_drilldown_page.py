@@ -59,7 +59,7 @@ def test_table_download_and_chart(app_env):
     assert len(at.dataframe[0].value) == len(at.dataframe[0].value["trial"].unique()) > 0
     # The margins are drawn as HTML (no chart scripts for the browser to fetch); the chart is the download.
     assert not at.get("vega_lite_chart")
-    assert [b for b in html_bodies(at) if 'class="mutt-margins"' in b]
+    assert [b for b in html_bodies(at) if 'class="mutt-hist mutt-margins"' in b]
 
 
 def test_margins_stay_readable_when_the_original_scores_zero():
@@ -162,7 +162,7 @@ def test_the_margins_histogram_draws_the_charts_bins(app_env, app_settings):
 
     at = open_page("drilldown", state={"drilldown_cell": CELL})
     table, _ = _engine_cell(app_settings)
-    body = next(b for b in html_bodies(at) if 'class="mutt-margins"' in b)
+    body = next(b for b in html_bodies(at) if 'class="mutt-hist mutt-margins"' in b)
     assert "Margins: BLEU-4 on Active-to-Passive, 5 references" in body
     margins, passed = table["margin"].to_numpy(float), table["passed"].to_numpy(bool)
     low, high, _ = margin_axis(margins)
@@ -174,6 +174,6 @@ def test_the_margins_histogram_draws_the_charts_bins(app_env, app_settings):
     assert sum(int(f) + int(p) for *_, f, p in hovers) == np.isfinite(margins).sum() == 214
     assert f"fails ({int((~passed).sum())})" in body and f"passes ({int(passed.sum())})" in body
     tallest = max(int(f) + int(p) for *_, f, p in hovers)
-    heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%"', body)]
+    heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%', body)]
     assert max(heights) == 100.0 or tallest == 0
     assert abs(sum(heights) - 100.0 * 214 / tallest) < 0.01 * len(heights)

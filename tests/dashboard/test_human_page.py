@@ -1,12 +1,14 @@
 """The Human judgments page: SICK gold vs a metric, and the pairwise correlation matrix (MUTT §5)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from muttlab.dashboard import shipped_human
 from muttlab.human import sick
 from muttlab.human.sick import sick_study
-from tests.dashboard.conftest import open_link, open_page, shown_errors
+from tests.dashboard.conftest import html_bodies, html_tables, open_link, open_page, shown_errors
 
 PAIRS_KEY = "human-pairs-open"  # the pairs expander's key: opening it scores the study
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.
@@ -21,6 +23,29 @@ def matrix_table(at):
     return next(d.value for d in at.dataframe if d.value.columns[0] == "")
 
 
+def assert_drawn(at, numbers, metric: str, method: str) -> None:
+    """The page's two histograms are ``numbers``' bins of gold and ``metric`` (each bin's edges and count, read
+    from its hover, and as tall as its count against the tallest), and its correlation table is their matrix for
+    ``method``, each cell to two decimals."""
+    bodies = html_bodies(at)
+    drawn = [b for b in bodies if 'class="mutt-hist"' in b]
+    assert len(drawn) == 2
+    for body, variable in zip(drawn, ("gold", metric)):
+        bins = numbers.histograms[numbers.histograms["variable"] == variable].sort_values("left")
+        hovers = re.findall(r'class="mutt-bin" title="[^"]*? (\S+) to (\S+): (\d+) sentences?"', body)
+        assert [int(n) for *_, n in hovers] == bins["count"].tolist()
+        assert [float(a) for a, *_ in hovers] == pytest.approx([float(f"{x:.3g}") for x in bins["left"]])
+        heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%', body)]
+        tallest = max(bins["count"])
+        assert heights == pytest.approx([100.0 * n / tallest for n in bins["count"] if n], abs=0.01)
+    table = next(html_tables(b)["mutt-corr-matrix"] for b in bodies if "mutt-corr-matrix" in b)
+    names = table[0][1:]
+    matrix = numbers.correlations[method].loc[names, names]
+    assert [row[0] for row in table[1:]] == names
+    assert [[float(v) for v in row[1:]] for row in table[1:]] == [[float(f"{v:.2f}") for v in row]
+                                                                  for row in matrix.to_numpy()]
+
+
 def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_settings):
     at = open_page("human", state=STATE)
     assert not shown_errors(at)
@@ -33,7 +58,8 @@ def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_setti
     assert not [d for d in at.dataframe if d.value.columns[0] == ""]  # sent once its expander is opened
     matrix = matrix_table(at)
     assert matrix["gold"].tolist() == pytest.approx(expected.correlations["gold"].tolist())
-    assert len(at.get("vega_lite_chart")) == 3  # gold and metric histograms, the correlations
+    assert not at.get("vega_lite_chart")  # drawn in HTML, the Vega-Lite charts are the downloads
+    assert_drawn(at, shipped_human.sick_numbers(expected), "BLEU-4", "pearson")
 
 
 def test_method_and_corruption_change_the_study(app_env, app_settings):
@@ -60,7 +86,7 @@ def test_without_a_data_dir_the_shipped_study_is_shown(app_env, monkeypatch):
     assert matrix["TERp"].tolist() == pytest.approx(expected["TERp"].tolist())
     captions = " ".join(c.proto.body for c in at.get("html"))
     assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
-    assert len(at.get("vega_lite_chart")) == 3  # gold and metric histograms, the correlations
+    assert_drawn(at, shipped.sick_study("neg_subj", "trials"), "METEOR-1.5", "pearson")
     # Another type, reading and method come from the shipped file too; no sentence ships.
     at.selectbox(key="human-corruption").set_value("passive")
     at.selectbox(key="human-reading").set_value("paper")

@@ -3,13 +3,14 @@
 state in the URL."""
 from __future__ import annotations
 
+import html
 import json
 import re
 
 import pytest
 
 from muttlab import api
-from muttlab.corruptions.generate import GENERATORS, STRENGTHS as GENERATOR_UNITS
+from muttlab.corruptions.generate import GENERATORS
 from muttlab.resources.spacy_nlp import parse
 from muttlab.severity import pass_rate_fall
 from muttlab.sources import MUTT_SETS
@@ -70,7 +71,7 @@ def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, 
     for column in ("pass_rate", "pass_ci_low", "pass_ci_high", "mean_drop"):
         assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
     assert (shown["pass_ci_low"] <= shown["pass_rate"]).all() and (shown["pass_rate"] <= shown["pass_ci_high"]).all()
-    assert len(at.get("vega_lite_chart")) == 2  # pass rates above mean drops
+    assert len(curve_points(at)) == 2 * len(expected)  # pass rates above mean drops
     falling = set(expected.loc[expected["monotone"] != "yes", "metric"])
     flagged = {m for m in METRICS if any(w.value.startswith(f"{m} is not monotone") for w in at.warning)}
     assert flagged == falling
@@ -123,35 +124,48 @@ def test_without_a_data_dir_the_sample_is_used_and_a_rounding_step_is_not_flagge
     assert at.success
 
 
-def test_a_chart_built_once_for_the_server_is_the_chart_of_each_views_own_curves(app_env, app_settings):
-    """The curves' chart specification is kept for the server by the curves' content (ui.memoised_chart): a second
-    session gets the same chart, and another view (other strengths, another metric set) its own, each equal to
-    the chart built directly from its curves."""
-    from muttlab.dashboard import charts, services
-    from tests.dashboard.conftest import charts_drawn
-
-    label, unit = services.corruption_labels(["typo"])["typo"], GENERATOR_UNITS["typo"]
-
-    def drawn(metrics: list[str], strengths: list[int]) -> list[dict]:
-        at = open_link("severity", {"metrics": ",".join(metrics), "corruption": "typo",
-                                    "strengths": ",".join(map(str, strengths)), "refs": "5"})
-        assert not shown_errors(at)
-        return [spec for spec, _ in charts_drawn(at)]
-
-    def built(metrics: list[str], strengths: list[int]) -> list[dict]:
-        curve = api.severity(app_settings, "typo", metrics, strengths, refs=5)
-        return [json.loads(json.dumps(p)) for p in charts.panels(charts.severity_curves(curve, label, unit))]
-
-    first = drawn(METRICS, [1, 2, 3])
-    assert drawn(METRICS, [1, 2, 3]) == first
-    other = drawn(["BLEU-4"], [1, 2])
-    assert other != first
-    for specs, (metrics, strengths) in ((first, (METRICS, [1, 2, 3])), (other, (["BLEU-4"], [1, 2]))):
-        expected = built(metrics, strengths)
-        assert [_without_data(s) for s in specs] == [_without_data(s) for s in expected]
+def curve_points(at) -> list[dict]:
+    """The points of the page's curves, read from their hovers: panel ("pass" or "drop"), metric (its flag
+    included), strength, value, n, and the point's height in % of its plot from the top."""
+    body = next(b for b in html_bodies(at) if 'class="mutt-curves"' in b)
+    found = []
+    for top, hover in re.findall(r'class="mutt-pt" style="left: [0-9.]+%; top: ([-0-9.]+)%; [^"]*" title="([^"]*)"',
+                                 body):
+        hover = html.unescape(hover)
+        metric, strength, what, value, n = re.fullmatch(
+            r"(.+), strength (\d+): (pass rate|mean score drop) ([-0-9.e]+)(?: %.*)?, n = (\d+)", hover).groups()
+        found.append({"panel": "pass" if what == "pass rate" else "drop", "metric": metric,
+                      "strength": int(strength), "value": float(value), "n": int(n), "top": float(top)})
+    return found
 
 
-def _without_data(spec: dict) -> dict:
-    """A panel's specification but its inline data, which Streamlit sends apart from the spec (as Arrow; the spec
-    names it by a digest of its rows), and the sizing Streamlit adds."""
-    return {k: v for k, v in spec.items() if k not in ("datasets", "autosize")}
+def test_the_curves_drawn_are_each_metrics_numbers(app_env, app_settings):
+    """The curves are HTML (no Vega-Lite chart on the page; the chart is the download): one point per metric,
+    strength and panel, with the curve's numbers and placed by them, a line per metric and panel, dashed for
+    a flagged one."""
+    at = open_link("severity", {"metrics": ",".join(METRICS), "corruption": "swap_chunks", "strengths": "1,2,3",
+                                "refs": "5"})
+    assert not shown_errors(at)
+    assert not at.get("vega_lite_chart")
+    expected = api.severity(app_settings, "swap_chunks", METRICS, STRENGTHS, refs=5)
+    points = curve_points(at)
+    assert len(points) == 2 * len(expected)
+    named = {m: f"{m} (not monotone)" if flag != "yes" else m
+             for m, flag in zip(expected["metric"], expected["monotone"])}
+    for row in expected.itertuples(index=False):
+        rate, drop = (next(p for p in points if p["panel"] == panel and p["metric"] == named[row.metric]
+                           and p["strength"] == row.strength) for panel in ("pass", "drop"))
+        assert rate["value"] == round(row.pass_rate, 1) and rate["n"] == drop["n"] == row.n
+        assert rate["top"] == pytest.approx(100.0 - row.pass_rate, abs=0.006)  # the pass-rate axis runs 0-100
+        assert drop["value"] == pytest.approx(row.mean_drop, rel=1e-3)
+    lowest = min(0.0, expected["mean_drop"].min())
+    highest = max(0.0, expected["mean_drop"].max())
+    for p in points:
+        if p["panel"] == "drop":  # the lowest drop (or 0) at the bottom, the highest at the top
+            row = expected[(expected["metric"] == p["metric"].removesuffix(" (not monotone)"))
+                           & (expected["strength"] == p["strength"])].iloc[0]
+            assert p["top"] == pytest.approx(100.0 * (highest - row.mean_drop) / (highest - lowest), abs=0.006)
+    body = next(b for b in html_bodies(at) if 'class="mutt-curves"' in b)
+    lines = re.findall(r'class="mutt-line" style="background: ([^;]+);', body)
+    flagged = (expected.drop_duplicates("metric")["monotone"] != "yes").tolist()
+    assert [line.startswith("repeating-linear-gradient") for line in lines] == flagged * 2
