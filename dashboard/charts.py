@@ -526,24 +526,25 @@ def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
 
 # Which of two metrics got a trial right: grey where they agree, else the verdict colour of the first metric.
 AGREE_COLOUR, ONLY_FIRST_COLOUR, ONLY_SECOND_COLOUR = "#999999", PASS_COLOUR, FAIL_COLOUR
+# The 2 x 2 table's cells: rows the first metric passes / fails, columns the second passes / fails.
+PAIRED_FILLS = ((AGREE_COLOUR, ONLY_FIRST_COLOUR), (ONLY_SECOND_COLOUR, AGREE_COLOUR))
 
 
-def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
-                     title: str | None = None) -> Figure:
-    """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
-    outcomes above the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
-    coloured by which metric alone gets it right."""
-    cells = contingency.to_numpy()
-    row_labels, column_labels = _unique(contingency.index), _unique(contingency.columns)
-    # rows: metric passes / fails; columns: other passes / fails. b (only metric) is [0, 1], c is [1, 0].
-    colours = [[AGREE_COLOUR, ONLY_FIRST_COLOUR], [ONLY_SECOND_COLOUR, AGREE_COLOUR]]
-    table_rows = [{"x": column_labels[j], "y": row_labels[i], "trials": int(cells[i, j]), "fill": colours[i][j],
-                   "ink": LIGHT_INK} for i in range(len(row_labels)) for j in range(len(column_labels))]
-    table = _matrix_chart(table_rows, *_cell_axes(column_labels, row_labels), alt.Color("fill:N", scale=None),
-                          alt.Text("trials:Q"), [alt.Tooltip("y:N", title=str(metric)),
-                                                 alt.Tooltip("x:N", title=str(other)), alt.Tooltip("trials:Q")],
-                          size=18).properties(height=alt.Step(44),
-                                              title=alt.TitleParams("paired outcomes (trials)", anchor="start"))
+@dataclass(frozen=True)
+class PairedMargins:
+    """Each trial both metrics scored, as a point of its two margins (``a``, ``b``: clipped to the axes; ``margin``,
+    ``other_margin``: as measured) in one of three groups (both agree, only the first right, only the second),
+    named with their counts (``names``, in ``colours``); the axes' domains. What the comparison chart (the
+    download) and the Drill-down's HTML comparison draw."""
+
+    points: list[dict]
+    names: list[str]
+    colours: list[str]
+    x_domain: tuple[float, float]
+    y_domain: tuple[float, float]
+
+
+def paired_margins(joined: pd.DataFrame, metric: str, other: str) -> PairedMargins:
     a = joined["margin"].to_numpy(dtype=float)
     b = joined["vs_margin"].to_numpy(dtype=float)
     x_low, x_high, _ = margin_axis(a)
@@ -557,10 +558,29 @@ def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: st
     points = [{"trial": str(t), "a": float(np.clip(x, x_low, x_high)), "b": float(np.clip(y, y_low, y_high)),
                "which": w, "margin": float(x), "other_margin": float(y)}
               for t, x, y, w in zip(joined["trial"], a, b, which) if np.isfinite(x) and np.isfinite(y)]
-    scatter = alt.Chart(_data(points)).mark_circle(size=36, opacity=0.75).encode(
+    return PairedMargins(points, names, [c for _, _, c in groups], (x_low, x_high), (y_low, y_high))
+
+
+def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
+                     title: str | None = None) -> Figure:
+    """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
+    outcomes above the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
+    coloured by which metric alone gets it right."""
+    cells = contingency.to_numpy()
+    row_labels, column_labels = _unique(contingency.index), _unique(contingency.columns)
+    table_rows = [{"x": column_labels[j], "y": row_labels[i], "trials": int(cells[i, j]), "fill": PAIRED_FILLS[i][j],
+                   "ink": LIGHT_INK} for i in range(len(row_labels)) for j in range(len(column_labels))]
+    table = _matrix_chart(table_rows, *_cell_axes(column_labels, row_labels), alt.Color("fill:N", scale=None),
+                          alt.Text("trials:Q"), [alt.Tooltip("y:N", title=str(metric)),
+                                                 alt.Tooltip("x:N", title=str(other)), alt.Tooltip("trials:Q")],
+                          size=18).properties(height=alt.Step(44),
+                                              title=alt.TitleParams("paired outcomes (trials)", anchor="start"))
+    paired = paired_margins(joined, metric, other)
+    (x_low, x_high), (y_low, y_high) = paired.x_domain, paired.y_domain
+    scatter = alt.Chart(_data(paired.points)).mark_circle(size=36, opacity=0.75).encode(
         x=alt.X("a:Q", title=f"margin, {metric}", scale=alt.Scale(domain=[x_low, x_high])),
         y=alt.Y("b:Q", title=f"margin, {other}", scale=alt.Scale(domain=[y_low, y_high])),
-        color=alt.Color("which:N", scale=alt.Scale(domain=names, range=[c for _, _, c in groups]),
+        color=alt.Color("which:N", scale=alt.Scale(domain=paired.names, range=paired.colours),
                         legend=_top_legend()),
         tooltip=[alt.Tooltip("trial:N"), alt.Tooltip("margin:Q", format=".4g", title=f"margin, {metric}"),
                  alt.Tooltip("other_margin:Q", format=".4g", title=f"margin, {other}")])

@@ -49,7 +49,10 @@ LAYOUT_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; min-width: 0; padding-bottom: 5px; }
 [data-testid="stMultiSelectTagsContainer"] span:has(> button) { height: auto; min-height: 28px; white-space: normal; }
 [data-testid="stMultiSelectTagsContainer"] span:has(> button) > span { white-space: normal; overflow-wrap: anywhere; }
-/* Labels wrap instead of ending in an ellipsis: a page link's, a toggle's. */
+/* Labels wrap instead of ending in an ellipsis: a page link's, a toggle's, a number's (the comparison's "only A
+   right / only B right" in a quarter of the column). */
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stPageLink-NavLink"] span,
 [data-testid="stCheckbox"] [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
 [data-testid="stCheckbox"] [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"] p {

@@ -16,6 +16,7 @@ import streamlit as st
 
 from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
+from muttlab.dashboard.comparison_html import comparison_html
 from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
@@ -66,10 +67,12 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
                    "1947). A small p says the two metrics get different trials right, beyond chance. Show "
                    "“only … right” below lists either side with its cards.")
         judged = comparison.joined[comparison.both_judged]
-        figure = charts.comparison_chart(comparison.contingency(), judged, metric, other,
-                                         f"{metric} vs {other}: {title}")
-        ui.chart(figure, f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
-        ui.table(comparison.disagreeing(), f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
+        heading = f"{metric} vs {other}: {title}"
+        st.html(comparison_html(comparison.contingency(), judged, metric, other, heading))
+        ui.chart_download(lambda: charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
+                          f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
+        ui.folded_table("The trials only one of the two gets right", comparison.disagreeing(),
+                        f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
         return comparison
 
 

@@ -4,8 +4,9 @@ chose must arrive as text, never as markup:
 - the Published vs measured table draws the published-numbers file's text (source, metric names, reasons), and a
   server recomputes it from its data dir's copy of that file, which anyone who can write the data dir controls;
 - the Drill-down's margins histogram is titled with the metric's name, which a user's metric plug-in chooses;
-- the Severity page's curves and the Human judgments page's histograms and correlation table name the metrics the
-  same way (their key, titles, hovers, row and column heads).
+- the Severity page's curves, the Human judgments page's histograms and correlation table, and the Drill-down's
+  comparison of two metrics name the metrics (and the comparison its trials) the same way: key, titles, hovers,
+  row and column heads.
 
 (The trial cards: ``tests/attacks/test_user_suites.py::test_markup_in_sentences_stays_text``.)"""
 from __future__ import annotations
@@ -99,3 +100,23 @@ def test_the_human_judgments_histograms_and_table_show_metric_names_as_text():
     heads = [html.unescape(h) for h in re.findall(r'<th scope="(?:col|row)">(.*?)</th>', table)]
     assert heads == ["gold", name, "gold", name]
     assert f"{name} × gold: Pearson r{MARKUP} = 0.250" in _attributes(table, "title")
+
+
+def test_the_drilldown_comparison_shows_metric_names_and_trial_ids_as_text():
+    from muttlab.dashboard.comparison_html import comparison_html
+
+    metric, other, trial = f"mine{MARKUP}", f"theirs{MARKUP}", f"t{MARKUP}"
+    joined = pd.DataFrame({"trial": [trial, "t2"], "margin": [0.2, -0.1], "passed": [True, False],
+                           "vs_margin": [-0.3, -0.2], "vs_passed": [False, False]})
+    contingency = pd.DataFrame({f"{other} passes": [0, 0], f"{other} fails": [1, 1]},
+                               index=[f"{metric} passes", f"{metric} fails"])
+    body = comparison_html(contingency, joined, metric, other, f"{metric} vs {other}")
+    assert {tag for tag, _ in html_start_tags(body)} <= {"style", "div", "p", "span", "table", "thead", "tbody", "tr",
+                                                         "th", "td"}
+    assert not [a for _, attrs in html_start_tags(body) for a in attrs if a in ("href", "src", "onerror")]
+    heads = [html.unescape(h) for h in re.findall(r'<th scope="(?:col|row)">(.*?)</th>', body)]
+    assert heads == [f"{other} passes", f"{other} fails", f"{metric} passes", f"{metric} fails"]
+    hovers = _attributes(body, "title")
+    assert f"{trial}: margin 0.2 ({metric}), -0.3 ({other})" in hovers
+    assert html.unescape(re.search(r'<p class="mutt-compare-title">(.*?)</p>', body).group(1)) == \
+        f"{metric} vs {other}"

@@ -110,6 +110,8 @@ def test_served_suite_links_get_messages_and_a_real_cell_opens(served, page):  #
     """Against `muttlab serve` (its pair store behind a database URL that cannot be reached, holding a
     password): a path out of the data dir and an unknown upload get their messages; a real cell still opens,
     its cards simply without "Edit this pair"."""
+    from playwright.sync_api import expect
+
     visit(page, served, "drilldown", {**CELL, "suite": "file:../../etc/passwd"}, "Left out of this link")
     visit(page, served, "drilldown", {**CELL, "suite": "upload:" + "0" * 64},
           "this server holds no such uploaded file")
@@ -117,6 +119,8 @@ def test_served_suite_links_get_messages_and_a_real_cell_opens(served, page):  #
     assert "root:" not in shown and not [folder for folder in served.folders if folder in shown]
     visit(page, served, "drilldown", {"metric": "BLEU-4", "corruption": "det_sub", "refs": "5", "vs": "ROUGE-L"},
           "trials shown")
+    # The comparison's numbers are metric elements, drawn once their script has arrived; the cards may be first.
+    expect(page.get_by_text("McNemar p", exact=True)).to_be_visible()
     shown = page_words(page)
     assert "McNemar p" in shown and "Edit this pair" not in shown and PASSWORD not in shown
 
@@ -138,4 +142,4 @@ def test_served_an_upload_opens_in_the_drilldown_of_another_visit(served, page, 
     digest = hashlib.sha256(upload.read_bytes()).hexdigest()
     visit(page, served, "drilldown", {**CELL, "suite": f"upload:{digest}", "show": "all"}, "trials shown")
     expect(page.get_by_text("1 of 1 trials shown")).to_be_visible()
-    assert "does not run" in page_words(page)
+    expect(page.locator(".mutt-card").first).to_contain_text("does not run")

@@ -27,7 +27,7 @@ WIDTHS = {"laptop": (1024, 768), "phone": (390, 844)}
 # What a page draws only when asked: a link that asks for it, so its controls and tables are measured too.
 LINKS = {
     "run": "?metrics=BLEU-4,ROUGE-L&refs=5",
-    "drilldown": "?metric=ROUGE-L&corruption=neg_subj&refs=5",
+    "drilldown": "?metric=ROUGE-L&corruption=neg_subj&refs=5&vs=BLEU-4",
     "severity": "?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5",
 }
 SLACK = 1.0  # px: sub-pixel rounding of the layout
