@@ -39,7 +39,8 @@ page of the navigation: from the navigation to the page's main element (the grid
 curves...; :data:`PAINTS`), each page opened in turn as a new visit (a browser that has never been to the
 server, so it fetches and compiles Streamlit's scripts first), then each once more, then each in a new tab of a
 browser that has opened the app once (its cache holds the scripts, as a returning visitor's does); a page
-without an entry there (a new one) is timed to its title with its first script run finished. Prints one table.
+without an entry there (a new one) is timed to its title with its first script run finished; a view of a page
+with an entry of its own (the Drill-down's comparison) is visited after the pages. Prints one table.
 
     .venv/bin/python benchmarks/bench_dashboard.py --paints --data-dir ../shared/data --cache-dir $(mktemp -d)
 """
@@ -421,6 +422,9 @@ def studies(settings: Settings, installations: list[Path], tabs: int, settle: fl
 PAINTS = {
     "run": ("", ".mutt-grid td a", "the accuracy grid"),
     "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff"),
+    # A view of a page beside its own: "<page> <what>".
+    "drilldown vs": ("?metric=BLEU-4&corruption=neg_subj&refs=5&vs=ROUGE-L", ".mutt-compare .mutt-pt",
+                     "the comparison's margins"),
     "published": ("", 'text="published numbers"', "the published numbers"),
     "playground": ("", "role=heading[name='Scores']", "the scores"),
     "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".mutt-curves .mutt-pt",
@@ -441,6 +445,7 @@ def paints(settings: Settings, settle: float) -> None:
     from muttlab.dashboard.app import page_stems
 
     stems = page_stems()
+    stems += [view for view in PAINTS if view.split()[0] in stems and view not in stems]
     port = free_port()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dashboard-paints-{port}.log"
     started = time.perf_counter()
@@ -478,7 +483,7 @@ def _paint(page, url: str, stem: str) -> float:
     query, main, _ = PAINTS.get(stem, ("", None, ""))
     page.set_default_timeout(1_800_000)
     start = time.perf_counter()
-    page.goto(f"{url}/{'' if stem == 'run' else stem}{query}")
+    page.goto(f"{url}/{'' if stem == 'run' else stem.split()[0]}{query}")
     if main is None:
         page.locator("h1").first.wait_for()
         page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
