@@ -16,28 +16,15 @@ import html
 import pandas as pd
 
 from muttlab.dashboard.charts import LIGHT_INK, PAIRED_FILLS, ZERO_LINE, paired_margins
-from muttlab.dashboard.histogram_html import number
+from muttlab.dashboard.figure_frame import frame_css, number
 
 PLOT_HEIGHT_PX = 260
-CSS = """<style>
-.mutt-compare { font-size: 0.8rem; margin: 0.2rem 0 0.6rem 0; }
-.mutt-compare .mutt-compare-title { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.3rem 0; }
-.mutt-compare .mutt-part-title { font-weight: 600; margin: 0.5rem 0 0.2rem 0; }
-.mutt-compare .mutt-scroll { overflow-x: auto; max-width: 100%; }
-.mutt-compare table { border-collapse: separate; border-spacing: 2px; }
-.mutt-compare th { font-weight: 500; padding: 0.2rem 0.5rem; white-space: nowrap; }
-.mutt-compare tbody th { text-align: right; }
+CSS = "<style>" + frame_css("mutt-compare", PLOT_HEIGHT_PX) + """
 .mutt-compare td { min-width: 4.5rem; height: 2.6rem; text-align: center; font-size: 1.1rem;
   font-variant-numeric: tabular-nums; }
-.mutt-compare .mutt-key { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; margin-bottom: 0.3rem; }
 .mutt-compare .mutt-swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 50%;
   margin-right: 0.3rem; vertical-align: middle; }
-.mutt-compare .mutt-frame { display: flex; gap: 0.4rem; }
-.mutt-compare .mutt-y { display: flex; flex-direction: column; justify-content: space-between; text-align: right;
-  font-variant-numeric: tabular-nums; opacity: 0.75; height: """ + f"{PLOT_HEIGHT_PX}px" + """; }
-.mutt-compare .mutt-area { flex: 1; min-width: 0; }
-.mutt-compare .mutt-plot { position: relative; height: """ + f"{PLOT_HEIGHT_PX}px" + """;
-  border-left: 1px solid #9ca3af; border-bottom: 1px solid #9ca3af; }
+.mutt-compare .mutt-plot { border-left: 1px solid #9ca3af; }
 .mutt-compare .mutt-pt { position: absolute; width: 8px; height: 8px; border-radius: 50%; opacity: 0.75;
   transform: translate(-50%, 50%); }
 .mutt-compare .mutt-pt:hover { outline: 2px solid #111827; opacity: 1; }
@@ -47,7 +34,6 @@ CSS = """<style>
     + ZERO_LINE + """; }
 .mutt-compare .mutt-x { display: flex; justify-content: space-between; font-variant-numeric: tabular-nums;
   opacity: 0.75; }
-.mutt-compare .mutt-axis { text-align: center; opacity: 0.75; }
 .mutt-compare .mutt-axis-y { opacity: 0.75; margin-bottom: 0.2rem; }
 </style>"""
 

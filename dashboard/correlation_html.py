@@ -16,19 +16,14 @@ import numpy as np
 import pandas as pd
 
 from muttlab.dashboard.charts import CORRELATION_SCALE, DARK_INK, colours_with_ink
+from muttlab.dashboard.figure_frame import frame_css
 
-CSS = """<style>
-.mutt-corr { font-size: 0.85rem; margin: 0.2rem 0 0.6rem 0; }
-.mutt-corr .mutt-corr-title { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.3rem 0; }
-.mutt-corr .mutt-scroll { overflow-x: auto; max-width: 100%; }
-.mutt-corr table { border-collapse: separate; border-spacing: 2px; }
-.mutt-corr th { font-weight: 500; padding: 0.2rem 0.5rem; white-space: nowrap; }
-.mutt-corr thead th { text-align: center; }
-.mutt-corr tbody th { text-align: right; }
+CSS = "<style>" + frame_css("mutt-corr") + """
+.mutt-corr { font-size: 0.85rem; }
 .mutt-corr td { min-width: 3.6rem; height: 2.4rem; text-align: center; font-variant-numeric: tabular-nums; }
 .mutt-corr .mutt-ramp { display: flex; align-items: center; gap: 0.4rem; margin-top: 0.4rem; opacity: 0.85; }
-.mutt-corr .mutt-ramp-bar { width: 10rem; height: 0.7rem; background: linear-gradient(to right, """
-CSS += ", ".join(CORRELATION_SCALE) + """); }
+.mutt-corr .mutt-ramp-bar { width: 10rem; height: 0.7rem; background: linear-gradient(to right, """ \
+    + ", ".join(CORRELATION_SCALE) + """); }
 </style>"""
 
 

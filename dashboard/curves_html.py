@@ -18,24 +18,16 @@ import math
 import pandas as pd
 
 from muttlab.dashboard.charts import OKABE_ITO, ZERO_LINE
-from muttlab.dashboard.histogram_html import number
+from muttlab.dashboard.figure_frame import frame_css, number
 
 PLOT_HEIGHT_PX = 170
 LINE_PX = 2.5
 X_PADDING = 5.0  # % of the plot's width left free at each end, so that the first and last points show whole
-CSS = """<style>
-.mutt-curves { font-size: 0.8rem; margin: 0.2rem 0 0.6rem 0; }
-.mutt-curves .mutt-curves-title { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.3rem 0; }
-.mutt-curves .mutt-key { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; margin-bottom: 0.4rem; }
+CSS = "<style>" + frame_css("mutt-curves", PLOT_HEIGHT_PX) + """
 .mutt-curves .mutt-stroke { display: inline-block; width: 1.4rem; height: 0; margin-right: 0.3rem;
   vertical-align: middle; border-top-width: 3px; }
-.mutt-curves .mutt-panel-title { font-weight: 600; margin: 0.5rem 0 0.2rem 0; }
-.mutt-curves .mutt-frame { display: flex; gap: 0.4rem; }
-.mutt-curves .mutt-y { display: flex; flex-direction: column; justify-content: space-between; text-align: right;
-  font-variant-numeric: tabular-nums; opacity: 0.75; min-width: 2.2rem; height: """ + f"{PLOT_HEIGHT_PX}px" + """; }
-.mutt-curves .mutt-area { flex: 1; min-width: 0; }
-.mutt-curves .mutt-plot { position: relative; height: """ + f"{PLOT_HEIGHT_PX}px" + """;
-  border-left: 1px solid #9ca3af; border-bottom: 1px solid #9ca3af; }
+.mutt-curves .mutt-y { min-width: 2.2rem; }
+.mutt-curves .mutt-plot { border-left: 1px solid #9ca3af; }
 .mutt-curves .mutt-line { position: absolute; inset: 0; pointer-events: none; }
 .mutt-curves .mutt-whisker { position: absolute; width: 2px; transform: translateX(-50%); opacity: 0.6; }
 .mutt-curves .mutt-zero { position: absolute; left: 0; right: 0; height: 0;
@@ -45,7 +37,6 @@ CSS = """<style>
 .mutt-curves .mutt-pt:hover { outline: 2px solid #111827; }
 .mutt-curves .mutt-x { position: relative; height: 1.1rem; font-variant-numeric: tabular-nums; opacity: 0.75; }
 .mutt-curves .mutt-x span { position: absolute; top: 0.1rem; transform: translateX(-50%); white-space: nowrap; }
-.mutt-curves .mutt-axis { text-align: center; opacity: 0.75; }
 </style>"""
 
 
@@ -93,7 +84,7 @@ def _panel(title: str, rows: list[dict], column: str, series: list[tuple[str, st
         spoken.append(f"{name}: " + ", ".join(f"{number(r[column])} at {number(r['strength'])}" for r in mine))
     x = "".join(f'<span style="left: {_x(s, s_low, s_high):.2f}%">{number(s)}</span>' for s in strengths)
     label = html.escape(f"{title} against strength. " + "; ".join(spoken))
-    return (f'<p class="mutt-panel-title">{html.escape(title)}</p><div class="mutt-frame">'
+    return (f'<p class="mutt-part-title">{html.escape(title)}</p><div class="mutt-frame">'
             f'<div class="mutt-y"><span>{number(high)}</span><span>{number((low + high) / 2)}</span>'
             f'<span>{number(low)}</span></div><div class="mutt-area">'
             f'<div class="mutt-plot" role="img" aria-label="{label}">{"".join(marks)}{"".join(points)}</div>'

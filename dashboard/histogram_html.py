@@ -19,20 +19,13 @@ from typing import Sequence
 import numpy as np
 
 from muttlab.dashboard.charts import ZERO_LINE
+from muttlab.dashboard.figure_frame import frame_css, number
 
 PLOT_HEIGHT_PX = 150
-CSS = """<style>
-.mutt-hist { font-size: 0.8rem; margin: 0.2rem 0 0.6rem 0; }
-.mutt-hist .mutt-hist-title { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.3rem 0; }
-.mutt-hist .mutt-key { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; margin-bottom: 0.3rem; }
+CSS = "<style>" + frame_css("mutt-hist", PLOT_HEIGHT_PX) + """
 .mutt-hist .mutt-swatch { display: inline-block; width: 0.75rem; height: 0.75rem; margin-right: 0.3rem;
   vertical-align: middle; opacity: 0.85; }
-.mutt-hist .mutt-frame { display: flex; gap: 0.4rem; }
-.mutt-hist .mutt-y { display: flex; flex-direction: column; justify-content: space-between; text-align: right;
-  font-variant-numeric: tabular-nums; opacity: 0.75; height: """ + f"{PLOT_HEIGHT_PX}px" + """; }
-.mutt-hist .mutt-area { flex: 1; min-width: 0; }
-.mutt-hist .mutt-plot { position: relative; display: flex; align-items: stretch; gap: 1px;
-  height: """ + f"{PLOT_HEIGHT_PX}px" + """; border-bottom: 1px solid #9ca3af; }
+.mutt-hist .mutt-plot { display: flex; align-items: stretch; gap: 1px; }
 .mutt-hist .mutt-bin { flex: 1; display: flex; flex-direction: column-reverse; min-width: 0; }
 .mutt-hist .mutt-bin:hover { outline: 1px solid #111827; }
 .mutt-hist .mutt-bar { opacity: 0.85; }
@@ -42,7 +35,6 @@ CSS = """<style>
 .mutt-hist .mutt-x span { position: absolute; top: 0.1rem; transform: translateX(-50%); white-space: nowrap; }
 .mutt-hist .mutt-x span.mutt-first { transform: none; }
 .mutt-hist .mutt-x span.mutt-last { transform: translateX(-100%); }
-.mutt-hist .mutt-axis { text-align: center; opacity: 0.75; }
 </style>"""
 
 
@@ -57,10 +49,6 @@ class Series:
 
     def told(self, n: int) -> str:
         return f"{n} {self.one if n == 1 else self.many}"
-
-
-def number(value: float) -> str:
-    return f"{value:.3g}"
 
 
 def histogram_html(edges: Sequence[float], series: Sequence[Series], *, title: str, x_name: str, y_name: str,
