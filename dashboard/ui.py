@@ -151,13 +151,9 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
 def chart(fig: charts.Figure, name: str, key: str) -> None:
     """The chart across the column, a stack's panels one below the other (each toolbar saves a PNG), with an
     HTML download of the whole chart below."""
-    _draw_panels(charts.panels(fig), lambda: fig, name, key)
-
-
-def _draw_panels(specs: list[dict], build: Callable[[], charts.Figure], name: str, key: str) -> None:
-    for i, spec in enumerate(specs):
+    for i, spec in enumerate(charts.panels(fig)):
         st.vega_lite_chart(spec=spec, key=f"{key}-{i}" if i else key, width="stretch")
-    chart_download(build, name, key)
+    chart_download(lambda: fig, name, key)
 
 
 def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
