@@ -23,7 +23,7 @@ from muttlab import sources
 from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.trials import Suite
-from muttlab.errors import MetricError, MetricUnavailable, MuttlabError
+from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError
 from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
@@ -297,13 +297,17 @@ def severity(settings: Settings, corruption: str, metrics: Sequence[str] | str, 
     return severity_curve(settings, corruption, metrics, strengths, **options)
 
 
-def prepare_severity(settings: Settings, strengths: Sequence[int] | None = None) -> int:
+def prepare_severity(settings: Settings, corruption: str | None = None, strengths: Sequence[int] | None = None) -> int:
     """Parse the sentences :func:`severity` draws its curves on by default (every MUTT original with a data dir,
-    the bundled sample's scenes without) and make every strength type's corruptions of them at ``strengths``,
-    keeping both for the process: a server's first curve then does not wait for them (1.5 s to parse the MUTT
-    originals, 0.2 s per type and strength). Returns how many sentences were parsed."""
+    the bundled sample's scenes without) and, given a corruption type and strengths, make its corruptions of
+    them at each, keeping both for the process: a server's first curve then does not wait for them (1.5 s to
+    parse the MUTT originals, 0.2 s per strength). Returns how many sentences were parsed."""
     from muttlab.severity import parse_default_sentences
     settings = validation.arguments("prepare_severity", settings=settings)
-    if strengths is not None:
-        strengths = validation.arguments("prepare_severity", strengths=strengths)
-    return parse_default_sentences(settings, strengths or ())
+    if (corruption is None) != (strengths is None):
+        raise InvalidArgument("prepare_severity", "strengths" if corruption else "corruption",
+                              "is needed with the other: give a corruption type and its strengths")
+    if corruption is None:
+        return parse_default_sentences(settings)
+    corruption, strengths = validation.arguments("prepare_severity", corruption=corruption, strengths=strengths)
+    return parse_default_sentences(settings, corruption, strengths)

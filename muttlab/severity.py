@@ -75,14 +75,13 @@ def parsed(sentences: tuple[str, ...]) -> tuple:
         raise MuttlabError(str(exc)) from None
 
 
-def parse_default_sentences(settings: Settings, strengths: Sequence[int] = ()) -> int:
-    """Parse :func:`default_sentences` now, for every later curve of this process, and make every strength
-    type's corruptions of them at ``strengths``; how many sentences there are."""
+def parse_default_sentences(settings: Settings, corruption: str | None = None, strengths: Sequence[int] = ()) -> int:
+    """Parse :func:`default_sentences` now, for every later curve of this process, and make ``corruption``'s
+    corruptions of them at ``strengths``; how many sentences there are."""
     sentences = tuple(s for _, s, _ in default_sentences(settings))
     parsed(sentences)
-    for corruption in STRENGTHS:
-        for strength in strengths:
-            _corrupted(sentences, corruption, strength, settings.seed)
+    if corruption is not None:
+        strength_items([("", s, ()) for s in sentences], corruption, strengths, settings.seed)
     return len(sentences)
 
 
@@ -90,8 +89,8 @@ def parse_default_sentences(settings: Settings, strengths: Sequence[int] = ()) -
 def _corrupted(sentences: tuple[str, ...], corruption: str, strength: int, seed: int) -> tuple[str | None, ...]:
     """Each sentence corrupted at one strength (None where the type does not apply), kept for the process:
     generating them is most of a curve's time on a warm score cache (0.5 s of 0.7 s for typos of the MUTT
-    originals at three strengths), and curves of one type share their strengths (1-2-3 and 2-3-4 share two),
-    so a server makes them all while it warms up."""
+    originals at three strengths), and curves of one type share their strengths (1-2-3 and 2-3-4 share two);
+    a server makes its page's default curve's while it warms up."""
     generator = GENERATORS[corruption]
     return tuple(generator(doc, seed, strength=strength) for doc in parsed(sentences))
 

@@ -118,14 +118,21 @@ def test_every_type_and_strength_starts_from_one_parse_that_no_generator_changes
     calls = []
     monkeypatch.setattr(spacy_nlp, "parse", lambda texts: calls.append(len(texts)) or parse(texts))
     # What a server's warm-up does: parse the default sentences (without a data dir, the sample's scenes) and
-    # corrupt them at every strength the page offers; a curve then runs no generator.
+    # corrupt them for the page's first curve, which then runs no generator.
     settings = Settings(cache_dir=tmp_path, use_cache=False, seed=SEED)
-    assert api.prepare_severity(settings, [1, 2, 3, 4]) == len(sentences)
+    assert api.prepare_severity(settings, "typo", [1, 2, 3]) == len(sentences)
+    generators = dict(GENERATORS)
     monkeypatch.setattr(severity, "GENERATORS", {})
+    prepared = severity.strength_items(items, "typo", [2, 3], SEED)
+    with pytest.raises(KeyError):  # a strength the warm-up did not make is made when asked
+        severity.strength_items(items, "typo", [1, 4], SEED)
+    monkeypatch.setattr(severity, "GENERATORS", generators)
+    severity._corrupted.cache_clear()
+    assert severity.strength_items(items, "typo", [2, 3], SEED) == prepared and prepared[0]
     shared = {t: severity.strength_items(items, t, [1, 2, 3], SEED) for t in sorted(STRENGTHS)}
     assert calls == [len(sentences)]  # one parse, before any curve, for all five types
-    with pytest.raises(KeyError):  # a strength the warm-up did not make is made when asked
-        severity.strength_items(items, "typo", [1, 5], SEED)
+    with pytest.raises(MuttlabError, match="corruption is needed"):
+        api.prepare_severity(settings, strengths=[1, 2])
     assert [d.to_json() for d in severity.parsed(sentences)] == [d.to_json() for d in parse(list(sentences))]
     # Each type's corruptions are those of a parse of its own: one type's generator left nothing for the next.
     for corruption, (kept, corrupted) in shared.items():

@@ -15,9 +15,10 @@ from muttlab.dashboard import charts, glossary, services, ui
 from muttlab.dashboard.curves_html import severity_curves_html
 
 DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
-# Every sample scene, and most MUTT originals, take a typo at strengths 1-3; dropped content words at all three
-# fit one sample sentence only, where a mean is that sentence and CIDEr-D, scoring it alone, gives 0.
-DEFAULT_CORRUPTION = "typo"
+# services.SEVERITY_DEFAULT: a typo at strengths 1-3, which every sample scene and most MUTT originals take;
+# dropped content words at all three fit one sample sentence only, where a mean is that sentence and CIDEr-D,
+# scoring it alone, gives 0.
+DEFAULT_CORRUPTION, DEFAULT_STRENGTHS = services.SEVERITY_DEFAULT
 REF_CHOICES = (1, 3, 5, 10)
 
 
@@ -50,7 +51,7 @@ def page() -> None:
                                           f"{labels.get(c, c)}: {unit}" for c, unit in STRENGTHS.items()) + ".")
         choices = services.SEVERITY_STRENGTHS
         strengths = right.multiselect("Strengths", choices, key="sev-strengths",
-                                      default=ui.query_list("strengths", choices, [1, 2, 3], int))
+                                      default=ui.query_list("strengths", choices, list(DEFAULT_STRENGTHS), int))
         refs_default = ui.query_int("refs", 5)
         refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
