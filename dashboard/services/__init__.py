@@ -26,13 +26,11 @@ from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import (SEVERITY_DEFAULT, SEVERITY_STRENGTHS, WarmState, is_quick,
-                                               warm_start)
+from muttlab.dashboard.services.warmup import SEVERITY_DEFAULT, WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
-__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SEVERITY_DEFAULT", "SEVERITY_STRENGTHS", "SUITES", "Selection",
-           "WarmState",
+__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SEVERITY_DEFAULT", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "challenge",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types",

@@ -19,6 +19,7 @@ DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
 # dropped content words at all three fit one sample sentence only, where a mean is that sentence and CIDEr-D,
 # scoring it alone, gives 0.
 DEFAULT_CORRUPTION, DEFAULT_STRENGTHS = services.SEVERITY_DEFAULT
+STRENGTH_CHOICES = (1, 2, 3, 4, 5)
 REF_CHOICES = (1, 3, 5, 10)
 
 
@@ -49,9 +50,8 @@ def page() -> None:
                                       format_func=lambda c: labels.get(c, c), key="sev-type",
                                       help="What a strength counts: " + "; ".join(
                                           f"{labels.get(c, c)}: {unit}" for c, unit in STRENGTHS.items()) + ".")
-        choices = services.SEVERITY_STRENGTHS
-        strengths = right.multiselect("Strengths", choices, key="sev-strengths",
-                                      default=ui.query_list("strengths", choices, list(DEFAULT_STRENGTHS), int))
+        strengths = right.multiselect("Strengths", STRENGTH_CHOICES, key="sev-strengths", default=ui.query_list(
+            "strengths", STRENGTH_CHOICES, list(DEFAULT_STRENGTHS), int))
         refs_default = ui.query_int("refs", 5)
         refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
