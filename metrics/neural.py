@@ -106,7 +106,8 @@ class _ModelMetric(Metric):
     # on 478 MUTT candidates; docs/beyond.md, "Run independence"), 1e-6 leaves a factor of 5. Two scores closer
     # than this are a tie; scores are guaranteed to it.
     noise_floor = 1e-6
-    DEFAULT_BATCH_SIZE: ClassVar[int] = 64
+    # Rows of every forward pass (see _remember): small, so that filling a short group's last pass costs little.
+    DEFAULT_BATCH_SIZE: ClassVar[int] = 16
     module: ClassVar[str] = ""
 
     def __init__(self, model: str | os.PathLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
@@ -154,13 +155,16 @@ class _ModelMetric(Metric):
         raise NotImplementedError
 
     def _remember(self, sentences: list[str]) -> None:
-        """Encode the sentences not in the memo, each distinct sentence once, in batches of equal token count.
+        """Encode the sentences not in the memo, each distinct sentence once, in passes of equal token count and
+        exactly ``batch_size`` rows.
 
-        Equal token counts need no padding, so no batch spends time on padded positions and a sentence's
-        embedding is what the model computes for it alone, up to the rounding of float32 kernels: which
-        other sentences share its batch, the batch size and the CPU's instruction set change the last bits
-        (measured below ``noise_floor``), never more. Each sentence is tokenised once: its ids give its
-        length and, for a metric that encodes from ids, the model's input.
+        Equal token counts need no padding, so no pass spends time on padded positions. The number of rows is
+        fixed because the float32 kernels' last bits depend on a pass's shape (on AVX-512/AMX CPUs a sentence
+        encoded among 3 others and among 7 others differs by up to 4e-7), not on which sentences share it: a
+        group's last pass is filled with copies of its first sentence, so a sentence's embedding is a function of
+        the sentence alone, whatever else the run scores. The CPU's instruction set still changes the last bits
+        (below ``noise_floor``). Each sentence is tokenised once: its ids give its length and, for a metric that
+        encodes from ids, the model's input.
         """
         import torch
 
@@ -171,9 +175,13 @@ class _ModelMetric(Metric):
         groups: dict[int, list[tuple[str, list[int]]]] = {}
         for sentence, ids in zip(todo, self._tokenize(todo)):
             groups.setdefault(len(ids), []).append((sentence, ids))
-        chunks = [group[k:k + self.batch_size] for group in groups.values()
-                  for k in range(0, len(group), self.batch_size)]
-        encode = lambda chunk: self._encode([s for s, _ in chunk], [ids for _, ids in chunk])  # noqa: E731
+        rows = self.batch_size
+        chunks = [group[k:k + rows] for group in groups.values() for k in range(0, len(group), rows)]
+
+        def encode(chunk):
+            full = chunk + [chunk[0]] * (rows - len(chunk))
+            return self._encode([s for s, _ in full], [ids for _, ids in full])[:len(chunk)]
+
         # One torch thread per encoding thread: on a shared 2-core machine a second OpenMP thread spin-waits for
         # a core (300 MUTT sentences through MiniLM took 3.3 s CPU with 1 thread against 80 s with 2, load
         # average 11-16). Python threads that each run a whole batch single-threaded sleep while they wait
@@ -222,7 +230,8 @@ class BertScore(_ModelMetric):
     """
 
     name = "BERTScore-F1"
-    version = "2"  # v2: matching in float64; how sentences are batched moves a score by less than noise_floor
+    # v3: every encoding pass has batch_size rows, so a score no longer depends on the other sentences of a run
+    version = "3"
     description = "BERTScore F1 (bert-score; no idf, no rescaling, best over refs) on all-MiniLM-L6-v2 by default"
     module = "bert_score"
 
@@ -328,7 +337,8 @@ class EmbeddingCosine(_ModelMetric):
     """
 
     name = "EmbeddingCosine"
-    version = "2"  # v2: no padding; how sentences are batched moves a score by less than noise_floor
+    # v3: every encoding pass has batch_size rows, so a score no longer depends on the other sentences of a run
+    version = "3"
     description = "cosine of sentence embeddings (sentence-transformers; best over refs) on all-MiniLM-L6-v2"
     module = "sentence_transformers"
 
