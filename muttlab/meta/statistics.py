@@ -53,8 +53,10 @@ import numpy as np
 from muttlab.errors import MuttlabError
 
 # The exact ungrouped search holds 8 bytes per pair it needs (human ties and concordant pairs): above this many
-# pairs of outputs (about 10,000 outputs, at most 400 MB) it samples its candidate thresholds instead.
+# pairs of outputs (about 10,000 outputs, at most 400 MB) it samples its candidate thresholds instead, from
+# this many pairs drawn at random.
 DEFAULT_MAX_EXACT_PAIRS = 50_000_000
+DEFAULT_SAMPLE_PAIRS = 20_000_000
 # Pairs per block of the ungrouped enumeration: bounds the temporary arrays at a few tens of MB.
 BLOCK_PAIRS = 2_000_000
 DEFAULT_RESAMPLES = 1000
@@ -260,21 +262,26 @@ def _best_threshold(rises: np.ndarray, falls: np.ndarray, concordant: int, total
 
 
 def _ungrouped_sampled(h: np.ndarray, m: np.ndarray, sample: int, seed: int) -> TieCalibration:
-    """The search over the |Δm| of ``sample`` pairs drawn uniformly (with replacement, seeded) as candidate
-    thresholds, acc_eq estimated on those pairs; acc_eq at the chosen ε is then counted exactly over all pairs
-    (:func:`ungrouped_counts`)."""
+    """The search over the |Δm| of ``sample`` pairs drawn uniformly (with replacement, seeded, block by block) as
+    candidate thresholds, acc_eq estimated on those pairs; acc_eq at the chosen ε is then counted exactly over
+    all pairs (:func:`ungrouped_counts`)."""
     n = len(h)
     total = n * (n - 1) // 2
     rng = np.random.default_rng(seed)
-    i = rng.integers(0, n, sample)
-    j = rng.integers(0, n - 1, sample)
-    j += j >= i
-    dm, dh = m[j] - m[i], h[j] - h[i]
-    d = np.abs(dm)
-    human_tie = dh == 0
-    concordant = np.sign(dm) * np.sign(dh) > 0
-    found = _best_threshold(np.sort(d[human_tie]), np.sort(d[concordant]), int(concordant.sum()), sample,
-                            m[-1] - m[0])
+    rises, falls, concordant = [], [], 0
+    for start in range(0, sample, BLOCK_PAIRS):
+        k = min(BLOCK_PAIRS, sample - start)
+        i = rng.integers(0, n, k)
+        j = rng.integers(0, n - 1, k)
+        j += j >= i
+        dm, dh = m[j] - m[i], h[j] - h[i]
+        human_tie, same = dh == 0, np.sign(dm) * np.sign(dh) > 0
+        d = np.abs(dm)
+        rises.append(d[human_tie])
+        falls.append(d[same])
+        concordant += int(same.sum())
+    rises, falls = np.sort(np.concatenate(rises)), np.sort(np.concatenate(falls))
+    found = _best_threshold(rises, falls, concordant, sample, m[-1] - m[0])
     counts = ungrouped_counts(h, m, found.epsilon, presorted=True)
     return TieCalibration(counts.accuracy, found.epsilon, total, 1, found.candidates, sample_rate=sample / total,
                           estimate=found.accuracy, informative=found.informative)
@@ -289,8 +296,8 @@ def tie_calibrated_accuracy(gold, metric, grouped: bool = True, max_exact_pairs:
       grouped: True for the item-grouped statistic (one acc_eq per item, averaged; one ε for all), False for
         all pairs of all outputs pooled.
       max_exact_pairs: ungrouped only: with more pairs than this, candidate thresholds are sampled (below).
-      sample_pairs: ungrouped only: how many pairs to sample when sampling (default ``max_exact_pairs // 2``);
-        the sample rate is ``sample_pairs / n_pairs``.
+      sample_pairs: ungrouped only: how many pairs to sample when sampling (default
+        :data:`DEFAULT_SAMPLE_PAIRS`); the sample rate is ``sample_pairs / n_pairs``.
       seed: the sampling's seed.
     Returns:
       :class:`TieCalibration`. The exact search (every item-grouped search; ungrouped up to
@@ -304,9 +311,10 @@ def tie_calibrated_accuracy(gold, metric, grouped: bool = True, max_exact_pairs:
         return _grouped_search(gold, metric)
     h, m = _sorted_flat(gold, metric)
     total = len(h) * (len(h) - 1) // 2
-    if total <= max_exact_pairs:
+    sample = int(sample_pairs or DEFAULT_SAMPLE_PAIRS)
+    if total <= max_exact_pairs or sample >= total:  # a sample as large as the pairs would only cost more
         return _ungrouped_exact(h, m)
-    return _ungrouped_sampled(h, m, int(sample_pairs or max(1, max_exact_pairs // 2)), seed)
+    return _ungrouped_sampled(h, m, sample, seed)
 
 
 @dataclass(frozen=True)
