@@ -354,6 +354,19 @@ def meta_evaluate(settings: Settings, data, metrics: Sequence[str] | str = "all"
             reg.close()
 
 
+def load_judgments(settings: Settings, data, **reading):
+    """The judged outputs ``data`` names (as :func:`meta_evaluate` reads them) as
+    :class:`muttlab.meta.judgments.Judgments`: systems × items of human scores, outputs, references, sources and,
+    for MQM, each output's marked error spans. ``reading``: ``reference``, ``pair``, ``target_language``."""
+    from muttlab.meta.evaluate import READING, load_judgments as _load
+
+    settings = validation.arguments("load_judgments", settings=settings)
+    unknown = [k for k in reading if k not in READING]
+    if unknown:
+        raise InvalidArgument("load_judgments", unknown[0], f"is not an option; the options are {', '.join(READING)}")
+    return _load(settings, data, **reading, where="load_judgments")
+
+
 def meta_calibrations(result, study: str | None = None) -> dict:
     """The tie calibrations of a meta-evaluation's metrics as the calibrations file's document
     (:mod:`muttlab.meta.calibration`): ``{"version": 1, "calibrations": [...]}``, one record per metric with its

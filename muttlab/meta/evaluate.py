@@ -54,16 +54,17 @@ def study_pairs() -> list[str]:
 
 
 def load_judgments(settings: Settings, data, reference: str | None = None, pair: str | None = None,
-                   target_language: str | None = None) -> Judgments:
+                   target_language: str | None = None, where: str = "meta_evaluate") -> Judgments:
     """The judgments ``data`` names: a :class:`Judgments` as it is; a study's pair (``mqm-ted:en-de``, read from
     the data dir); a language pair's folder of MQM files (:func:`muttlab.meta.mqm.read_mqm_folder`); a file in
-    the generic format (:func:`muttlab.meta.generic.read_judgments`); the bytes of an uploaded file."""
+    the generic format (:func:`muttlab.meta.generic.read_judgments`); the bytes of an uploaded file. ``where``
+    names the public function in an InvalidArgument."""
     if isinstance(data, Judgments):
         return data
     if isinstance(data, (bytes, bytearray)):
         return generic.parse_judgments(bytes(data), target_language=target_language)
     if not isinstance(data, (str, Path)) or not str(data).strip() or "\0" in str(data):
-        raise InvalidArgument("meta_evaluate", "data", f"must be a study's pair ({', '.join(study_pairs())}), "
+        raise InvalidArgument(where, "data", f"must be a study's pair ({', '.join(study_pairs())}), "
                                                        f"a folder or file path, or Judgments; got {checks.shown(data)}")
     text = str(data)
     study, sep, name = text.partition(":")

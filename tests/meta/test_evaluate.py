@@ -172,3 +172,12 @@ def test_significance_can_be_left_out_and_statistics_chosen(meta_settings, ted):
                                significance="none")
     assert result.statistics == ["pearson_sys", "acc_eq"] and result.significance == {}
     assert st.DEFAULT_RESAMPLES == 1000 and result.n_resamples == 1000
+
+
+def test_the_api_reads_the_judgments_a_page_shows(meta_settings, ted):
+    judgments = api.load_judgments(meta_settings, "mqm-ted:en-de")
+    assert judgments.systems == ted["en-de"].systems and len(judgments.errors) == len(ted["en-de"].errors)
+    with pytest.raises(InvalidArgument, match="load_judgments: data must be a study's pair"):
+        api.load_judgments(meta_settings, None)
+    with pytest.raises(InvalidArgument, match="load_judgments: bogus is not an option"):
+        api.load_judgments(meta_settings, "mqm-ted:en-de", bogus=1)
