@@ -72,6 +72,8 @@ NOT_COMPUTABLE = {
 }
 
 HELD_BACK = "published value held back on purpose (blind check of BADGER; data/published/README.md)"
+# Human scores a study publishes beside no metric (the TED system-level MQM table): no lab metric measures them.
+HUMAN_SCORES = frozenset({"MQM"})
 
 # Known reasons for a difference, by (study, metric, subset); None matches anything. Every specific reason
 # that matches is given; the generic one of a study only when none does.
@@ -199,8 +201,8 @@ def _badger_name(registry: Registry) -> str:
 
 
 def our_name(paper_name: str, registry: Registry) -> str | None:
-    """The registry name of a paper's metric, None when the lab has no such metric."""
-    if paper_name in NOT_COMPUTABLE:
+    """The registry name of a paper's metric, None when the lab has no such metric (or it is a human score)."""
+    if paper_name in NOT_COMPUTABLE or paper_name in HUMAN_SCORES:
         return None
     if "~" in paper_name:  # a correlation between two variables (SICK Table 3)
         names = [v if v == sick.GOLD else our_name(v, registry) for v in paper_name.split("~")]
