@@ -59,6 +59,12 @@ def load_judgments(settings: Settings, data, reference: str | None = None, pair:
     the data dir); a language pair's folder of MQM files (:func:`muttlab.meta.mqm.read_mqm_folder`); a file in
     the generic format (:func:`muttlab.meta.generic.read_judgments`); the bytes of an uploaded file. ``where``
     names the public function in an InvalidArgument."""
+    for argument, value in (("reference", reference), ("pair", pair), ("target_language", target_language)):
+        if value is not None:
+            checks.name(value, where, argument)
+            if argument != "reference" and not generic.LANGUAGE.fullmatch(value.strip().lower()):
+                raise InvalidArgument(where, argument, f"must be a language code such as de or a pair such as "
+                                                       f"en-de, got {value[:20]!r}")
     if isinstance(data, Judgments):
         return data
     if isinstance(data, (bytes, bytearray)):
@@ -68,18 +74,22 @@ def load_judgments(settings: Settings, data, reference: str | None = None, pair:
                                                        f"a folder or file path, or Judgments; got {checks.shown(data)}")
     text = str(data)
     study, sep, name = text.partition(":")
-    if sep and study == mqm.STUDY and not Path(text).exists():
-        return mqm.load_ted(settings, name)
     path = Path(text).expanduser()
-    if path.is_dir():
+    try:
+        exists, is_dir, is_file = path.exists(), path.is_dir(), path.is_file()
+    except OSError as exc:  # a name longer than the file system takes, ...
+        raise DataError(text[:80], f"not a usable file name ({exc.strerror})") from None
+    if sep and study == mqm.STUDY and not exists:
+        return mqm.load_ted(settings, name)
+    if is_dir:
         return mqm.read_mqm_folder(path, reference=reference, pair=pair)
-    if path.is_file() and _is_mqm_error_file(path):
+    if is_file and _is_mqm_error_file(path):
         raise DataError(path, "is an MQM error file", fix="give its folder, which also holds the "
                                                           "*.avg_seg_scores.tsv file with the segment scores")
-    if not path.exists() and not sep:
+    if not exists and not sep:
         raise DataError(path, "no such file or folder",
                         fix=f"give a judgments file, an MQM pair's folder, or one of {', '.join(study_pairs())}")
-    if sep and study != mqm.STUDY and not path.exists():
+    if sep and study != mqm.STUDY and not exists:
         raise MuttlabError(f"unknown study {study[:60]!r}; the studies with judgments are {mqm.STUDY} (pairs "
                            f"{', '.join(study_pairs())}), or give a file or folder")
     return generic.read_judgments(path, target_language=target_language)
@@ -97,11 +107,13 @@ def _is_mqm_error_file(path: Path) -> bool:
 def choose_statistics(spec: Sequence[str] | str | None, allowed: Sequence[str] = tuple(STATISTICS),
                       what: str = "statistics") -> list[str]:
     """The statistics asked for (all by default), in the order given; unknown names are an error."""
-    if spec is None or spec == "all" or (not isinstance(spec, str) and list(spec) == ["all"]):
+    if spec is None:
         return list(allowed)
     names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else checks.names(spec, "meta_evaluate",
                                                                                            what)
     names = list(dict.fromkeys(n for n in names if n))
+    if names == ["all"]:
+        return list(allowed)
     unknown = [n for n in names if n not in allowed]
     if unknown or not names:
         raise MuttlabError(f"unknown {what} {', '.join(repr(n[:40]) for n in unknown) or '(none named)'}; "
@@ -268,12 +280,13 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
         cannot score these outputs are listed in ``skipped`` with why).
       statistics: names of :data:`muttlab.meta.result.STATISTICS` (default all).
       significance: the statistics to test for significance and cluster (default :data:`DEFAULT_SIGNIFICANCE`
-        among those computed; ``[]`` or ``none`` for none). Not offered for Kendall's τ, nor for ungrouped acc*_eq when
-        its thresholds were sampled (the outcomes of every pair would not fit).
+        among those computed; ``[]`` or ``none`` for none). Not offered for Kendall's τ, nor for the ungrouped
+        pairwise accuracies beyond ``max_exact_pairs`` pairs (the outcomes of every pair would not fit).
       n_resamples, seed, alpha: the resampling tests' draws (default 1,000), seed (default the settings'),
         and the p-value under which one metric is significantly better (clusters).
-      max_exact_pairs: ungrouped acc*_eq is searched exactly up to this many pairs, else over sampled
-        thresholds (:func:`muttlab.meta.statistics.tie_calibrated_accuracy`).
+      max_exact_pairs: ungrouped acc*_eq is searched exactly up to this many pairs of outputs, else over sampled
+        thresholds (:func:`muttlab.meta.statistics.tie_calibrated_accuracy`); beyond it the ungrouped pairwise
+        accuracies are not tested for significance.
       keep_scores: keep each metric's segment scores in the result (``scores``).
     Returns:
       :class:`~muttlab.meta.result.MetaEvaluation`.
@@ -283,8 +296,8 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
     default = [s for s in DEFAULT_SIGNIFICANCE if s in wanted]
     if significance is None:
         tested = default
-    elif significance == "none" or (not isinstance(significance, str) and len(checks.names(
-            significance, "meta_evaluate", "significance")) == 0):
+    elif (significance.strip() == "none" if isinstance(significance, str)
+          else not checks.names(significance, "meta_evaluate", "significance")):
         tested = []
     else:
         tested = choose_statistics(significance, [s for s in wanted if s in SIGNIFICANCE_METHOD],
@@ -292,6 +305,8 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
     n_resamples = checks.whole(n_resamples, "meta_evaluate", "n_resamples", 1, MAX_RESAMPLES)
     seed = settings.seed if seed is None else checks.whole(seed, "meta_evaluate", "seed", 0, checks.MAX_SEED)
     alpha = checks.real(alpha, "meta_evaluate", "alpha", 0.0, 1.0)
+    max_exact_pairs = checks.whole(max_exact_pairs, "meta_evaluate", "max_exact_pairs", 1, 10 ** 12)
+    keep_scores = checks.instance(keep_scores, "meta_evaluate", "keep_scores", bool, "True or False")
     registry = registry or registry_for(settings)
     chosen, raw, skipped = score_metrics(settings, judgments, metrics, registry, report)
 
@@ -328,11 +343,15 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
             gold, oriented[name], system_gold, sign * system_raw[name], wanted, max_exact_pairs, seed)
 
     notes = list(judgments.notes)
-    sampled = any(search[m].get("acc_eq", {}).get("sample_rate", 1.0) < 1.0 for m in names)
-    if sampled:
-        notes.append("ungrouped acc*_eq searched over sampled thresholds (sample rate in `search`); "
-                     "its significance is not tested")
-        tested = [s for s in tested if s != "acc_eq"]
+    outputs = judgments.n_outputs
+    if outputs * (outputs - 1) // 2 > max_exact_pairs:
+        # Comparing two metrics pair by pair would hold a bit per pair and metric (625 MB per metric at 100k).
+        untested = [s for s in tested if s in ("acc_eq", "pairwise_acc")]
+        if any(search[m].get("acc_eq", {}).get("sample_rate", 1.0) < 1.0 for m in names):
+            notes.append("ungrouped acc*_eq searched over sampled thresholds (sample rate in `search`)")
+        if untested:
+            notes.append(f"more than {max_exact_pairs:,} pairs of outputs: no significance for {', '.join(untested)}")
+        tested = [s for s in tested if s not in untested]
     tested_results: dict[str, Significance] = {}
     for step, statistic in enumerate(tested):
         report(step, len(tested), f"significance of {statistic} ({n_resamples} resamples)")

@@ -44,7 +44,8 @@ REQUIRED = ("item", "system", "hypothesis", "score")
 OPTIONAL = ("source", "lang")
 _EXTRA_REFERENCE = re.compile(r"reference([2-9]|[1-9][0-9])")
 EXTENSIONS = {".tsv": TSV, ".txt": TSV, ".jsonl": JSONL, ".ndjson": JSONL, ".json": JSONL}
-_LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-z]{2,3})?")
+# A target language (de) or a language pair (en-de), as lang fields and options give them.
+LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-z]{2,3})?")
 
 
 class _Rows:
@@ -97,7 +98,7 @@ class _Rows:
             self.fail(line, f"field score: {score:g} is outside ±{MAX_SCORE:g}; rescale the scores")
         if lang is not None:
             code = self.text(line, "lang", lang).strip().lower()
-            if not _LANGUAGE.fullmatch(code):
+            if not LANGUAGE.fullmatch(code):
                 self.fail(line, f"field lang: {code[:20]!r} is not a language code such as de or en-de")
             pair, code = (code if "-" in code else ""), code.rsplit("-", 1)[-1]
             if self.language is not None and code != self.language:

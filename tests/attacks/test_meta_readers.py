@@ -122,3 +122,38 @@ def test_a_folder_whose_error_file_is_a_link_elsewhere_reads_only_a_valid_mqm_fi
     (folder / "x.tsv").symlink_to("/etc/hostname" if os.path.exists("/etc/hostname") else "/etc/passwd")
     with pytest.raises(DataError, match=r"x.tsv, line 1: the header must be"):
         mqm.read_mqm_folder(folder, reference="A", pair="en-de")
+
+
+ARGUMENTS = ["metrics", "statistics", "significance", "progress", "registry", "n_resamples", "seed", "alpha",
+             "max_exact_pairs", "keep_scores"]
+READING = ["reference", "pair", "target_language"]
+
+
+@pytest.fixture(scope="module")
+def tiny(data_dir, tmp_path_factory):
+    from muttlab.settings import Settings
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path_factory.mktemp("meta-fuzz"), workers=1)
+    return settings, api.load_judgments(settings, "mqm-ted:en-de").first_items(3)
+
+
+def _bad_values():
+    from tests.attacks.api_fuzz_cases import BAD_VALUES
+    return [v for v in BAD_VALUES if not (isinstance(v, str) and v == "iterator")] + [iter(["chrF"])]
+
+
+@pytest.mark.parametrize("argument", ARGUMENTS + READING)
+def test_every_argument_refuses_what_it_cannot_take(tiny, data_dir, argument):
+    """Each value of the API fuzz's list either works or ends in a documented error: never an AttributeError,
+    TypeError or ValueError of a library (a string read letter by letter, an array's truth value, a name
+    too long for the file system)."""
+    settings, judgments = tiny
+    data = str(data_dir / "mqm" / "ted" / "ende") if argument in READING else judgments
+    for value in _bad_values():
+        try:
+            if argument in READING:
+                api.load_judgments(settings, data, **{argument: value})
+            else:
+                api.meta_evaluate(settings, data, **{"metrics": ["chrF"], "statistics": ["acc_eq_item"],
+                                                     "n_resamples": 10, argument: value})
+        except MuttlabError:
+            pass

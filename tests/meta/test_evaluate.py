@@ -181,3 +181,14 @@ def test_the_api_reads_the_judgments_a_page_shows(meta_settings, ted):
         api.load_judgments(meta_settings, None)
     with pytest.raises(InvalidArgument, match="load_judgments: bogus is not an option"):
         api.load_judgments(meta_settings, "mqm-ted:en-de", bogus=1)
+
+
+def test_large_inputs_sample_thresholds_and_skip_pairwise_significance(meta_settings, ted):
+    part = ted["en-de"].first_items(10)  # 130 outputs, 8,385 pairs
+    small = api.meta_evaluate(meta_settings, part, "chrF", statistics="acc_eq,pairwise_acc_sys",
+                              max_exact_pairs=1000, n_resamples=50)
+    assert set(small.significance) == {"pairwise_acc_sys"}
+    assert "no significance for acc_eq" in small.notes[-1]
+    exact = api.meta_evaluate(meta_settings, part, "chrF", statistics="acc_eq", n_resamples=50)
+    assert small.value("chrF", "acc_eq") == exact.value("chrF", "acc_eq")  # 20M samples > 8,385 pairs: exact
+    assert small.search["chrF"]["acc_eq"]["sample_rate"] == 1.0
