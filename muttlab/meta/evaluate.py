@@ -224,8 +224,7 @@ def _pair_tests(statistic: str, ranking: list[str], gold: np.ndarray, oriented: 
         right = {m: st.grouped_outcomes(gold, oriented[m], epsilons[m])[0] for m in ranking}
         sizes = st.item_pairs(gold, gold).per_item
         groups = np.flatnonzero(sizes)
-        common = st._lcm(sizes[groups])
-        weights = common // sizes[groups] if common else 1.0 / sizes[groups]
+        weights, _ = st.item_weights(sizes[groups])
         counts = {m: right[m].sum(axis=0)[groups] for m in ranking}
         for k, first in enumerate(ranking):
             for i in range(k + 1, len(ranking)):

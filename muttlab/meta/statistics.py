@@ -136,22 +136,24 @@ class TieCalibration:
     informative: bool = True
 
 
-def _lcm(values) -> int:
-    out = 1
-    for v in {int(x) for x in values}:
-        out = out * v // math.gcd(out, v)
-        if out > 2 ** 40:
-            return 0
-    return out
+def item_weights(sizes: np.ndarray) -> tuple[np.ndarray, int]:
+    """The weight of one pair of each item in an item-grouped accuracy, and the scale: accuracy =
+    Σ right pairs × weight / scale. With ``sizes`` pairs per item the true weight is 1 / (items · size); when
+    the sizes' least common multiple L is small, the weights are the integers L / size and the scale
+    items · L, so the sums are exact (equal accuracies compare equal); else 1 / size and the number of items."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    common = 1
+    for size in {int(x) for x in sizes}:
+        common = common * size // math.gcd(common, size)
+        if common > 2 ** 40:
+            return 1.0 / sizes, len(sizes)
+    return common // sizes, len(sizes) * common
 
 
 def _item_mean(right: np.ndarray, sizes: np.ndarray) -> float:
-    """The mean over items of right / size, as the ratio of two integers over a common denominator (the one
-    value whichever way it is summed) when that denominator is small enough."""
-    common = _lcm(sizes)
-    if not common:
-        return float(np.mean(right / sizes))
-    return float((right * (common // sizes)).sum() / (len(sizes) * common))
+    """The mean over items of right / size (:func:`item_weights`)."""
+    weights, scale = item_weights(sizes)
+    return float((right * weights).sum() / scale)
 
 
 def _grouped_search(gold: np.ndarray, metric: np.ndarray) -> TieCalibration:
@@ -169,8 +171,7 @@ def _grouped_search(gold: np.ndarray, metric: np.ndarray) -> TieCalibration:
     concordant = valid & (np.sign(dh) * np.sign(dm) > 0)
     # acc(ε) = mean over items of (C_g + Σ_{pairs of g with |Δm| <= ε} g_p) / n_g, with g_p = +1 for a human tie
     # (it becomes T_hm) and -1 for a concordant pair (it becomes T_m): in integers over a common denominator.
-    common = _lcm(n_g)
-    weight = (common // n_g) if common else 1.0 / n_g
+    weight, scale = item_weights(n_g)
     base = (concordant.sum(axis=0) * weight).sum()
     gain = np.where(human_tie, 1, np.where(concordant, -1, 0)) * weight[None, :]
     moving = human_tie | concordant
@@ -180,7 +181,6 @@ def _grouped_search(gold: np.ndarray, metric: np.ndarray) -> TieCalibration:
     candidates = np.unique(np.concatenate([[0.0], d[human_tie]]))
     totals = base + cumulative[np.searchsorted(d_sorted, candidates, side="right")]
     best = int(np.argmax(totals))  # the first maximum: the smallest ε reaching it
-    scale = len(groups) * (common if common else 1)
     epsilon = float(candidates[best])
     return TieCalibration(float(totals[best] / scale), epsilon, int(n_g.sum()), len(groups), len(candidates),
                           informative=bool((valid & (d > epsilon)).any()))
@@ -626,8 +626,8 @@ def permutation_test(statistic: Callable[[np.ndarray], np.ndarray], first: np.nd
 def clusters(p_values: np.ndarray, alpha: float = DEFAULT_ALPHA) -> list[int]:
     """Significance clusters of metrics sorted best first (mt-metrics-eval ``AssignRanks``; WMT22–24):
     ``p_values[k, i]`` (k < i) is the p-value that metric k is better than metric i only by chance. Metric i
-    opens a new cluster when some metric already in the current cluster is significantly better (p < alpha);
-    returns each metric's cluster, 1 for the best."""
+    opens a new cluster when some metric already in the current cluster is significantly better (p < alpha, as
+    the WMT findings state it; AssignRanks compares p <= alpha); returns each metric's cluster, 1 for the best."""
     p_values = np.asarray(p_values, dtype=np.float64)
     out, current, start = [], 1, 0
     for i in range(p_values.shape[0]):
