@@ -78,6 +78,8 @@ class Badger(Metric):
     version = "2"
     higher_is_better = True
     requires = ("metaphone", "numba")
+    languages = ("en",)
+    language_reason = "the Double Metaphone codes English pronunciation"
     description = ("Double Metaphone + Burrows-Wheeler transform + SimMetrics Smith-Waterman-Gotoh windowed "
                    "affine, mean over references; after Parker 2008, does not reproduce the original tool")
 

@@ -267,6 +267,8 @@ class Metric(ABC):
       languages: ISO 639-1 codes of the target languages the metric handles (``("en",)`` for metrics built on
         English resources); None for a language-independent metric. Pairs in another language are reported
         as unsupported rather than scored.
+      language_reason: why ``languages`` is limited (the English resources it is built on), shown beside a pair
+        it does not score.
       uses_source: True when the metric reads the source sentence (COMET); ``_score`` then takes ``sources``.
       score_range: (lowest, highest) score the metric can give (``inf`` for unbounded), or None when not
         declared; ``muttlab check-metric`` checks scores against it.
@@ -288,6 +290,7 @@ class Metric(ABC):
     forkable: ClassVar[bool] = False
     description: ClassVar[str] = ""
     languages: ClassVar[tuple[str, ...] | None] = None
+    language_reason: ClassVar[str] = ""
     uses_source: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float] | None] = None
     noise_floor: ClassVar[float] = 0.0

@@ -314,6 +314,7 @@ class Dreem(Metric):
     version: ClassVar[str] = "3"
     requires: ClassVar[tuple[str, ...]] = ("glove-6B-50d", "a trained ReVal Tree-LSTM if reval is weighted")
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
+    language_reason = "English GloVe vectors, SIF weights and ReVal sentence vectors"
     description: ClassVar[str] = ("cosines of bag-of-words, averaged GloVe, SIF and ReVal sentence vectors, "
                                   "weighted, times a length penalty; best reference")
 

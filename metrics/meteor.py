@@ -397,6 +397,7 @@ class Meteor(Metric):
     name = "METEOR-1.5"
     score_range = (0.0, 1.0)
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
+    language_reason = "METEOR 1.5 is run with its English stemmer, WordNet synonyms and paraphrase table"
     version = "1"
     higher_is_better = True
     requires = ("java",)

@@ -61,6 +61,7 @@ def document_score(scores: Sequence[float], reference_lengths: Sequence[float]) 
 class _MultiLevel(Metric):
     """Shared plumbing: load λ, θ and per-level parameters lazily, classify pairs, keep the best reference."""
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
+    language_reason = "quality levels tuned on English data over METEOR's or DREEM's English resources"
 
     model_file: ClassVar[str]
     level_keys: ClassVar[tuple[str, ...]]

@@ -100,6 +100,7 @@ class _ModelMetric(Metric):
 
     parallel = False  # a model is slow to load; one in-process copy scores every batch
     languages = ("en",)  # all-MiniLM-L6-v2 is English; a multilingual folder can say otherwise
+    language_reason = "the all-MiniLM-L6-v2 encoder is English"
     score_range = (-1.0, 1.0)
     # Embeddings are float32 model outputs: the batch a sentence is encoded in, the batch size and the CPU's
     # kernels (AVX2, AVX-512, AMX) change their last bits and a score by up to 2e-7 (generic kernels against AVX2

@@ -210,6 +210,8 @@ class TerPlus(Metric):
     version = "2"
     higher_is_better = False
     requires = ("nltk", "numba", "wordnet-base")
+    languages = ("en",)
+    language_reason = "TERp-A's Porter stemmer and WordNet synonyms are English"
     description = "TERp-A: TER with stem, WordNet synonym (and paraphrase) edits, TERp-A costs (Snover et al. 2009)"
     # Kept in the main process: the pair memo then serves the 5-, 10- and 20-reference batches alike, and the
     # kernel already uses both cores.

@@ -77,6 +77,7 @@ class W2VAvg(Metric):
     name = "W2V-AVG"
     score_range = (-1.0, 1.0)
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
+    language_reason = "vectors of English words (GloVe 6B or word2vec trained on English)"
     version = "1"
     higher_is_better = True
     description = "cosine of centroid word vectors (MUTT's toy metric); GloVe 6B-50d by default; mean over refs"

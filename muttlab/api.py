@@ -311,3 +311,65 @@ def prepare_severity(settings: Settings, corruption: str | None = None, strength
         return parse_default_sentences(settings)
     corruption, strengths = validation.arguments("prepare_severity", corruption=corruption, strengths=strengths)
     return parse_default_sentences(settings, corruption, strengths)
+
+
+# --------------------------------------------------------------------------- meta-evaluation (docs/meta_eval.md)
+
+def meta_evaluate(settings: Settings, data, metrics: Sequence[str] | str = "all",
+                  statistics: Sequence[str] | str | None = None, progress: Progress | None = None,
+                  registry: Registry | None = None, **options):
+    """How metrics agree with human judgments of real system outputs, as WMT's metrics task measures it
+    (:func:`muttlab.meta.evaluate.meta_evaluate`): pairwise accuracy with tie calibration (item-grouped and
+    ungrouped, with ε), plain pairwise accuracy, Kendall τ_b, Pearson r, system-level accuracy and r, baseline
+    rows, significance clusters.
+
+    Args:
+      data: a study's language pair (``mqm-ted:en-de``, ``mqm-ted:zh-en``: the data dir's expert MQM
+        judgments), a language pair's folder of MQM files, a file of one's own judgments (TSV or JSONL, docs/
+        meta_eval.md), its bytes, or :class:`muttlab.meta.judgments.Judgments`.
+      metrics: metric names or ``all``; a metric that cannot score the target language is listed in the
+        result's ``skipped`` with why.
+      statistics: statistic names (:data:`muttlab.meta.result.STATISTICS`), default all.
+      options: ``reference``, ``pair`` (an MQM folder that is not a TED pair), ``target_language`` (a file
+        without a ``lang`` field), and :func:`muttlab.meta.evaluate.meta_evaluate`'s ``significance``,
+        ``n_resamples``, ``seed``, ``alpha``, ``max_exact_pairs``, ``keep_scores``.
+    Returns:
+      :class:`muttlab.meta.result.MetaEvaluation` (``rows()``, ``table()``, ``to_dict()``).
+    """
+    from muttlab.meta.evaluate import OPTIONS, READING, load_judgments, meta_evaluate as _evaluate
+
+    settings, metrics, progress, registry = validation.arguments(
+        "meta_evaluate", settings=settings, metrics=metrics, progress=progress, registry=registry)
+    unknown = [k for k in options if k not in OPTIONS + READING]
+    if unknown:
+        raise InvalidArgument("meta_evaluate", unknown[0], f"is not an option; the options are "
+                                                           f"{', '.join(OPTIONS + READING)}")
+    reading = {k: options.pop(k) for k in READING if k in options}
+    judgments = load_judgments(settings, data, **reading)
+    reg = registry or registry_for(settings)
+    try:
+        return _evaluate(settings, judgments, metrics, statistics, registry=reg, progress=progress, **options)
+    finally:
+        if registry is None:
+            reg.close()
+
+
+def load_judgments(settings: Settings, data, **reading):
+    """The judged outputs ``data`` names (as :func:`meta_evaluate` reads them) as
+    :class:`muttlab.meta.judgments.Judgments`: systems × items of human scores, outputs, references, sources and,
+    for MQM, each output's marked error spans. ``reading``: ``reference``, ``pair``, ``target_language``."""
+    from muttlab.meta.evaluate import READING, load_judgments as _load
+
+    settings = validation.arguments("load_judgments", settings=settings)
+    unknown = [k for k in reading if k not in READING]
+    if unknown:
+        raise InvalidArgument("load_judgments", unknown[0], f"is not an option; the options are {', '.join(READING)}")
+    return _load(settings, data, **reading, where="load_judgments")
+
+
+def meta_calibrations(result, study: str | None = None) -> dict:
+    """The tie calibrations of a meta-evaluation's metrics as the calibrations file's document
+    (:mod:`muttlab.meta.calibration`): ``{"version": 1, "calibrations": [...]}``, one record per metric with its
+    item-grouped acc*_eq ε, signature, study, pair, target language, data digest and whether it is informative."""
+    from muttlab.meta.calibration import calibration_records, calibrations_document
+    return calibrations_document(calibration_records(result, study))

@@ -73,12 +73,17 @@ def read_bytes(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     """A UTF-8 text file's text (without a byte-order mark); a non-UTF-8 byte is a DataError."""
-    raw = read_bytes(path)
+    return decode_text(read_bytes(path), path)
+
+
+def decode_text(raw: bytes, where) -> str:
+    """UTF-8 bytes (a file's, an upload's) as text without a byte-order mark; a non-UTF-8 byte is a DataError
+    naming ``where`` and the line."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line,
+        raise DataError(where, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line,
                         fix="re-save the file as UTF-8") from None
     return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark written by some editors
 

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sources",),
     ("judged", "pairs"),
     ("engine",),
-    ("suites", "severity", "conformance", "learned"),
+    ("suites", "severity", "conformance", "learned", "meta"),
     ("human", "validation"),
     ("api",),
     ("cli", "dashboard"),

@@ -89,6 +89,7 @@ class ReVal(Metric):
     version: ClassVar[str] = "3"
     requires: ClassVar[tuple[str, ...]] = ("torch", "glove-6B-50d", "spacy en_core_web_sm", "trained model")
     languages = ("en",)  # English resources (see muttlab.metrics.base.Metric.languages)
+    language_reason = "trained on English SICK over English GloVe vectors and spaCy's English parses"
     description: ClassVar[str] = ("learned similarity (LSTM / dependency Tree-LSTM over GloVe) trained on SICK "
                                   "relatedness; best over references, in [0, 1]")
     # Loading torch, GloVe, spaCy and the model in every worker costs more than the scoring itself.

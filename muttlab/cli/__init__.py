@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pairs": ("pairs", "review and edit corruption pairs in the pair store"),
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
+    "meta-eval": ("meta_eval", "meta-evaluate metrics against human judgments of system outputs (MQM, your own)"),
     "models": ("models", "list, install and uninstall the learned metrics' models"),
     "users": ("users", "dashboard accounts: add, remove, passwd, list"),
     "report": ("report", "write a dashboard view as one offline HTML file"),

@@ -38,6 +38,7 @@ from muttlab.human import flickr, sick
 from muttlab.human import studies as study_registry
 from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.registry import Registry
+from muttlab.resources import bundled
 from muttlab.settings import Settings, tie_rule_text
 
 ProgressFn = Callable[[int, int, str], None]
@@ -51,7 +52,10 @@ TOLERANCES = {
     "kendall_tau_c_x100": 1.0,
     "kendall_tau_b_x100": 1.0,
     "pearson_r": 0.02,
+    "mqm_per_segment": 0.01,  # the published table's two decimals (some truncated, data/published/README.md)
 }
+# Decimals a statistic is shown with (default 1).
+DIGITS = {"pearson_r": 3, "mqm_per_segment": 2}
 
 # The papers' metric names -> the registry's. BADGER is looked up at run time (see _badger_name).
 OUR_NAMES = {
@@ -68,6 +72,8 @@ NOT_COMPUTABLE = {
 }
 
 HELD_BACK = "published value held back on purpose (blind check of BADGER; data/published/README.md)"
+# Human scores a study publishes beside no metric (the TED system-level MQM table): no lab metric measures them.
+HUMAN_SCORES = frozenset({"MQM"})
 
 # Known reasons for a difference, by (study, metric, subset); None matches anything. Every specific reason
 # that matches is given; the generic one of a study only when none does.
@@ -121,7 +127,7 @@ class ReproductionReport:
     def display(self) -> pd.DataFrame:
         """The frame for reading: numbers as text with the digits of their statistic, within as yes / no."""
         out = self.frame.copy()
-        digits = out["statistic"].map(lambda st: 3 if st == "pearson_r" else 1)
+        digits = out["statistic"].map(lambda st: DIGITS.get(st, 1))
         for column in ("published", "measured", "difference", "tolerance"):
             out[column] = [_number(v, d, signed=column == "difference") for v, d in zip(out[column], digits)]
         out["published"] = out["published"].replace("", "not given")
@@ -148,8 +154,16 @@ def _number(value: float, digits: int, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
+def shipped_published() -> pd.DataFrame:
+    """Published numbers the package ships (``data/published/*.csv``, same columns): tables the data dir's
+    file lacks, transcribed with their source (the TED system-level MQM table)."""
+    frames = [read_table(path, ",") for path in sorted((bundled.data_dir() / "published").glob("*.csv"))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(PUBLISHED_COLUMNS))
+
+
 def load_published(settings: Settings) -> pd.DataFrame:
-    """``published/published.csv`` of the data dir, ``refs`` as numbers (NaN where a study has none)."""
+    """``published/published.csv`` of the data dir with :func:`shipped_published`'s rows after it, ``refs`` as
+    numbers (NaN where a study has none)."""
     if settings.data_dir is None:
         raise MuttlabError("muttlab reproduce needs the published numbers and the datasets: set MUTTLAB_DATA_DIR "
                            f"or pass --data-dir pointing at the folder that holds {PUBLISHED_FILE}, mutt/, sick/ "
@@ -159,7 +173,7 @@ def load_published(settings: Settings) -> pd.DataFrame:
     missing = [c for c in PUBLISHED_COLUMNS if c not in table.columns]
     if missing:
         raise MuttlabError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(PUBLISHED_COLUMNS)}")
-    table = table[list(PUBLISHED_COLUMNS)].copy()
+    table = pd.concat([table[list(PUBLISHED_COLUMNS)], shipped_published()], ignore_index=True)
     table["refs"] = pd.to_numeric(table["refs"].replace("", np.nan))
     table["value"] = pd.to_numeric(table["value"], errors="coerce")
     if table["value"].isna().any():
@@ -187,8 +201,8 @@ def _badger_name(registry: Registry) -> str:
 
 
 def our_name(paper_name: str, registry: Registry) -> str | None:
-    """The registry name of a paper's metric, None when the lab has no such metric."""
-    if paper_name in NOT_COMPUTABLE:
+    """The registry name of a paper's metric, None when the lab has no such metric (or it is a human score)."""
+    if paper_name in NOT_COMPUTABLE or paper_name in HUMAN_SCORES:
         return None
     if "~" in paper_name:  # a correlation between two variables (SICK Table 3)
         names = [v if v == sick.GOLD else our_name(v, registry) for v in paper_name.split("~")]

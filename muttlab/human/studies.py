@@ -63,6 +63,12 @@ STUDIES: tuple[Study, ...] = (
     Study("reval", "ReVal models' Pearson r with SICK relatedness (Tai et al. 2015)",
           published=(Published("sick_relatedness", "SICK relatedness Pearson r, Tai et al. 2015, Table 3",
                                "muttlab.human.reproduce:measure_tai"),)),
+    # Meta-evaluated with `muttlab meta-eval mqm-ted:<pair>` (muttlab.meta); its pairs are en-de and zh-en.
+    Study("mqm-ted", "Expert MQM judgments of WMT21 TED talks, en-de and zh-en (Freitag et al., TACL 2021): "
+                     "metrics meta-evaluated with `muttlab meta-eval mqm-ted:en-de`",
+          published=(Published("mqm_ted_system", "TED system-level MQM, Freitag et al. 2021 "
+                                                 "(google/wmt-mqm-human-evaluation README)",
+                               "muttlab.meta.mqm:measure_published"),)),
 )
 
 
