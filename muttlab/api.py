@@ -212,7 +212,8 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
       corrupted: :func:`corrupt` of the sentence.
       settings: the rules (:class:`muttlab.rules.Rules`: tie rule, Difference tolerance); the sentence is English.
     Returns:
-      columns metric, corruption (its label), s_orig, s_corr, margin, passed.
+      columns metric, corruption (its label), s_orig, s_corr, margin, passed, signature (the metric's and the
+      rules' it was judged by).
     Raises:
       MuttlabError: a calibrated tie rule without a usable calibration of a metric that scored.
     """
@@ -234,8 +235,9 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
             expected = verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule]
             judged = verdict.judge([s_orig], [s_corr], expected, higher, rules)
             rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
-                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0])})
-    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
+                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0]),
+                         "signature": f"{part['signature'].iloc[0]}|{rules.signature()}"})
+    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed", "signature"])
 
 
 def studies() -> tuple:

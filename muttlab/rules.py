@@ -108,7 +108,7 @@ def parse_tie_rule(text: str, where: str) -> TieRule:
     if value.startswith(CALIBRATED):
         parts = value.split(":")
         if len(parts) != 3 or parts[0] != CALIBRATED:
-            raise MuttlabError(f"{where}={text!r}: a calibrated tie rule is written calibrated:<study>:<pair>, "
+            raise MuttlabError(f"{where}={text[:80]!r}: a calibrated tie rule is written calibrated:<study>:<pair>, "
                                "e.g. calibrated:mqm-ted:zh-en")
         for what, name in (("study", parts[1]), ("language pair", parts[2])):
             if not _PLAIN_NAME.fullmatch(name):
@@ -119,7 +119,8 @@ def parse_tie_rule(text: str, where: str) -> TieRule:
         exact = Decimal(value)
     except InvalidOperation:
         raise MuttlabError(f"{where}={text[:80]!r}: give {_range_text()}") from None
-    if not exact.is_finite() or not (exact == 0 or Decimal(str(MIN_TIE_TOLERANCE)) <= exact < Decimal("0.01")):
+    low, high = Decimal(str(MIN_TIE_TOLERANCE)), Decimal(str(MAX_TIE_TOLERANCE))
+    if not exact.is_finite() or not (exact == 0 or low <= exact < high):
         raise MuttlabError(f"{where}={text[:80]!r}: give {_range_text()}")
     return relative_tie_rule(float(exact), where)
 

@@ -196,7 +196,9 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
             with tab_tidy:
                 tidy = accuracy.assign(label=accuracy["corruption"].map(labels))
                 ui.table(tidy, "mutt-accuracy", key="tidy")
-                ui.csv_download("Download every trial's scores (CSV)", results.table, "mutt-scores", "scores-csv")
+                scores = results.table.assign(signature=results.table["metric"].map(
+                    {m: results.signature(m) for m in results.signatures}))
+                ui.csv_download("Download every trial's scores (CSV)", scores, "mutt-scores", "scores-csv")
             with tab_sig:
                 sigs = pd.DataFrame({"metric": list(results.signatures),
                                      "signature": [results.signature(m) for m in results.signatures]})

@@ -344,7 +344,7 @@ def test_the_queue_executor_gives_the_runners_results_one_cell_per_job(data_sett
 @pytest.mark.parametrize("metric", ["BLEU-1", "BLEU-4", "ROUGE-L", "CIDEr-D", "TER", "chrF"])
 def test_every_shipped_cell_keeps_its_n_and_passed_count(metric, data_settings, mutt_suite):
     """The verdict function judges the released MUTT sets exactly as the grid that ships with the package."""
-    shipped = [c for c in json.loads(SHIPPED_GRID.read_text())["cells"] if c["metric"] == metric]
+    shipped = [c for c in json.loads(SHIPPED_GRID.read_text())["content"]["cells"] if c["metric"] == metric]
     cells = runner.run(mutt_suite, [metric], [5, 10, 20], data_settings).accuracy()
     ours = {(c, int(k)): (int(n), int(p)) for c, k, n, p in cells[["corruption", "refs", "n", "passed"]].itertuples(
         index=False)}
