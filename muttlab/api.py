@@ -25,7 +25,7 @@ from muttlab import sources
 from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.trials import Suite
-from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError
+from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
 from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
@@ -348,7 +348,6 @@ def snapshot(kind: str) -> "Snapshot | None":
     Raises:
       UnknownName: not a kind. DataError: the file is malformed (the message says how to regenerate it).
     """
-    from muttlab.errors import UnknownName
     from muttlab.snapshots import KINDS
 
     kind = validation.name(kind, "snapshot", "kind")
