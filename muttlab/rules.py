@@ -213,6 +213,12 @@ class Calibrations:
             raise DataError(path, "malformed JSON: nested too deeply") from None
         return cls.parse(document, str(path))
 
+    def document(self) -> dict:
+        """The JSON document of these calibrations (what :meth:`parse` reads): the meta-evaluation writes its
+        calibrations with it, so the file is always in the format this module reads."""
+        return {"version": CALIBRATIONS_VERSION,
+                "calibrations": [{name: getattr(c, name) for name in _CALIBRATION_FIELDS} for c in self.entries]}
+
     def studies(self) -> list[str]:
         return sorted({c.study for c in self.entries})
 

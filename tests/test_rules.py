@@ -90,6 +90,12 @@ def test_a_calibration_that_cannot_judge_is_refused_with_the_reason(calibrations
     assert message in str(refused.value) and str(rule) in str(refused.value)
 
 
+def test_the_document_of_calibrations_reads_back(calibrations, tmp_path):
+    path = tmp_path / "written.json"
+    path.write_text(json.dumps(calibrations.document()))
+    assert Calibrations.read(path).entries == calibrations.entries and len(calibrations.entries) == 6
+
+
 def test_a_malformed_calibrations_file_is_a_data_error_naming_the_entry_and_field(tmp_path):
     good = json.loads(write_calibrations(tmp_path).read_text())
     path = tmp_path / "bad.json"
