@@ -34,8 +34,7 @@ def cells(metric: W2VAvg, suite, settings) -> pd.DataFrame:
             s_orig = metric.score([t.original for t in trials], refs)
             s_corr = metric.score([t.corrupted for t in trials], refs)
             ok = verdict.judge(s_orig, s_corr, verdict.EXPECTATION_OF_RULE[rule], metric.higher_is_better,
-                               verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor),
-                               settings.tolerance).passed
+                               verdict.rules_for(settings, metric.name, metric.signature(), metric.noise_floor)).passed
             rows.append({"corruption": name, "refs": k, "ours": 100 * ok.mean(), "mean_s_orig": s_orig.mean(),
                          "rule": "strict" if rule is Rule.ORIG_BETTER else "difference"})
     return pd.DataFrame(rows)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from muttlab.dashboard.shipped import ShippedGrid
 from muttlab.errors import MuttlabError
 from muttlab.trials import Suite
 
 
-def sample_cell_notice(load_grid: Callable[[], ShippedGrid | None], suite: Suite, metric: str, corruption: str,
+def sample_cell_notice(load_grid: Callable[[], object], suite: Suite, metric: str, corruption: str,
                        refs: int, label: str, escape: Callable[[str], str]) -> str:
     """The notice for the cell (metric, corruption, refs) of the bundled sample ``suite``: the landing grid's
     numbers for that cell (when it has them) and how many sample trials of the type are shown instead.
-    ``load_grid`` gives the shipped grid; an unreadable one (the Run page reports it) leaves its numbers out.
+    ``load_grid`` gives the shipped grid's snapshot (``services.shipped_grid``); an unreadable one (the Run page
+    reports it) leaves its numbers out.
     ``escape`` makes the metric name and label (a user's plug-in may name them) plain text in Markdown."""
     metric, label = escape(metric), escape(label)
     try:
@@ -26,7 +26,7 @@ def sample_cell_notice(load_grid: Callable[[], ShippedGrid | None], suite: Suite
         grid = None
     cell = None
     if grid is not None:
-        cells = grid.cells
+        cells = grid.content.cells
         match = cells[(cells["metric"] == metric) & (cells["corruption"] == corruption) & (cells["refs"] == int(refs))]
         cell = None if match.empty else match.iloc[0]
     counted = (f"The landing grid's {metric} · {label} · {int(refs)} refs cell, {float(cell.accuracy):.1f}% "

@@ -54,11 +54,12 @@ class Facts:
 
 def collect() -> Facts:
     """The facts of this installation (best effort: nothing here raises)."""
-    from muttlab.dashboard import shipped
+    from muttlab import api
     try:
-        grid = shipped.load()
+        grid = api.snapshot("grid")
     except Exception:  # a broken grid file must not take the footer down; the Run page reports it
         grid = None
     return Facts(version=__version__, commit=git_commit(),
-                 grid_created=grid.created if grid else "", grid_data_checksum=grid.data_checksum if grid else "",
-                 data_files=dict(grid.data_files) if grid else {})
+                 grid_created=grid.created if grid else "",
+                 grid_data_checksum=grid.stamp.data_digest if grid else "",
+                 data_files=dict(grid.stamp.data or {}) if grid else {})

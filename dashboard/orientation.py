@@ -20,4 +20,4 @@ def landing_notes(settings: Settings) -> None:
     left.page_link(PUBLISHED_PAGE, label="Published vs measured: the MUTT paper's numbers beside ours",
                    icon=":material/fact_check:")
     with right.expander("Glossary: signature, tie, Wilson interval, margin…", icon=":material/menu_book:"):
-        st.markdown(markdown())
+        st.markdown(markdown(settings))

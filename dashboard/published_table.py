@@ -18,8 +18,11 @@ import pandas as pd
 from muttlab.dashboard.charts import FAIL_COLOUR, PASS_COLOUR
 
 # The columns of a number, right-aligned in tabular figures; "within" is drawn as a mark and a word.
-NUMBER_COLUMNS = ("refs", "published", "measured", "difference", "tolerance")
-HEADERS = {"metric_ours": "ours", "within": "within tolerance"}
+NUMBER_COLUMNS = ("refs", "published", "measured", "measured_lab", "difference", "tolerance")
+HEADERS = {"metric_ours": "ours", "within": "within tolerance", "measured_lab": "under the lab's rules"}
+# Text columns written in the row below a number instead of a column: a reason, and why the lab's rules give
+# another number (ties judged exactly, as the paper did).
+NOTE_COLUMNS = ("reason", "rule_note")
 CSS = """<style>
 .mutt-published { overflow-x: auto; max-width: 100%; }
 .mutt-published table { border-collapse: collapse; min-width: 48rem; width: 100%; font-size: 0.8rem; margin: 0; }
@@ -60,7 +63,7 @@ def published_table_html(part: pd.DataFrame) -> str:
     """One ``<div class="mutt-published">`` holding ``part``'s rows (one study's, its "study" column left out:
     the page names the study above the table), columns in the frame's order. A row's reason, a sentence, is
     the row below it across the table's width: as a column it was either cut or squeezed to a word a line."""
-    columns = [c for c in part.columns if c not in ("study", "reason")]
+    columns = [c for c in part.columns if c not in ("study", *NOTE_COLUMNS)]
     esc = html.escape
     head = "".join(f"<th>{esc(HEADERS.get(c, c))}</th>" for c in columns)
     rows = []
@@ -77,7 +80,7 @@ def published_table_html(part: pd.DataFrame) -> str:
             else:
                 css = ' class="mutt-wrap"' if column == "source" else ""
                 cells.append(f"<td{css}>{esc(_text(value))}</td>")
-        reason = _text(values.get("reason"))
+        reason = " · ".join(text for text in (_text(values.get(c)) for c in NOTE_COLUMNS) if text)
         css = ' class="mutt-has-reason"' if reason else ""
         rows.append(f"<tr{css}>{''.join(cells)}</tr>")
         if reason:

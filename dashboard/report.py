@@ -18,7 +18,7 @@ import pandas as pd
 
 from muttlab import api
 from muttlab.corruptions import catalog
-from muttlab.dashboard import cell_view, charts, facts, shipped
+from muttlab.dashboard import cell_view, charts, facts
 from muttlab.dashboard.compare import compare
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.view import View, ViewError
@@ -68,13 +68,20 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[charts.Figur
             raise MuttlabError(f"the Run view's report covers the suites {' and '.join(link_view.SUITES)}; open "
                                "a challenge set or your own suite on the Drill-down page")
         results = api.run_grid(settings, metrics or None, corruptions or None, refs or None, suite=suite_name)
-        accuracy, note = results.accuracy(), f"Computed now on suite {results.suite}."
+        accuracy = results.accuracy()
+        note = f"Computed now on suite {results.suite}, judged under the rules {results.rules.signature()}."
     else:
-        grid = shipped.load()
-        if grid is None:
+        snapshot = api.snapshot("grid")
+        if snapshot is None:
             raise MuttlabError("this installation has no precomputed grid; add run=1 to the view to compute it")
-        accuracy = shipped.select(grid, metrics, corruptions, refs)
-        note = f"Precomputed grid of {grid.created} (muttlab {grid.muttlab_version}, suite {grid.suite})."
+        if snapshot.stamp.rules != settings.rules.signature():
+            # A grid judged by other rules is never given as this report's numbers.
+            raise MuttlabError(f"the precomputed grid was judged under the rules {snapshot.stamp.rules}, not under "
+                               f"this report's ({settings.rules.signature()}); add run=1 to the view to compute it "
+                               "under them")
+        accuracy = snapshot.content.select(metrics, corruptions, refs)
+        note = (f"Precomputed grid of {snapshot.created} (muttlab {snapshot.muttlab_version}, suite "
+                f"{snapshot.content.suite}), judged under the rules {snapshot.stamp.rules}.")
     if accuracy.empty:
         raise MuttlabError("the view selects no cell; check its metrics, corruptions and refs")
     labels = _labels(dict.fromkeys(accuracy["corruption"]))

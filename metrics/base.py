@@ -274,7 +274,7 @@ class Metric(ABC):
         declared; ``muttlab check-metric`` checks scores against it.
       noise_floor: the size of a score difference that is numeric noise for this metric (float32 encoders:
         ~1e-6, relative to max(1, |score|)); two scores closer than this are tied whatever the tie setting
-        (:func:`muttlab.engine.verdict.tie_tolerance`). 0 for metrics computed exactly in float64.
+        (:meth:`muttlab.rules.Rules.for_metric`). 0 for metrics computed exactly in float64.
       scores_empty_text: True when the metric scores an empty (or blank) candidate, and a candidate whose
         references are all empty, as its reference implementation does (sacreBLEU's BLEU and chrF give 0);
         False when it cannot score such an item (a model with nothing to encode): :meth:`score` then gives

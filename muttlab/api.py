@@ -13,6 +13,8 @@ Errors a caller can fix raise :class:`muttlab.errors.MuttlabError` (or one of it
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -23,7 +25,7 @@ from muttlab import sources
 from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.trials import Suite
-from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError
+from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
 from muttlab.metrics.base import check_batch
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
@@ -32,9 +34,13 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `m
     import pandas as pd
 
     from muttlab.human.reproduce import ReproductionReport
+    from muttlab.severity import CurveRequest
+    from muttlab.snapshots import Snapshot
+    from muttlab.snapshots.human import SickNumbers, StudyDefaults
 
 __all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
-           "score", "corrupt", "sentence_verdicts", "correlate", "reproduce"]
+           "score", "corrupt", "sentence_verdicts", "correlate", "reproduce", "check_rules", "snapshot",
+           "snapshot_differences"]
 
 
 Progress = Callable[[int, int, str], None]
@@ -66,7 +72,7 @@ def load_suite(settings: Settings, name: str = "default") -> Suite:
     if suite_file.contrastive:
         raise MuttlabError(f"{name} is a contrastive challenge set ({suite_file.format}); score it with "
                            "run_challenge (muttlab run --suite reports it per phenomenon)")
-    return suite_file.suite
+    return replace(suite_file.suite, languages=suite_file.target_languages())
 
 
 def select_corruptions(suite: Suite, names: Sequence[str] | None) -> Suite:
@@ -127,6 +133,7 @@ def run_grid(settings: Settings, metrics: Sequence[str] | str | None = None,
             reg.close()
 
 
+SCORE_COLUMNS = ["metric", "candidate", "score", "higher_is_better", "noise_floor", "signature", "problem"]
 UNSUPPORTED_EMPTY = "unsupported: the metric does not score empty text (scores_empty_text = False)"
 
 
@@ -142,8 +149,9 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
 
     Returns:
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed or the item is
-      unsupported), higher_is_better, noise_floor (:attr:`~muttlab.metrics.base.Metric.noise_floor`, which the
-      verdicts need), problem (the metric's message when it failed, or why it is unsupported).
+      unsupported), higher_is_better, noise_floor (:attr:`~muttlab.metrics.base.Metric.noise_floor`) and
+      signature (which the verdicts' rules need), problem (the metric's message when it failed, or why it is
+      unsupported).
     """
     import pandas as pd
 
@@ -159,13 +167,14 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
             metric = reg.get(name)
             scores = runner.score_batches(metric, batch, settings, reg)[0]
             # NaN: an empty text the metric declares it cannot score (scores_empty_text), shown, never dropped.
+            signature = metric.signature()
             rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
-                      "noise_floor": metric.noise_floor, "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""}
-                     for i, s in enumerate(scores)]
+                      "noise_floor": metric.noise_floor, "signature": signature,
+                      "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""} for i, s in enumerate(scores)]
         except (MetricError, MetricUnavailable, MuttlabError) as exc:
             rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
-                      "problem": str(exc)} for i in range(len(candidates))]
-    return pd.DataFrame(rows, columns=["metric", "candidate", "score", "higher_is_better", "noise_floor", "problem"])
+                      "signature": "", "problem": str(exc)} for i in range(len(candidates))]
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
 def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed: int) -> pd.DataFrame:
@@ -201,9 +210,12 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     Args:
       scores: :func:`score` of ``[sentence] + corrupted["corrupted"]`` (candidate 0 is the sentence).
       corrupted: :func:`corrupt` of the sentence.
-      settings: the rules' tolerances (Difference formula, ties).
+      settings: the rules (:class:`muttlab.rules.Rules`: tie rule, Difference tolerance); the sentence is English.
     Returns:
-      columns metric, corruption (its label), s_orig, s_corr, margin, passed.
+      columns metric, corruption (its label), s_orig, s_corr, margin, passed, signature (the metric's and the
+      rules' it was judged by).
+    Raises:
+      MuttlabError: a calibrated tie rule without a usable calibration of a metric that scored.
     """
     import pandas as pd
 
@@ -213,16 +225,19 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     for metric, part in scores.groupby("metric", sort=False):
         by_candidate = dict(zip(part["candidate"], part["score"]))
         higher = bool(part["higher_is_better"].iloc[0])
-        ties = verdict.tie_tolerance(settings.tie_tolerance, part["noise_floor"].iloc[0])
+        rules = None  # bound when the metric scored a pair: a metric that failed has no signature to bind
         for i, row in enumerate(corrupted.itertuples(index=False), start=1):
             s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
             if np.isnan(s_orig) or np.isnan(s_corr):
                 continue
+            rules = rules or verdict.rules_for(settings, metric, part["signature"].iloc[0],
+                                               float(part["noise_floor"].iloc[0]))
             expected = verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule]
-            judged = verdict.judge([s_orig], [s_corr], expected, higher, ties, settings.tolerance)
+            judged = verdict.judge([s_orig], [s_corr], expected, higher, rules)
             rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
-                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0])})
-    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed"])
+                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0]),
+                         "signature": f"{part['signature'].iloc[0]}|{rules.signature()}"})
+    return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed", "signature"])
 
 
 def studies() -> tuple:
@@ -373,3 +388,95 @@ def meta_calibrations(result, study: str | None = None) -> dict:
     item-grouped acc*_eq ε, signature, study, pair, target language, data digest and whether it is informative."""
     from muttlab.meta.calibration import calibration_records, calibrations_document
     return calibrations_document(calibration_records(result, study))
+
+
+# --------------------------------------------------------------------------- rules and shipped snapshots
+
+def check_rules(settings: Settings) -> None:
+    """Refuse, before anything is scored, rules that cannot judge: a calibrated tie rule whose study or
+    language pair has no calibrations (the known ones are listed; :mod:`muttlab.rules`). Every run checks
+    this itself; a front-end calls it to refuse a bad rule when it starts."""
+    settings = validation.arguments("check_rules", settings=settings)
+    verdict.check_rules(settings)
+
+
+def snapshot(kind: str) -> "Snapshot | None":
+    """The shipped snapshot of ``kind`` (``grid``, ``human``, ``published``, ``severity``:
+    :data:`muttlab.snapshots.KINDS`), read once per version of its file; None in a build without it.
+
+    Its ``content`` is the kind's numbers (``muttlab.snapshots.grid.Grid``…), its ``stamp`` what they were
+    computed from; whether they are this server's numbers is :func:`snapshot_differences`.
+
+    Raises:
+      UnknownName: not a kind. DataError: the file is malformed (the message says how to regenerate it).
+    """
+    from muttlab.snapshots import KINDS
+
+    kind = validation.name(kind, "snapshot", "kind")
+    if kind not in KINDS:
+        raise UnknownName(kind, KINDS)
+    return _snapshot(kind, *_modified(KINDS[kind]))
+
+
+def _modified(kind) -> tuple[int, int]:
+    from muttlab.snapshots import path_of
+
+    try:
+        info = path_of(kind).stat()
+    except OSError:
+        return -1, -1
+    return info.st_mtime_ns, info.st_size
+
+
+@lru_cache(maxsize=16)
+def _snapshot(kind: str, modified: int, size: int) -> "Snapshot | None":
+    from muttlab.snapshots import KINDS, load
+    return load(KINDS[kind])
+
+
+def snapshot_differences(settings: Settings, shipped: "Snapshot", signatures: dict[str, str] | None = None,
+                         registry: Registry | None = None) -> list[str]:
+    """What differs between a shipped snapshot's stamp and the stamp this server would give the same numbers
+    (:meth:`muttlab.snapshots.Stamp.differences`: data files, code, metric signatures, rules), in words;
+    empty when the shipped numbers are this server's.
+
+    Args:
+      signatures: the current signatures of the metrics to compare (e.g. from :func:`metric_catalogue`);
+        None: those of the snapshot's metrics this server can load, from the registry; ``{}``: compare no
+        metric (the data, code and rules only, which need no metric loaded).
+    """
+    from muttlab.snapshots import KINDS, Snapshot, current_stamp
+
+    settings, registry = validation.arguments("snapshot_differences", settings=settings, registry=registry)
+    validation.instance(shipped, "snapshot_differences", "shipped", Snapshot, "a muttlab.snapshots.Snapshot")
+    validation.instance(signatures, "snapshot_differences", "signatures", dict, "a dict of metric signatures",
+                        optional=True)
+    if signatures is None:
+        reg = registry or registry_for(settings)
+        try:
+            infos = [reg.info(m) for m in shipped.stamp.signatures if m in reg.names]
+        finally:
+            if registry is None:
+                reg.close()
+        signatures = {i.name: i.signature for i in infos if i.available}
+    mine = {m: s for m, s in dict(signatures).items() if m in shipped.stamp.signatures}
+    return shipped.stamp.differences(current_stamp(KINDS[shipped.kind], settings, mine))
+
+
+def study_numbers(study) -> "SickNumbers":
+    """A SICK study's numbers (:class:`muttlab.human.sick.SickStudy`) as the shipped snapshot holds them (no
+    sentence, no per-pair score): one shape for a page, shipped or computed here."""
+    from muttlab.snapshots.human import sick_numbers
+    return sick_numbers(study)
+
+
+def study_defaults() -> "StudyDefaults":
+    """What the shipped human-judgment studies were computed with: each study page's default selection."""
+    from muttlab.snapshots.human import DEFAULTS
+    return DEFAULTS
+
+
+def severity_default() -> "CurveRequest":
+    """The Severity page's first curve, shipped precomputed (:data:`muttlab.severity.DEFAULT_CURVE`)."""
+    from muttlab.severity import DEFAULT_CURVE
+    return DEFAULT_CURVE

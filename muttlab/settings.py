@@ -11,51 +11,17 @@ from pathlib import Path
 
 from muttlab import checks
 from muttlab.errors import InvalidArgument, MuttlabError
+from muttlab.rules import (DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Rules, TieRule, parse_tie_rule,
+                           relative_tie_rule)
 
 DEFAULT_REF_COUNTS = (5, 10, 20)
 # The metrics a run shows when none are named: the 2016 paper's families (n-gram, METEOR, edit rate,
 # compression). The CLI's `muttlab run` and the dashboard's Run page both start from this list.
 DEFAULT_METRICS: tuple[str, ...] = ("BLEU-4", "METEOR-1.5", "CIDEr-D", "ROUGE-L", "TER", "BADGER-like", "TERp")
-# MUTT (Boag et al. 2016, §3): a meaning-preserving trial passes when |s_orig - s_corr| / s_orig <= 0.15.
-DEFAULT_TOLERANCE = 0.15
-# Two scores are tied when |s_orig - s_corr| <= tie_tolerance * max(1, |s_orig|): a difference in the last
-# bits of a float is rounding, not a judgement (ACES counts such a tie as a failure of the strict rule).
-# 0 is the papers' exact comparison (``exact`` in MUTTLAB_TIE_RULE and --tie-rule).
-DEFAULT_TIE_TOLERANCE = 1e-9
-EXACT_TIE_RULE = "exact"
-# A tie tolerance at or above this would call most real differences ties: a typo, not a rule.
-MAX_TIE_TOLERANCE = 0.01
 DEFAULT_SEED = 13
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 # A dashboard sign-in lasts this long (seconds); then the session is anonymous again.
 DEFAULT_SESSION_TTL = 8 * 3600
-
-
-def _number(value: float) -> str:
-    """Shortest readable form of a setting: 0.15, 1e-9 (not 1e-09)."""
-    mantissa, _, exponent = f"{value:g}".partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
-
-
-def parse_tie_rule(text: str, where: str) -> float:
-    """The tie tolerance a tie rule names: ``exact`` (0, the papers' comparison) or a relative tolerance
-    such as ``1e-9``. ``where`` names the variable or flag in the error."""
-    value = text.strip().lower()
-    if value == EXACT_TIE_RULE:
-        return 0.0
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number < MAX_TIE_TOLERANCE:
-        raise MuttlabError(f"{where}={text!r}: give 'exact' (the papers' exact comparison) or a relative "
-                           f"tolerance from 0 to below {_number(MAX_TIE_TOLERANCE)}, e.g. 1e-9 (the default)")
-    return number
-
-
-def tie_rule_text(tie_tolerance: float) -> str:
-    """A tie tolerance as it is written in signatures and reports: ``exact`` or ``1e-9``."""
-    return EXACT_TIE_RULE if tie_tolerance == 0 else _number(tie_tolerance)
 
 
 def _flag(value: str | None) -> bool:
@@ -162,8 +128,10 @@ class Settings:
     session_ttl: int = DEFAULT_SESSION_TTL
     model_dir_override: Path | None = None
     ref_counts: tuple[int, ...] = DEFAULT_REF_COUNTS
-    tolerance: float = DEFAULT_TOLERANCE
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
+    # What decides a verdict (tie rule, Difference tolerance): muttlab.rules; MUTTLAB_TIE_RULE, --tie-rule.
+    rules: Rules = Rules()
+    # The calibrations a calibrated tie rule reads (MUTTLAB_CALIBRATIONS); None: the ones the package ships.
+    calibrations_file: Path | None = None
     seed: int = DEFAULT_SEED
     workers: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     metric_paths: tuple[str, ...] = ()
@@ -174,12 +142,6 @@ class Settings:
     @property
     def using_sample(self) -> bool:
         return self.data_dir is None
-
-    def rule_signature(self, noise_floor: float = 0.0) -> str:
-        """The accuracy rules' settings as signature fields: Difference tolerance and tie rule, and a
-        metric's noise floor (``floor:1e-6``) when it is larger than the tie tolerance and so decides ties."""
-        floor = f"|floor:{_number(noise_floor)}" if noise_floor > self.tie_tolerance else ""
-        return f"tol:{_number(self.tolerance)}|tie:{tie_rule_text(self.tie_tolerance)}{floor}"
 
     @property
     def model_dir(self) -> Path | None:
@@ -199,6 +161,10 @@ class Settings:
     def with_overrides(self, **changes) -> "Settings":
         """A copy with the given fields replaced; None values leave a field as it is."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def with_rules(self, **changes) -> "Settings":
+        """A copy whose :class:`~muttlab.rules.Rules` have the given fields (``tie``, ``tolerance``) replaced."""
+        return replace(self, rules=replace(self.rules, **changes))
 
 
 # Bounds of the whole-number settings; the others need only be non-negative.
@@ -232,22 +198,49 @@ def _checked_overrides(overrides, fields) -> dict:
             checked[key] = tuple(checks.names(value, "load_settings", key))
         elif kind == "Limits":
             checked[key] = checks.instance(value, "load_settings", key, Limits, "a muttlab.settings.Limits")
+        elif kind == "Rules":
+            checked[key] = checks.instance(value, "load_settings", key, Rules, "a muttlab.rules.Rules")
         else:  # a field of a kind not listed here is the dataclass's to check
             checked[key] = value
     return checked
 
 
+def _rules_overrides(overrides: dict) -> dict:
+    """The rules' parts among ``load_settings``' overrides, checked by the same range as the environment's and
+    the command line's: ``tie_rule`` (its text or a :class:`~muttlab.rules.TieRule`), ``tie_tolerance`` (the
+    relative rule's tolerance; 0 is exact) and ``tolerance`` (the Difference formula's, 0 to 1)."""
+    changes = {}
+    tie_rule, tie_tolerance = overrides.pop("tie_rule", None), overrides.pop("tie_tolerance", None)
+    if tie_rule is not None and tie_tolerance is not None:
+        raise InvalidArgument("load_settings", "tie_tolerance", "is given with tie_rule: give one of them")
+    if isinstance(tie_rule, TieRule):
+        changes["tie"] = tie_rule
+    elif tie_rule is not None:
+        changes["tie"] = parse_tie_rule(checks.text(tie_rule, "load_settings", "tie_rule"), "load_settings(tie_rule)")
+    if tie_tolerance is not None:
+        changes["tie"] = relative_tie_rule(tie_tolerance, "load_settings(tie_tolerance)")
+    if overrides.get("tolerance") is not None:
+        changes["tolerance"] = checks.real(overrides.pop("tolerance"), "load_settings", "tolerance", 0.0, 1.0)
+    overrides.pop("tolerance", None)
+    return changes
+
+
 def load_settings(environ: dict[str, str] | None = None, **overrides) -> Settings:
-    """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides.
+    """Settings from the environment (``MUTTLAB_*`` variables), then explicit overrides: any field of
+    :class:`Settings`, and the rules' parts ``tie_rule``, ``tie_tolerance`` and ``tolerance``.
 
     Variables: MUTTLAB_DATA_DIR, MUTTLAB_CACHE_DIR, MUTTLAB_NO_CACHE, MUTTLAB_DATABASE_URL,
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
     import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
     kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
     models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
-    MUTTLAB_TIE_RULE (``exact`` or a relative tie tolerance, default 1e-9; docs/corruptions.md).
+    MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15 to below 0.01, default 1e-9, or
+    ``calibrated:<study>:<pair>``; docs/corruptions.md), MUTTLAB_CALIBRATIONS (the calibrations file a calibrated
+    tie rule reads; default the one the package ships).
     """
     env = checks.environment(os.environ if environ is None else environ)
+    overrides = dict(overrides)
+    rule_changes = _rules_overrides(overrides)
     overrides = _checked_overrides(overrides, fields(Settings))
     data_dir = env.get("MUTTLAB_DATA_DIR")
     workers = checks.whole_variable(env, "MUTTLAB_WORKERS", "worker processes, e.g. 2", 0)
@@ -266,11 +259,14 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     if workers:
         settings = replace(settings, workers=workers)
     if (env.get("MUTTLAB_TIE_RULE") or "").strip():
-        settings = replace(settings, tie_tolerance=parse_tie_rule(env["MUTTLAB_TIE_RULE"], "MUTTLAB_TIE_RULE"))
+        settings = settings.with_rules(tie=parse_tie_rule(env["MUTTLAB_TIE_RULE"], "MUTTLAB_TIE_RULE"))
+    if (env.get("MUTTLAB_CALIBRATIONS") or "").strip():
+        settings = replace(settings, calibrations_file=Path(env["MUTTLAB_CALIBRATIONS"].strip()).expanduser())
     if env.get("MUTTLAB_USERS_FILE"):
         settings = replace(settings, users_file=Path(env["MUTTLAB_USERS_FILE"]).expanduser())
     if env.get("MUTTLAB_MODEL_DIR"):
         settings = replace(settings, model_dir_override=Path(env["MUTTLAB_MODEL_DIR"]).expanduser())
     if ttl:
         settings = replace(settings, session_ttl=max(60, ttl))
-    return settings.with_overrides(**overrides)
+    settings = settings.with_overrides(**overrides)
+    return settings.with_rules(**rule_changes) if rule_changes else settings

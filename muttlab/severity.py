@@ -16,6 +16,7 @@ tie rule (0.4448493795 to 0.4448493787 is rounding, not a weaker penalty).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Callable, Sequence
@@ -29,12 +30,30 @@ from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner, verdict
 from muttlab.errors import MuttlabError
 from muttlab.metrics.registry import Registry
-from muttlab.settings import DEFAULT_TIE_TOLERANCE, Settings
+from muttlab.rules import DEFAULT_RULES, Rules
+from muttlab.settings import Settings
 from muttlab.trials import Expectation
 
 COLUMNS = ["metric", "strength", "n", "pass_rate", "pass_ci_low", "pass_ci_high", "mean_drop", "monotone",
            "signature"]
 Item = tuple[str, str, tuple[str, ...]]  # (id, clean sentence, references)
+
+
+@dataclass(frozen=True)
+class CurveRequest:
+    """What a curve is asked for: a corruption type with a strength, the metrics, the strengths and the
+    references per sentence (its default sentences: :func:`default_sentences`)."""
+
+    corruption: str
+    metrics: tuple[str, ...]
+    strengths: tuple[int, ...]
+    refs: int = 5
+
+
+# The curve the Severity page opens on, shipped precomputed (muttlab.snapshots.severity): a typo at strengths
+# 1-3, which every sample scene and most MUTT originals take (dropped content words at all three fit one sample
+# sentence only, where a mean is that sentence), by the study's classic metrics.
+DEFAULT_CURVE = CurveRequest("typo", ("BLEU-4", "METEOR-1.5", "CIDEr-D"), (1, 2, 3), 5)
 
 
 def default_sentences(settings: Settings) -> list[Item]:
@@ -95,13 +114,19 @@ def _corrupted(sentences: tuple[str, ...], corruption: str, strength: int, seed:
     return tuple(generator(doc, seed, strength=strength) for doc in parsed(sentences))
 
 
-def _above(earlier: float, later: float, tie_tolerance: float) -> bool:
+def _above(earlier: float, later: float, rules: Rules) -> bool:
     """The earlier value strictly above the later one under the tie rule: the verdict's "first better"."""
-    return bool(verdict.judge([earlier], [later], Expectation.FIRST_BETTER, True, tie_tolerance).passed[0])
+    return bool(verdict.judge([earlier], [later], Expectation.FIRST_BETTER, True, rules).passed[0])
+
+
+def _relative(rules: Rules) -> Rules:
+    """The rules a pass rate (%) or a mean drop is compared by: a calibrated ε is in a metric's score units,
+    which neither is, so those two compare by the relative rule of the metric's noise floor."""
+    return Rules(tolerance=rules.tolerance).for_metric(rules.noise_floor) if rules.tie.calibrated else rules
 
 
 def pass_rate_fall(passed: Sequence[int], n: Sequence[int], strengths: Sequence[int],
-                   tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+                   rules: Rules = DEFAULT_RULES) -> str:
     """"" when the pass rate never falls, else the first pair of strengths where it does: the rate at the
     stronger corruption lower beyond the tie rule and its 95% Wilson interval entirely below the weaker's."""
     passed, n = np.asarray(passed, dtype=float), np.asarray(n, dtype=float)
@@ -109,18 +134,17 @@ def pass_rate_fall(passed: Sequence[int], n: Sequence[int], strengths: Sequence[
         rates = 100.0 * passed / n
     low, high = (100.0 * side for side in stats.wilson_interval(passed, n))
     for i, j in combinations(range(len(strengths)), 2):
-        if _above(rates[i], rates[j], tie_tolerance) and low[i] > high[j]:
+        if _above(rates[i], rates[j], rules) and low[i] > high[j]:
             return (f"no: pass rate falls from strength {strengths[i]} to {strengths[j]} "
                     f"(95% CI {low[i]:.1f}–{high[i]:.1f}% vs {low[j]:.1f}–{high[j]:.1f}%)")
     return ""
 
 
-def mean_drop_fall(values: Sequence[float], strengths: Sequence[int],
-                   tie_tolerance: float = DEFAULT_TIE_TOLERANCE) -> str:
+def mean_drop_fall(values: Sequence[float], strengths: Sequence[int], rules: Rules = DEFAULT_RULES) -> str:
     """"" when the mean drop never falls, else the first pair of strengths where the stronger corruption's
     is lower beyond the tie rule."""
     for i, j in combinations(range(len(strengths)), 2):
-        if _above(values[i], values[j], tie_tolerance):
+        if _above(values[i], values[j], rules):
             return f"no: mean drop falls from strength {strengths[i]} to {strengths[j]}"
     return ""
 
@@ -153,6 +177,7 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
         items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
         if not items:
             raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
+        verdict.check_rules(settings)
         expected = verdict.EXPECTATION_OF_RULE[catalog.get(corruption).rule]
         pools = [list(r[:refs]) for _, _, r in items]
         originals = [s for _, s, _ in items]
@@ -176,11 +201,12 @@ def _curve(metric, settings: Settings, registry: Registry, expected: Expectation
     batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
     scored = runner.score_batches(metric, batches, settings, registry)
     sign = 1.0 if metric.higher_is_better else -1.0
-    ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
-    signature = f"{metric.signature()}|{settings.rule_signature(metric.noise_floor)}"
+    # The default sentences are English (MUTT originals, the sample's scenes).
+    rules = verdict.rules_for(settings, metric.name, metric.signature(), metric.noise_floor)
+    signature = f"{metric.signature()}|{rules.signature()}"
     curve = []
     for k, s_corr in zip(strengths, scored[1:]):
-        judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, ties, settings.tolerance)
+        judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, rules)
         scored_here = ~judged.unsupported
         n, passed = int(scored_here.sum()), int(judged.passed[scored_here].sum())
         low, high = stats.wilson_interval(passed, n)
@@ -189,6 +215,6 @@ def _curve(metric, settings: Settings, registry: Registry, expected: Expectation
                       "pass_ci_low": 100.0 * float(low), "pass_ci_high": 100.0 * float(high),
                       "mean_drop": float(np.mean(sign * (scored[0] - s_corr)[scored_here])) if n else float("nan"),
                       "signature": signature})
-    shape = (pass_rate_fall([c["passed"] for c in curve], [c["n"] for c in curve], strengths, ties)
-             or mean_drop_fall([c["mean_drop"] for c in curve], strengths, ties) or "yes")
+    shape = (pass_rate_fall([c["passed"] for c in curve], [c["n"] for c in curve], strengths, _relative(rules))
+             or mean_drop_fall([c["mean_drop"] for c in curve], strengths, _relative(rules)) or "yes")
     return [dict(c, monotone=shape) for c in curve]

@@ -88,11 +88,13 @@ def count_in_splits(trials, splits) -> dict[str, int]:
 
 @dataclass
 class Suite:
-    """A named collection of trials, grouped by corruption type, with where it came from."""
+    """A named collection of trials, grouped by corruption type, with where it came from and the target
+    languages its texts are in (ISO 639-1; MUTT, the sample and the pair store are English)."""
 
     name: str
     trials: list[Trial] = field(default_factory=list)
     is_sample: bool = False
+    languages: tuple[str, ...] = ("en",)
 
     def corruptions(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -109,7 +111,7 @@ class Suite:
 
     def select(self, corruptions: list[str]) -> "Suite":
         wanted = set(corruptions)
-        return Suite(self.name, [t for t in self.trials if t.corruption in wanted], self.is_sample)
+        return Suite(self.name, [t for t in self.trials if t.corruption in wanted], self.is_sample, self.languages)
 
     def in_split(self, split: str) -> "Suite":
         """The trials whose SICK pairs all lie in one SemEval split (``test``, ``train``, ``trial``;
@@ -117,4 +119,5 @@ class Suite:
         wanted = split.strip().upper()
         if wanted not in SICK_SPLITS:
             raise MuttlabError(f"unknown SICK split {split!r}; use one of {', '.join(s.lower() for s in SICK_SPLITS)}")
-        return Suite(f"{self.name}[{wanted.lower()}]", [t for t in self.trials if t.split == wanted], self.is_sample)
+        return Suite(f"{self.name}[{wanted.lower()}]", [t for t in self.trials if t.split == wanted], self.is_sample,
+                     self.languages)

@@ -123,7 +123,8 @@ CHECKS = {
     "strengths": lambda value, where, argument: wholes(value, where, argument, 1, 1000),
     "path_or_bytes": path_or_bytes,
     "format": _format,
-    "scores": _frame(("metric", "candidate", "score", "higher_is_better"), "muttlab.api.score"),
+    "scores": _frame(("metric", "candidate", "score", "higher_is_better", "noise_floor", "signature"),
+                     "muttlab.api.score"),
     "corrupted": _frame(("corruption", "label", "corrupted"), "muttlab.api.corrupt"),
 }
 

@@ -5,10 +5,11 @@ Usage (from the repository root, with the MUTT study's data)::
     MUTTLAB_DATA_DIR=/path/to/data .venv/bin/python scripts/precompute_grid.py            # every shipped metric
     MUTTLAB_DATA_DIR=/path/to/data .venv/bin/python scripts/precompute_grid.py --metrics BLEU-4,TERp --merge
 
-Only cell-level numbers are written (no sentences: the data licences keep them out of the package),
-stamped with the date, the sha256 of every experiment file read and each metric's signature.
-``tests/dashboard/test_shipped_grid.py`` fails when a metric's signature changes, asking to re-run this.
-A metric that cannot be loaded or fails is listed under ``skipped`` with its reason.
+Only cell-level numbers are written (no sentences: the data licences keep them out of the package), as a
+snapshot (:mod:`muttlab.snapshots`) stamped with the sha256 of every experiment file read, each metric's
+signature, the rules the trials were judged by (the default ones: ``MUTTLAB_TIE_RULE`` must be unset) and the
+judging code. ``tests/snapshots/test_shipped_grid.py`` fails when that stamp is no longer current, asking to
+re-run this. A metric that cannot be loaded or fails is listed under ``skipped`` with its reason.
 
 Every metric that ships is covered, the learned (ReVal, DREEM, the multi-level metrics) and neural ones
 included: their models are read-only package data named by content hash in the signature. The grid is
@@ -19,7 +20,6 @@ trained model sees those metrics' cells flagged as outdated (their signature dif
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import replace
@@ -27,10 +27,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from muttlab import __version__, api
-from muttlab.dashboard import shipped
-from muttlab import sources
+from muttlab import __version__, api, snapshots
 from muttlab.errors import MuttlabError
+from muttlab.rules import DEFAULT_RULES
+from muttlab.snapshots import grid as shipped_grid
+
+KIND = snapshots.KINDS["grid"]
 
 BUILT_IN = "built-in"
 
@@ -48,16 +50,6 @@ def default_metrics(catalogue) -> tuple[list[str], dict[str, str]]:
             {i.name: i.reason for i in shipped_only if not i.available})
 
 
-def experiment_files(settings) -> dict[str, str]:
-    """sha256 of every MUTT experiment file the suite reads, by path relative to the data dir."""
-    out = {}
-    for name in sources.MUTT_SETS:
-        for suffix in ("a", "b", f"r{max(sources.MUTT_REF_COUNTS)}"):
-            relative = f"mutt/experiments/{name}_{suffix}.json"
-            out[relative] = shipped.sha256_file(sources.data_file(settings, relative))
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--metrics", help="comma-separated metric names (default: every shipped metric)")
@@ -69,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     if settings.data_dir is None:
         print("precompute_grid: set MUTTLAB_DATA_DIR to the folder holding mutt/experiments", file=sys.stderr)
         return 2
-    output = shipped.grid_path() if args.output is None else Path(args.output)
+    if settings.rules != DEFAULT_RULES:
+        print(f"precompute_grid: the shipped grid is judged by the default rules, not {settings.rules.signature()}; "
+              "unset MUTTLAB_TIE_RULE", file=sys.stderr)
+        return 2
+    output = snapshots.path_of(KIND) if args.output is None else Path(args.output)
     registry = api.registry_for(settings)
     if args.metrics:
         names = [m.strip() for m in args.metrics.split(",") if m.strip()]
@@ -80,9 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         names, skipped = default_metrics(api.metric_catalogue(settings, registry))
     suite = api.load_suite(settings, "mutt")
-    files = experiment_files(settings)
 
-    frames, signatures = [], {}
+    frames, signatures, results_signatures = [], {}, {}
     try:
         for name in names:
             start = time.perf_counter()
@@ -94,24 +89,30 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             frames.append(results.accuracy())
             signatures.update(results.signatures)
+            results_signatures.update({m: results.signature(m) for m in results.signatures})
             print(f"  {name}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     finally:
         registry.close()
 
     if args.merge and output.is_file():
-        old = shipped.load(output)
-        keep = old.cells[~old.cells["metric"].isin(signatures)]
+        old = snapshots.load(KIND, output)
+        if old.stamp.differences(snapshots.current_stamp(KIND, settings, {})):
+            print(f"precompute_grid: {output} was computed from other data, code or rules; write it whole",
+                  file=sys.stderr)
+            return 2
+        keep = old.content.cells[~old.content.cells["metric"].isin(signatures)]
         frames.insert(0, keep)
-        signatures = {**{m: s for m, s in old.signatures.items() if m not in signatures}, **signatures}
-        skipped = {**{m: r for m, r in old.skipped.items() if m not in signatures}, **skipped}
+        results_signatures = {**{m: s for m, s in old.content.signatures.items() if m not in signatures},
+                              **results_signatures}
+        signatures = {**{m: s for m, s in old.stamp.signatures.items() if m not in signatures}, **signatures}
+        skipped = {**{m: r for m, r in old.content.skipped.items() if m not in signatures}, **skipped}
     if not frames:
         print("precompute_grid: no metric could be scored", file=sys.stderr)
         return 1
-    accuracy = pd.concat(frames, ignore_index=True)
-    document = shipped.build(accuracy, signatures, suite.name, files, __version__, settings.tolerance, skipped)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {output}: {len(signatures)} metrics, {len(document['cells'])} cells", file=sys.stderr)
+    content = shipped_grid.from_results(pd.concat(frames, ignore_index=True), results_signatures, suite.name,
+                                        skipped)
+    snapshots.write(KIND, content, snapshots.current_stamp(KIND, settings, signatures), __version__, output)
+    print(f"wrote {output}: {len(signatures)} metrics, {len(content.cells)} cells", file=sys.stderr)
     return 0
 
 

@@ -8,22 +8,23 @@ Usage (from the repository root, with the real data)::
 It runs, with the models the package ships: the SICK inconsistency study (MUTT §5) for every SICK-derived
 corruption type in both readings with the study's metrics and every correlation method; the Flickr8K-Expert
 and CrowdFlower Kendall τ of the page's default metrics; the ΔBLEU unit study with the page's default
-settings and its sweeps. Only derived numbers are written (see ``muttlab.dashboard.shipped_human``), stamped
-with the sha256 of the data files and the studies' code and every metric's signature;
-``tests/dashboard/test_shipped_human.py`` fails when that stamp is no longer current, asking to re-run this.
+settings and its sweeps. Only derived numbers are written (see :mod:`muttlab.snapshots.human`), as a snapshot
+stamped with the sha256 of the data files and the studies' code and every metric's signature;
+``tests/snapshots/test_shipped_human.py`` fails when that stamp is no longer current, asking to re-run this.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from muttlab import __version__, api, stats
-from muttlab.dashboard import shipped_human
+from muttlab import __version__, api, snapshots, stats
 from muttlab.human import dbleu, flickr, sick
+from muttlab.snapshots import human as shipped_human
+
+KIND = snapshots.KINDS["human"]
 
 
 def _log(done: int, total: int, message: str) -> None:
@@ -41,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         print("precompute_human: set MUTTLAB_DATA_DIR to the folder holding sick/, flickr8k/ and mutt/",
               file=sys.stderr)
         return 2
-    output = shipped_human.human_path() if args.output is None else Path(args.output)
+    output = snapshots.path_of(KIND) if args.output is None else Path(args.output)
+    defaults = shipped_human.DEFAULTS
     registry = api.registry_for(settings)
     start = time.perf_counter()
     try:
@@ -57,22 +59,21 @@ def main(argv: list[str] | None = None) -> int:
                 parts.append(shipped_human.sick_numbers(first, {m: s.correlations for m, s in studies.items()}))
                 scored.update(first.metrics)
         print("Flickr8K", file=sys.stderr)
-        flickr_study = flickr.flickr_correlations(settings, list(shipped_human.FLICKR_METRICS),
-                                                  datasets=flickr.DATASETS, n_boot=shipped_human.FLICKR_BOOT,
+        flickr_study = flickr.flickr_correlations(settings, list(defaults.flickr_metrics),
+                                                  datasets=flickr.DATASETS, n_boot=defaults.flickr_boot,
                                                   registry=registry, progress=_log)
         scored.update(flickr_study.table["metric"])
         print("ΔBLEU units", file=sys.stderr)
-        unit = shipped_human.UNIT_DEFAULTS
+        unit = defaults.units
         units = dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit["unit"], order=unit["order"],
                                  threshold=unit["threshold"], assignments=unit["assignments"], seed=settings.seed,
                                  sweeps=unit["sweeps"],
                                  sweep_assignments=min(unit["assignments"], dbleu.DEFAULT_SWEEP_ASSIGNMENTS))
-        stamp = shipped_human.current_stamp(settings, {m: registry.info(m).signature for m in sorted(scored)})
+        stamp = snapshots.current_stamp(KIND, settings, {m: registry.info(m).signature for m in sorted(scored)})
     finally:
         registry.close()
-    document = shipped_human.build(parts, flickr_study, units, dict(unit, seed=settings.seed), stamp, __version__)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    content = shipped_human.from_studies(parts, flickr_study, units, dict(unit, seed=settings.seed))
+    snapshots.write(KIND, content, stamp, __version__, output)
     print(f"wrote {output}: {len(parts)} SICK studies, {len(flickr_study.table)} Flickr8K correlations, "
           f"{len(units.main) + len(units.sweeps)} unit-study rows ({time.perf_counter() - start:.0f} s)",
           file=sys.stderr)

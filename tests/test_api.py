@@ -51,7 +51,7 @@ def test_corrupt_and_judge_one_sentence(sample_settings):
     # The verdict is the engine's rule: a strictly better original for fluency corruptions, where scores
     # within the tie tolerance (here absolute: every score is below 1) are a tie and fail.
     for row in verdicts.itertuples():
-        assert row.passed == (row.s_orig - row.s_corr > sample_settings.tie_tolerance)
+        assert row.passed == (row.s_orig - row.s_corr > sample_settings.rules.tie.tolerance)
 
 
 def test_errors_a_caller_can_fix_are_muttlab_errors(sample_settings):

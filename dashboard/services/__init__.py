@@ -12,12 +12,15 @@
   (the Your sentences page uses the module itself);
 * :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here.
 
+Everything shipped precomputed (the grid, the studies, the published numbers, the default Severity curve) is a
+snapshot of the API (``services.shipped(kind)``), current here when ``services.shipped_differences`` is empty.
+
 Pages use the names below as ``services.<name>``.
 """
 from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES,
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
-                                             metric_catalogue, shipped_reproduction,
+                                             metric_catalogue, shipped, shipped_differences, shipped_reproduction,
                                              optional_module, queued, registry, report_frame, reproduce_available,
                                              reproduction, score_sentences, session_id, settings, severity,
                                              shipped_grid, shipped_grid_html, still_wanted, store, store_revision,
@@ -26,18 +29,18 @@ from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import SEVERITY_DEFAULT, WarmState, is_quick, warm_start
+from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
-__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SEVERITY_DEFAULT", "SUITES", "Selection", "WarmState",
+__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
            "available_metrics", "catalogue_frame", "challenge",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types",
            "is_quick",
            "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "read_challenge",
            "registry", "report_frame", "reproduce_available", "reproduction", "run_grid", "score_sentences",
-           "session_id", "settings", "severity", "shipped_grid", "shipped_grid_html",
+           "session_id", "settings", "severity", "shipped", "shipped_differences", "shipped_grid", "shipped_grid_html",
            "shipped_reproduction", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",

@@ -216,22 +216,42 @@ def trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
     return {t.id: t for t in suite_named(settings, name).trials}
 
 
-@singleton
+def shipped(kind: str):
+    """The shipped snapshot of ``kind`` (``grid``, ``human``, ``published``, ``severity``:
+    :func:`muttlab.api.snapshot`), or None in a build without it.
+
+    Raises:
+      DataError: the shipped file is malformed.
+    """
+    return api.snapshot(kind)
+
+
 def shipped_grid():
-    """The precomputed grid that ships with the package (:mod:`muttlab.dashboard.shipped`), or None."""
-    from muttlab.dashboard import shipped
-    return shipped.load()
+    """The precomputed grid's snapshot (its ``content`` is a ``muttlab.snapshots.grid.Grid``), or None."""
+    return shipped("grid")
+
+
+def shipped_differences(settings: Settings, snapshot, signatures: bool = True) -> list[str]:
+    """What differs between a shipped snapshot (:func:`shipped`) and this server's numbers (data, code, metric
+    signatures, rules: :func:`muttlab.api.snapshot_differences`), in words; empty when they are this server's.
+    ``signatures=False`` compares no metric signature, so it needs no metric loaded (a fresh server may still be
+    loading the catalogue). The data files are hashed once per server."""
+    current = {}
+    if signatures:
+        catalogue = {i.name: i.signature for i in metric_catalogue(settings) if i.available}
+        current = {m: catalogue[m] for m in snapshot.stamp.signatures if m in catalogue}
+    key = ("snapshot differences", snapshot.kind, settings, tuple(sorted(current.items())), snapshot.stamp.digest())
+    return memoised(key, lambda: api.snapshot_differences(settings, snapshot, current), settings, memo=pages_memo())
 
 
 def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], ref_counts: tuple[int, ...]) -> str:
     """The shipped grid's cells for this filter as the Run page's HTML table, built once per filter for the
     whole server: it is the same for every visitor and the landing page's largest piece of work."""
     def build() -> str:
-        from muttlab.dashboard import shipped
         from muttlab.dashboard.grid_table import accuracy_grid_html
 
-        grid = shipped_grid()
-        return accuracy_grid_html(shipped.select(grid, metrics, corruptions, ref_counts),
+        grid = shipped_grid().content
+        return accuracy_grid_html(grid.select(metrics, corruptions, ref_counts),
                                   corruption_labels(grid.corruptions), metrics, corruptions)
 
     # A memo of its own: a visitor trying many filters must not push the finished runs out of theirs.
@@ -313,11 +333,10 @@ def reproduce_available() -> bool:
     return optional_module("muttlab.human.reproduce") is not None
 
 
-@singleton
 def shipped_reproduction():
-    """Published vs measured as it ships with the package (:mod:`muttlab.dashboard.shipped_published`), or None."""
-    from muttlab.dashboard import shipped_published
-    return shipped_published.load()
+    """Published vs measured as it ships with the package (a snapshot whose ``content`` is a
+    ``muttlab.snapshots.published.Reproduction``), or None."""
+    return shipped("published")
 
 
 def _reproduction_key(settings: Settings) -> tuple:

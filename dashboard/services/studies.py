@@ -1,27 +1,24 @@
-"""The human-judgment studies as they ship (:mod:`muttlab.dashboard.shipped_human`), and whether this server
-may show them in place of its own computation."""
+"""The human-judgment studies as they ship (the ``human`` snapshot, :func:`muttlab.api.snapshot`), and whether
+this server may show them in place of its own computation."""
 from __future__ import annotations
 
-from muttlab.dashboard import shipped_human
-from muttlab.dashboard.services.core import metric_catalogue
-from muttlab.dashboard.services.memo import memoised
+from muttlab.dashboard.services.core import shipped, shipped_differences
 from muttlab.settings import Settings
 
 
-def shipped_studies() -> shipped_human.ShippedHuman | None:
-    """The shipped studies (read once per process), or None when the package has none.
+def shipped_studies():
+    """The shipped studies' snapshot (read once per version of the file; its ``content`` is a
+    ``muttlab.snapshots.human.HumanStudies``), or None when the package has none.
 
     Raises:
       DataError: the shipped file is malformed.
     """
-    return shipped_human.shipped()
+    return shipped("human")
 
 
-def shipped_studies_current(settings: Settings, shipped: shipped_human.ShippedHuman) -> bool:
-    """Whether ``shipped`` is what this server would compute: the same data files, studies' code and metric
-    signatures (a metric this server cannot load counts as changed). The files are hashed once per server."""
-    signatures = {i.name: i.signature for i in metric_catalogue(settings) if i.available}
-    mine = tuple(sorted((m, signatures[m]) for m in shipped.stamp.signatures if m in signatures))
-    current = memoised(("human-stamp", settings, mine), lambda: shipped_human.current_stamp(settings, dict(mine)),
-                       settings)
-    return not shipped.stamp.differences(current)
+def shipped_studies_current(settings: Settings) -> bool:
+    """Whether the shipped studies are what this server would compute: the same data files, studies' code and
+    metric signatures (the one staleness rule of :mod:`muttlab.snapshots`). The files are hashed once per
+    server."""
+    snapshot = shipped_studies()
+    return snapshot is not None and not shipped_differences(settings, snapshot)

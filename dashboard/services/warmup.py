@@ -10,8 +10,7 @@ from muttlab import api
 from muttlab.dashboard import charts
 from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
-                                             shipped_grid, trials_by_id)
-from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
+                                             shipped, shipped_differences, shipped_grid, trials_by_id)
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 
@@ -19,12 +18,6 @@ from muttlab.settings import Settings
 # Metrics that score a sentence in well under a second once loaded: the Playground shows them first.
 QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
 
-
-# The curve the Severity page offers first (every sample scene and most MUTT originals take a typo at strengths
-# 1-3), whose corruptions the warm-up makes; any other choice is made when asked (0.2 s per strength on the MUTT
-# originals: all five types at five strengths kept the warm-up busy for 5 s more, in which a first visitor's Run
-# waited for its progress bar).
-SEVERITY_DEFAULT = ("typo", (1, 2, 3))
 
 
 def is_quick(name: str) -> bool:
@@ -62,7 +55,7 @@ def warm_start(settings: Settings) -> WarmState:
 
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
-    drill-down, the rest, Altair's first chart, the shipped human studies' stamp (the data files hashed), and
+    drill-down, the rest, Altair's first chart, the shipped snapshots' stamps (the data files hashed), and
     last the severity curves' sentences, parsed and corrupted for the page's first curve (after the
     metrics: while a first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded
     by scoring the Playground's example through the scoring queue, which is what starts its process or loads its
@@ -79,10 +72,11 @@ def warm_start(settings: Settings) -> WarmState:
         except Exception as exc:  # a warm-up problem must never take the server down; pages report it
             state.failed[name] = str(exc)
 
-    def current_studies() -> None:
-        shipped = shipped_studies()
-        if shipped is not None:
-            shipped_studies_current(settings, shipped)
+    def current_stamps() -> None:
+        for kind in ("grid", "human", "published", "severity"):
+            snapshot = shipped(kind)
+            if snapshot is not None:
+                shipped_differences(settings, snapshot)
 
     def work() -> None:
         try:
@@ -122,9 +116,12 @@ def warm_start(settings: Settings) -> WarmState:
             load([n for n in names if n not in quick])
             step("charts", charts.warm)
             if not settings.using_sample:
-                step("shipped studies' stamp", current_studies)
+                step("shipped snapshots' stamps", current_stamps)
             if types:
-                step("severity sentences", lambda: api.prepare_severity(settings, *SEVERITY_DEFAULT))
+                # The page's first curve ships precomputed; its corruptions are made for a visitor who redraws it
+                # (any other choice is made when asked, 0.2 s per strength on the MUTT originals).
+                first = api.severity_default()
+                step("severity sentences", lambda: api.prepare_severity(settings, first.corruption, first.strengths))
         except Exception as exc:  # as above: reported, never raised
             state.failed["warm-up"] = str(exc)
         finally:

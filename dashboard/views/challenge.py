@@ -114,10 +114,14 @@ def page() -> None:
                                failure="The challenge set could not be scored")
     if results is None:
         return
+    # Every table names the rules its pairs were judged by, in each metric's results signature.
+    signatures = {m: results.signature(m) for m in results.signatures}
     summary = results.summary()
+    summary = summary.assign(signature=summary["metric"].map(signatures))
     st.subheader("Per phenomenon")
     st.caption("accuracy: concordant / scored pairs, ties counted as failures; τ = (concordant − discordant) / "
                "(concordant + discordant), ties among the discordant (the WMT challenge-set task and ACES). "
+               f"Judged under this server's rules ({results.rules.signature()}). "
                "A row's drill-down lists its pairs with both scores, the margin and a word diff.")
     links = [drilldown_link(suite_name, m, p, None if fmt == AUTO else fmt)
              for m, p in zip(summary["metric"], summary["phenomenon"])]
@@ -133,6 +137,7 @@ def page() -> None:
         ui.caption_text(f"{sum(results.not_applied.values())} record(s) the data set marks as not applied are no "
                         "test items: counted in not_applied, never scored.")
     by_severity = results.by_severity()
+    by_severity = by_severity.assign(signature=by_severity["metric"].map(signatures))
     if not by_severity.empty:
         st.subheader("Per severity")
         ui.table(by_severity, f"{name}-severity", key="ch-severity",
@@ -143,7 +148,8 @@ def page() -> None:
         st.subheader("ACES summary")
         st.caption("Each category's τ is the mean over its phenomena; the ACES score is Σ weight × τ over the "
                    "categories present (major accuracy errors 5, minor 1, punctuation 0.1).")
-        ui.table(results.aces(), f"{name}-aces", key="ch-aces")
+        aces = results.aces()
+        ui.table(aces.assign(signature=aces["metric"].map(signatures)), f"{name}-aces", key="ch-aces")
     with st.expander("Signatures"):
         st.dataframe({"metric": list(results.signatures),
                       "signature": [results.signature(m) for m in results.signatures]},

@@ -4,15 +4,16 @@ The numbers come from ``muttlab.human``; this page draws them.
 
 The view lives in the address bar: the Flickr8K request (``metrics``, ``ratings``, ``boot``) and the unit
 study's (``unit``, ``order``, ``threshold``, ``assignments``, ``sweeps``). The studies with each section's
-default settings ship with the package (:mod:`muttlab.dashboard.shipped_human`): a server without the data
-shows them, and a server with the data shows them before anything is asked, and for a request they cover,
+default settings ship with the package (the ``human`` snapshot, :func:`muttlab.api.snapshot`): a server without the
+data shows them, and a server with the data shows them before anything is asked, and for a request they cover,
 while their stamp matches its own.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, shipped_human, ui
+from muttlab import api
+from muttlab.dashboard import charts, services, ui
 from muttlab.errors import MuttlabError
 
 FLICKR_KEYS = ("metrics", "ratings", "boot")
@@ -51,8 +52,8 @@ def _draw_units(study_main, sweeps, notes, unit: int) -> None:
 
 def _shipped_flickr(shipped, metrics, datasets, n_boot):
     """The shipped rows for this request, or None when the shipped study does not cover it."""
-    table = shipped.flickr.table
-    if (n_boot != shipped.flickr.n_boot or not set(metrics) <= set(table["metric"])
+    table = shipped.content.flickr.table
+    if (n_boot != shipped.content.flickr.n_boot or not set(metrics) <= set(table["metric"])
             or not set(datasets) <= set(table["dataset"])):
         return None
     rows = table[table["metric"].isin(metrics) & table["dataset"].isin(datasets)]
@@ -65,12 +66,12 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     st.subheader("Flickr8K: correlation with human ratings of captions")
     st.caption("Kendall τ × 100 between each metric and the human ratings: τ-c on Flickr8K-Expert, τ-b on "
                "Flickr8K-CrowdFlower, as in the CIDEr and SPICE papers; 95% bootstrap intervals.")
-    defaults = [m for m in shipped_human.FLICKR_METRICS if m in available] or available[:3]
+    defaults = [m for m in api.study_defaults().flickr_metrics if m in available] or available[:3]
     datasets_all = list(flickr.DATASETS)
     linked = any(ui.query_value(k) is not None for k in FLICKR_KEYS)
     link_metrics = ui.query_choices("metrics", available, defaults, "metrics")
     link_datasets = ui.query_choices("ratings", datasets_all, datasets_all, "ratings")
-    link_boot = ui.query_int("boot", shipped_human.FLICKR_BOOT)
+    link_boot = ui.query_int("boot", api.study_defaults().flickr_boot)
     with st.form("flickr-form", border=True):
         left, middle, right = st.columns([5, 2, 2])
         metrics = left.multiselect("Metrics", available, default=link_metrics, key="flickr-metrics")
@@ -85,7 +86,7 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     if not request:
         if shipped is not None and current:
             ui.caption_text(shipped.label() + " Choose metrics and press Correlate for others.")
-            _draw_flickr(shipped.flickr.table, shipped.flickr.n_boot, shipped.flickr.seed)
+            _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
         else:
             st.info("Choose metrics and press **Correlate**. Scores come from the shared cache when they exist.")
         return {}
@@ -98,7 +99,7 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     rows = _shipped_flickr(shipped, metrics, datasets, n_boot) if shipped is not None and current else None
     if rows is not None:
         ui.caption_text(shipped.label())
-        _draw_flickr(rows, shipped.flickr.n_boot, shipped.flickr.seed)
+        _draw_flickr(rows, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
         return query
     if ui.slow_and_unasked(metrics, ("flickr", request), "Correlate the metrics of this link", "flickr-link"):
         return query
@@ -122,7 +123,7 @@ def _unit_request(dbleu) -> tuple | None:
     """The unit study a link asks for (defaults for what it leaves out), or None when it asks for none."""
     if not any(ui.query_value(k) is not None for k in UNIT_KEYS):
         return None
-    defaults = shipped_human.UNIT_DEFAULTS
+    defaults = api.study_defaults().units
     assignments = ui.query_int("assignments", defaults["assignments"])
     if assignments < MIN_ASSIGNMENTS:
         st.warning(f"This page does not offer {assignments} random assignments (at least {MIN_ASSIGNMENTS}); "
@@ -141,7 +142,7 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
     st.caption("Galley et al. (2015), §5–6, on Flickr8K-Expert: rated captions are split at random into units "
                "of M sentences; a unit's corpus score is correlated with its mean human rating (Spearman ρ, "
                "Kendall τ), averaged over random assignments; 95% intervals are the assignments' percentiles.")
-    defaults = shipped_human.UNIT_DEFAULTS
+    defaults = api.study_defaults().units
     shipped_request = (defaults["unit"], defaults["order"], defaults["threshold"], defaults["assignments"],
                        defaults["sweeps"])
     linked = _unit_request(dbleu)
@@ -168,7 +169,8 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
     if (request or shipped_request) == shipped_request and shipped is not None and current:
         ui.caption_text(shipped.label() + ("" if request else " Change the settings and press Run the unit study "
                                                               "for others."))
-        _draw_units(shipped.units.main, shipped.units.sweeps, shipped.units.notes, defaults["unit"])
+        units = shipped.content.units
+        _draw_units(units.main, units.sweeps, units.notes, defaults["unit"])
         return query
     unit, order, threshold, assignments, sweeps = request
     study = ui.with_progress("Matching n-grams and correlating units…", lambda progress: services.memoised(
@@ -192,13 +194,13 @@ def _shipped_only(shipped) -> None:
     ui.caption_text(shipped.label() + " This server has no data dir: the captions and ratings do not ship (Flickr8k: "
                     "research use only), only these derived numbers.")
     st.subheader("Flickr8K: correlation with human ratings of captions")
-    _draw_flickr(shipped.flickr.table, shipped.flickr.n_boot, shipped.flickr.seed)
+    _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
     st.divider()
-    unit = shipped.units.settings
+    unit = shipped.content.units.settings
     st.subheader("ΔBLEU: correlation on observation units")
     st.caption(f"Units of {unit['unit']} captions, n-gram order {unit['order']}, reference weight threshold "
                f"{unit['threshold']}, {unit['assignments']} random assignments, seed {unit['seed']}.")
-    _draw_units(shipped.units.main, shipped.units.sweeps, shipped.units.notes, unit["unit"])
+    _draw_units(shipped.content.units.main, shipped.content.units.sweeps, shipped.content.units.notes, unit["unit"])
 
 
 def page() -> None:
@@ -216,7 +218,7 @@ def page() -> None:
             _shipped_only(shipped)
         return
     available = services.available_metrics(settings)
-    current = shipped is not None and services.shipped_studies_current(settings, shipped)
+    current = shipped is not None and services.shipped_studies_current(settings)
     query: dict = {}
     flickr = services.optional_module("muttlab.human.flickr")
     if flickr is None:

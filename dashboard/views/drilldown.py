@@ -157,8 +157,8 @@ def page() -> None:
         return
     info = {i.name: i for i in services.metric_catalogue(settings)}[metric]
     counts = cell_view.counts(cell)
-    helps = {"passed": f"A trial passes when its margin says so. {glossary.margin(corruption)}",
-             "failed": glossary.term("tie rule"), "accuracy": glossary.term("Wilson interval")}
+    helps = {"passed": f"A trial passes when its margin says so. {glossary.margin(corruption, settings)}",
+             "failed": glossary.term("tie rule", settings), "accuracy": glossary.term("Wilson interval")}
     for column, (label, value) in zip(st.columns(4), cell_view.header_numbers(counts)):
         column.metric(label, value, help=helps.get(label))
     if counts.unsupported:

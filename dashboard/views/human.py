@@ -4,15 +4,16 @@ The study is ``muttlab.human.sick.sick_study``; the default view is the paper's:
 Negated Subject, and the pairwise correlation of gold, METEOR, BADGER and TERp. The view lives in the address
 bar (``/human?corruption=det_sub&metric=TERp&metrics=METEOR-1.5,TERp&method=spearman&reading=paper``).
 
-The study's results ship with the package (:mod:`muttlab.dashboard.shipped_human`): a server without the data
-shows them, and a server with the data draws them at once while their stamp matches its own, instead of
+The study's results ship with the package (the ``human`` snapshot, :func:`muttlab.api.snapshot`): a server
+without the data shows them, and a server with the data draws them at once while their stamp matches its own, instead of
 scoring the pairs on a first visit; any other choice is computed here, under a progress bar.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import charts, services, shipped_human, ui
+from muttlab import api
+from muttlab.dashboard import charts, services, ui
 from muttlab.dashboard.correlation_html import correlation_table_html
 from muttlab.dashboard.histogram_html import Series, histogram_html
 from muttlab import stats
@@ -60,7 +61,7 @@ def page() -> None:
                 "the bundled sample has no human scores.", icon=":material/science:")
         return
     else:  # the hosted demo: the shipped selections
-        available = list(dict.fromkeys(m for s in shipped.sick.values() for m in s.metrics))
+        available = list(dict.fromkeys(m for s in shipped.content.sick.values() for m in s.metrics))
     corruptions = list(sick.SICK_CORRUPTIONS)
     labels = services.corruption_labels(corruptions)
     study_metrics = [m for m in sick.STUDY_METRICS if m in available] or available[:3]
@@ -103,10 +104,10 @@ def page() -> None:
     reference = "sentence" if reading == "paper" else reference
     wanted = tuple(dict.fromkeys([metric] + list(matrix_metrics)))
 
-    entry = shipped.sick_study(corruption, reading) if shipped is not None else None
+    entry = shipped.content.sick_study(corruption, reading) if shipped is not None else None
     covered = (entry is not None and set(wanted) <= set(entry.metrics) and method in entry.correlations
                and reference == entry.reference)
-    if covered and (not live or services.shipped_studies_current(settings, shipped)):
+    if covered and (not live or services.shipped_studies_current(settings)):
         numbers, study = entry, None
         ui.caption_text(shipped.label() + (" This server has no data dir: the pairs' sentences do not ship "
                                            "(SICK is CC BY-NC-SA 3.0), only these derived numbers." if not live
@@ -122,7 +123,7 @@ def page() -> None:
         study = _live_study(settings, sick, corruption, wanted, method, reference, reading)
         if study is None:
             return
-        numbers = shipped_human.sick_numbers(study)
+        numbers = api.study_numbers(study)
         for warning in services.study_warnings(settings, study):
             st.warning(ui.md_text(warning), icon=":material/warning:")
     for note in numbers.notes:

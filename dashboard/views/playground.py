@@ -151,7 +151,8 @@ def page() -> None:
     ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
              "playground-changes", key="pg-chart")
     st.caption("Blue: pass, orange: FAIL, by the MUTT rule of the corruption's family (orig > corr, or the "
-               "difference rule for meaning-preserving ones), whichever way the score moved; a deeper shade is a "
+               f"difference rule for meaning-preserving ones; rules {settings.rules.signature()}), whichever way the "
+               "score moved; a deeper shade is a "
                "larger change. A metric that scores one sentence alone against its references can be "
                "degenerate: CIDEr-D's document frequencies come from the batch, so a single candidate gets 0.")
 

@@ -2,18 +2,21 @@
 difference, whether it is within tolerance and why not (``muttlab.api.reproduce``).
 
 The numbers that ship with the package (``scripts/precompute_published.py``, stamped) are shown at once, with
-or without a data dir; a server with the data recomputes them on demand, under a progress bar."""
+or without a data dir; a server with the data recomputes them on demand, under a progress bar.
+
+Every number says its rules: MUTT accuracies are measured as the paper judged them (ties judged exactly); where
+the lab's rules (this server's tie rule, as the Run grid judges) give another number, it stands beside it with
+the reason."""
 from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.dashboard import services, shipped_published, ui
+from muttlab.dashboard import services, ui
 from muttlab.dashboard.published_table import published_table_html
-from muttlab.human import reproduce
 from muttlab.errors import MuttlabError
 
-COLUMNS = ["study", "source", "metric", "subset", "refs", "published", "measured", "difference", "tolerance",
-           "within", "reason"]
+COLUMNS = ["study", "source", "metric", "subset", "refs", "published", "measured", "measured_lab", "difference",
+           "tolerance", "within", "reason", "rule_note"]
 
 
 def page() -> None:
@@ -29,6 +32,7 @@ def page() -> None:
     frame, shipped = _numbers(settings)
     if frame is None:
         return
+    _rules_caption(settings, frame, shipped)
     frame = frame[[c for c in COLUMNS if c in frame.columns] + [c for c in frame.columns if c not in COLUMNS]]
     studies = list(dict.fromkeys(frame["study"])) if "study" in frame.columns else []
     chosen = ui.query_list("study", studies, studies)
@@ -55,12 +59,13 @@ def page() -> None:
     if shown.empty:
         st.info("No published number matches the filter.")
     ui.copy_link()
-    if shipped is not None and settings.data_dir is not None:
+    if shipped is not None:
         # After the table: the signatures need the metric catalogue, which a fresh server may still be loading.
-        changed = _changed_since(settings, shipped)
+        changed = services.shipped_differences(settings, shipped)
         if changed:
-            notice.warning("These shipped numbers may be outdated here: " + ui.md_text("; ".join(changed))
-                           + ". Recompute them for current numbers.", icon=":material/history:")
+            notice.warning("These shipped numbers are not this server's: " + ui.md_text("; ".join(changed))
+                           + (". Recompute them for current numbers." if settings.data_dir is not None else "."),
+                           icon=":material/history:")
 
 
 def _numbers(settings):
@@ -88,22 +93,24 @@ def _numbers(settings):
                     "(or `muttlab serve --data-dir`).", icon=":material/folder_off:")
         return None, None
     st.caption(f"Shipped numbers, computed {shipped.created} with muttlab {shipped.muttlab_version} on the real "
-               f"data (stamp {shipped_published.stamp_digest(shipped.stamp)}: the published file, the "
-               f"reproduction code and {len(shipped.stamp.signatures)} metric signatures)."
+               f"data (stamp {shipped.stamp.digest()}: the published file and the data the studies read, the "
+               f"reproduction code, {len(shipped.stamp.signatures)} metric signatures and the rules "
+               f"{shipped.stamp.rules})."
                + ("" if settings.data_dir is not None else
                   " This server has no data dir, so it cannot recompute them."))
-    return shipped.frame, shipped
+    return shipped.content.frame, shipped
 
 
-def _changed_since(settings, shipped) -> list[str]:
-    """What differs between the shipped numbers' stamp and this server (data, code, metrics)."""
-    signatures = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
-    published = settings.data_dir / reproduce.PUBLISHED_FILE
-    current = shipped_published.Stamp(shipped_published.sha256_file(published) if published.is_file() else "",
-                                      shipped_published.code_digest(),
-                                      # A metric this server cannot load is not one it measures otherwise.
-                                      {m: signatures.get(m, sig) for m, sig in shipped.stamp.signatures.items()})
-    return shipped.stamp.differences(current)
+def _rules_caption(settings, frame, shipped) -> None:
+    """Which rules the numbers follow: the paper's for MUTT accuracies (ties judged exactly), and the lab's
+    beside them where those give another number."""
+    lab = shipped.stamp.rules if shipped is not None else settings.rules.signature()
+    if "measured_lab" not in frame.columns or "mutt_accuracy" not in set(frame.get("study", [])):
+        return
+    differ = int(frame["rule_note"].astype(bool).sum()) if "rule_note" in frame.columns else 0
+    st.caption(f"MUTT accuracies are measured with ties judged exactly, as the paper did (tie:exact); the Run "
+               f"grid judges a tie by the lab's rules ({lab}). Where the two give different numbers ({differ} here), "
+               "**measured_lab** is the number under the lab's rules, the one the grid shows, with the reason.")
 
 
 page()

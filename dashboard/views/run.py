@@ -14,7 +14,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, glossary, services, shipped, ui
+from muttlab.dashboard import charts, glossary, services, ui
 from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.dashboard.grid_progress import run_with_progress
@@ -60,7 +60,7 @@ def _paper_layout(accuracy: pd.DataFrame, labels: dict[str, str]) -> pd.DataFram
 
 
 def page() -> None:
-    tolerance = services.settings().tolerance
+    tolerance = services.settings().rules.tolerance
     settings = ui.header("Run the metric unit tests",
                          "Each trial pairs an original sentence with a controlled corruption; a metric passes "
                          "when it scores the original higher (or, for meaning-preserving corruptions, about the "
@@ -165,8 +165,9 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
     d.metric("mean accuracy", f"{accuracy['accuracy'].mean():.1f}%")
 
     st.subheader("Accuracy")
-    st.caption("Percentage of trials each metric gets right, per corruption type and number of references. "
-               "Hover a cell for its counts, 95% interval and tie rate; click it to read its trials.")
+    st.caption("Percentage of trials each metric gets right, per corruption type and number of references, judged "
+               f"under this server's rules ({results.rules.signature()}). Hover a cell for its counts, 95% interval "
+               "and tie rate; click it to read its trials.")
     _grid(accuracy_grid_html(accuracy, labels, selection.metrics, selection.corruptions, suite=suite_name),
           accuracy, labels, selection.metrics, selection.corruptions, "mutt-accuracy", "grid")
     for warning in results.warnings:
@@ -195,7 +196,9 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
             with tab_tidy:
                 tidy = accuracy.assign(label=accuracy["corruption"].map(labels))
                 ui.table(tidy, "mutt-accuracy", key="tidy")
-                ui.csv_download("Download every trial's scores (CSV)", results.table, "mutt-scores", "scores-csv")
+                scores = results.table.assign(signature=results.table["metric"].map(
+                    {m: results.signature(m) for m in results.signatures}))
+                ui.csv_download("Download every trial's scores (CSV)", scores, "mutt-scores", "scores-csv")
             with tab_sig:
                 sigs = pd.DataFrame({"metric": list(results.signatures),
                                      "signature": [results.signature(m) for m in results.signatures]})
@@ -223,37 +226,45 @@ def _grid(body: str, cells: pd.DataFrame, labels: dict[str, str], metrics, corru
 
 
 def _shipped_view(settings) -> None:
-    """The grid that ships with the package, filtered by the address bar; nothing is scored."""
+    """The grid that ships with the package, filtered by the address bar; nothing is scored. It is presented as
+    this server's numbers only while its stamp is this server's (data, code, metrics, rules); otherwise it says
+    what differs (a server judging by other rules never shows the shipped grid as current)."""
     try:
-        grid = services.shipped_grid()
+        snapshot = services.shipped_grid()
     except MuttlabError as exc:
         st.error(f"The precomputed grid cannot be read: {ui.md_text(exc)}")
-        grid = None
-    if grid is None:
+        snapshot = None
+    if snapshot is None:
         st.info("Choose metrics, corruption types and reference counts, then press **Run**. Scores come from "
                 "the shared cache when they have been computed before.", icon=":material/touch_app:")
         return
+    grid = snapshot.content
     metrics = ui.query_list("metrics", grid.metrics, grid.metrics)
     corruptions = ui.query_list("corruptions", grid.corruptions, grid.corruptions)
     ref_counts = ui.query_list("refs", grid.ref_counts, grid.ref_counts, int)
     labels = services.corruption_labels(grid.corruptions)
-    st.subheader("Accuracy (precomputed)")
-    st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {grid.created} with "
-               f"muttlab {grid.muttlab_version}; the same numbers a Run gives. Press **Run** to recompute any "
-               "part live, or click a cell to read its trials"
+    # Data, code and rules need no metric loaded: known before the grid is drawn.
+    other = services.shipped_differences(settings, snapshot, signatures=False)
+    st.subheader("Accuracy (precomputed)" if not other else "Accuracy precomputed under another stamp")
+    st.caption(f"Every study metric on the MUTT experiment sets ({grid.suite}), computed {snapshot.created} with "
+               f"muttlab {snapshot.muttlab_version}, judged under the rules {snapshot.stamp.rules}"
+               + ("; the same numbers a Run gives. " if not other else ". ")
+               + "Press **Run** to recompute any part live, or click a cell to read its trials"
                + (" (this server has no data dir: a cell opens the bundled sample's trials of its type, with their "
                   "own counts)." if settings.using_sample else "."))
     notice = st.container()
-    cells = shipped.select(grid, metrics, corruptions, ref_counts)
+    if other:
+        notice.warning("**Not this server's numbers.** " + ui.md_text("; ".join(other)) + ". Press **Run** for "
+                       "the numbers under this server's rules (" + ui.md_text(settings.rules.signature()) + ").",
+                       icon=":material/rule:")
+    cells = grid.select(metrics, corruptions, ref_counts)
     _grid(services.shipped_grid_html(tuple(metrics), tuple(corruptions), tuple(ref_counts)), cells, labels, metrics,
           corruptions, "mutt-accuracy-precomputed", "shipped-grid")
     # After the grid is on its way to the browser: the catalogue may still be loading on a fresh server.
-    current = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
-    stale = grid.stale(current)
-    if stale:
-        notice.warning("These metrics changed since the grid was computed; their precomputed cells are outdated, "
-                       "Run them for current numbers: " + ui.md_text(", ".join(sorted(stale))),
-                       icon=":material/history:")
+    changed = [d for d in services.shipped_differences(settings, snapshot) if d not in other]
+    if changed:
+        notice.warning("These precomputed cells are outdated here, Run them for current numbers: "
+                       + ui.md_text("; ".join(changed)), icon=":material/history:")
     tables = st.expander("Tables: paper layout, accuracy with intervals, signatures", key="shipped-tables",
                          on_change="rerun", icon=":material/table:")
     if not tables.open:  # drawn only when asked for: three tables would slow the grid's first paint
@@ -265,12 +276,14 @@ def _shipped_view(settings) -> None:
         with tab_tidy:
             ui.table(cells.assign(label=cells["corruption"].map(labels)), "mutt-accuracy", key="shipped-tidy")
         with tab_sig:
+            here = {i.name: i.signature for i in services.metric_catalogue(settings) if i.available}
+            shipped = snapshot.stamp.signatures
             sigs = pd.DataFrame({"metric": list(grid.signatures), "signature": list(grid.signatures.values()),
-                                 "current": [m not in stale for m in grid.signatures]})
+                                 "current": [not other and here.get(m, shipped.get(m)) == shipped.get(m)
+                                             for m in grid.signatures]})
             ui.table(sigs, "mutt-signatures", key="shipped-signatures")
             if grid.skipped:
                 ui.caption_text("Not in the precomputed grid: "
                                 + "; ".join(f"{m} ({r})" for m, r in grid.skipped.items()))
-
 
 page()

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from muttlab import api
 from muttlab.dashboard import charts, glossary, services, ui
 from muttlab.dashboard.curves_html import severity_curves_html
+from muttlab.errors import MuttlabError
 
-DEFAULT_METRICS = ("BLEU-4", "METEOR-1.5", "CIDEr-D")
-# services.SEVERITY_DEFAULT: a typo at strengths 1-3, which every sample scene and most MUTT originals take;
-# dropped content words at all three fit one sample sentence only, where a mean is that sentence and CIDEr-D,
-# scoring it alone, gives 0.
-DEFAULT_CORRUPTION, DEFAULT_STRENGTHS = services.SEVERITY_DEFAULT
+# The first curve (muttlab.severity.DEFAULT_CURVE): a typo at strengths 1-3, which every sample scene and most MUTT
+# originals take, by the study's classic metrics; it ships precomputed, like the Run page's grid.
+FIRST = api.severity_default()
+DEFAULT_METRICS, DEFAULT_CORRUPTION, DEFAULT_STRENGTHS = FIRST.metrics, FIRST.corruption, FIRST.strengths
 STRENGTH_CHOICES = (1, 2, 3, 4, 5)
 REF_CHOICES = (1, 3, 5, 10)
 
@@ -56,28 +57,35 @@ def page() -> None:
         refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
+    shipped = None
     if submitted:
         ui.ask(("severity",))
         ui.write_query({"metrics": metrics, "corruption": corruption, "strengths": sorted(strengths), "refs": refs})
-    elif wanted is None:  # a first visit: nothing is scored until asked (or a link asks)
-        st.info("Choose metrics, a corruption type and its strengths, then press **Draw the curves**.",
-                icon=":material/touch_app:")
-        ui.copy_link()
-        return
+    elif wanted is None:  # a first visit: the shipped first curve; nothing is scored until asked (or a link asks)
+        shipped = _shipped_curve(settings)
+        if shipped is None:
+            st.info("Choose metrics, a corruption type and its strengths, then press **Draw the curves**.",
+                    icon=":material/touch_app:")
+            ui.copy_link()
+            return
+        corruption, metrics, strengths = FIRST.corruption, list(FIRST.metrics), FIRST.strengths
     if not metrics or len(strengths) < 2:
         st.warning("Choose at least one metric and at least two strengths.")
         return
     strengths = tuple(sorted(strengths))
-    if ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
+    if shipped is not None:
+        curve = shipped
+    elif ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
         return
-    curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
-        settings, corruption, tuple(metrics), strengths, refs, progress),
-        failure="The severity curves could not be computed")
+    else:
+        curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
+            settings, corruption, tuple(metrics), strengths, refs, progress),
+            failure="The severity curves could not be computed")
     if curve is None:
         return
     unit = STRENGTHS[corruption]
     kept, offered = curve.attrs["kept"], curve.attrs["sentences"]
-    source = "sample" if settings.data_dir is None else "MUTT original"
+    source = "sample" if settings.data_dir is None and shipped is None else "MUTT original"
     ui.caption_text(f"n = {kept} of {offered} {source} sentences take {labels.get(corruption, corruption)} at every "
                     f"strength {', '.join(map(str, strengths))} ({unit}); each point is the same sentences at one "
                     "strength.")
@@ -97,6 +105,27 @@ def page() -> None:
                                    "pass_ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
                                    "mean_drop": st.column_config.NumberColumn(format="%.4f")})
     ui.copy_link()
+
+
+def _shipped_curve(settings):
+    """The first curve as it ships (its table, with ``attrs``), captioned with what it is and, where it is not
+    this server's (other data, code, metrics or rules), with what differs; None when none ships."""
+    try:
+        snapshot = services.shipped("severity")
+    except MuttlabError as exc:
+        st.error(f"The precomputed curve cannot be read: {ui.md_text(exc)}")
+        return None
+    if snapshot is None or snapshot.content.request != FIRST:
+        return None
+    ui.caption_text(snapshot.label() + " Press Draw the curves to compute any curve on this server.")
+    differences = services.shipped_differences(settings, snapshot)
+    if differences:
+        st.warning(ui.md_text("These precomputed curves are not this server's numbers: " + "; ".join(differences)
+                              + ". Press Draw the curves for its own."), icon=":material/history:")
+    elif settings.data_dir is None:
+        ui.caption_text("Drawn on every MUTT original of the real data; this server has no data dir, so a curve "
+                        "it draws uses the bundled sample's scenes.")
+    return snapshot.content.table()
 
 
 page()

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from muttlab import escaping
 from muttlab.errors import MuttlabError
-from muttlab.settings import Settings, load_settings, parse_tie_rule
+from muttlab.rules import parse_tie_rule
+from muttlab.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # pandas is imported by the commands that render tables, not by `muttlab --help`
     import pandas as pd
@@ -34,9 +35,11 @@ def common_parser() -> argparse.ArgumentParser:
 
 def add_tie_rule_option(parser: argparse.ArgumentParser) -> None:
     """``--tie-rule`` for a command that judges trials (docs/corruptions.md, "Ties")."""
-    parser.add_argument("--tie-rule", default=None, metavar="exact|TOLERANCE",
+    parser.add_argument("--tie-rule", default=None, metavar="exact|TOLERANCE|calibrated:STUDY:PAIR",
                         help="when two scores count as tied (a tie fails the strict rules): 'exact' (the papers' "
-                             "exact comparison) or a relative tolerance (default: $MUTTLAB_TIE_RULE, else 1e-9)")
+                             "exact comparison), a relative tolerance from 1e-15 to below 0.01, or "
+                             "'calibrated:STUDY:PAIR' (each metric's ε calibrated on expert judgments, e.g. "
+                             "calibrated:mqm-ted:zh-en) (default: $MUTTLAB_TIE_RULE, else 1e-9)")
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -55,8 +58,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
                                "folder that exists or can be made") from None
     extra = tuple(getattr(args, "metric_path", None) or ())
     tie_rule = getattr(args, "tie_rule", None)
+    if tie_rule is not None:
+        settings = settings.with_rules(tie=parse_tie_rule(tie_rule, "--tie-rule"))
+    if settings.rules.tie.calibrated:  # an unknown study or pair is refused before a suite is read
+        from muttlab import api
+        api.check_rules(settings)
     return settings.with_overrides(
-        tie_tolerance=parse_tie_rule(tie_rule, "--tie-rule") if tie_rule is not None else None,
         data_dir=data_dir,
         cache_dir=getattr(args, "cache_dir", None),
         use_cache=False if getattr(args, "no_cache", False) else None,

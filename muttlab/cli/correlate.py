@@ -152,8 +152,10 @@ def _show_frames(study, args: argparse.Namespace) -> None:
     if args.format == "json":
         emit(json.dumps({name: _records(frame) for name, frame in frames.items()}, indent=2, ensure_ascii=False)
              + "\n", args.output)
-    elif args.format == "csv":
-        emit("".join(render(frame.assign(table=name), "csv") for name, frame in frames.items()), args.output)
+    elif args.format == "csv":  # one document: the frames' rows one after another, each named in `table`
+        rows = pd.concat([frame.reset_index(drop=True).astype(object).assign(table=name)
+                          for name, frame in frames.items()], ignore_index=True)
+        emit(render(rows[["table", *[c for c in rows.columns if c != "table"]]], "csv"), args.output)
     else:
         emit("\n".join(f"{name}\n{_text(frame, args.format)}" for name, frame in frames.items()), args.output)
 

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from muttlab.cli import summary
-from muttlab.cli.common import emit, settings_from_args
+from muttlab.cli.common import add_tie_rule_option, emit, settings_from_args
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -25,4 +25,5 @@ def register(subparsers, common) -> None:
                         help="the dashboard link or its query string, e.g. "
                              "'/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5'")
     parser.add_argument("--output", required=True, type=Path, help="the HTML file to write")
+    add_tie_rule_option(parser)  # the precomputed grid is reported only under the rules it was judged by
     parser.set_defaults(handler=handle)

@@ -11,8 +11,8 @@ import sys
 import pandas as pd
 
 from muttlab import api
-from muttlab.cli.common import (add_output_options, emit, escaped, progress_bar, render, settings_from_args,
-                                split_names)
+from muttlab.cli.common import (add_output_options, add_tie_rule_option, emit, escaped, progress_bar, render,
+                                settings_from_args, split_names)
 from muttlab.human.reproduce import TOLERANCES
 
 
@@ -34,13 +34,13 @@ def handle(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
-        payload = {"summary": summary, "tolerances": TOLERANCES,
+        payload = {"summary": summary, "tolerances": TOLERANCES, "lab_rules": settings.rules.signature(),
                    "by_study": report.by_study().to_dict(orient="records"),
                    "numbers": [{k: _json_value(v) for k, v in rec.items()}
                                for rec in report.frame.to_dict(orient="records")]}
         emit(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", args.output)
     elif args.format == "csv":
-        emit(render(report.frame, "csv"), args.output)
+        emit(render(report.frame.assign(lab_rules=settings.rules.signature()), "csv"), args.output)
         print(summary, file=sys.stderr)
     else:
         shown = report.display()
@@ -68,5 +68,6 @@ def register(subparsers, common) -> None:
     parser.add_argument("--metrics", default=None,
                         help="only the numbers of these metrics (comma-separated, ours or the papers' names; "
                              "default: all)")
+    add_tie_rule_option(parser)  # the lab's rules, for measured_lab: the paper's numbers judge ties exactly
     add_output_options(parser)
     parser.set_defaults(handler=handle)

@@ -100,7 +100,7 @@ def handle(args: argparse.Namespace) -> int:
     elif args.format == "json":
         emit(render(None, "json", records=accuracy_records(results)), args.output)
     else:
-        print(f"cells: accuracy % (passed/n) and tie rate %; rules {results.rules}", file=sys.stderr)
+        print(f"cells: accuracy % (passed/n) and tie rate %; rules {results.rules.signature()}", file=sys.stderr)
         emit(render(grid_frame(results), args.format), args.output)
     return 0
 

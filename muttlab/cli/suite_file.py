@@ -8,6 +8,7 @@ and ACES' weighted summary. Every table counts the unsupported pairs and the rec
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from muttlab.cli.common import emit, render
@@ -38,8 +39,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
     grid (False), which loads it again through :func:`muttlab.api.load_suite`."""
     from muttlab.cli.common import settings_from_args
     from muttlab.suites import read_suite
-    from muttlab.suites.contrastive import is_aces, run_challenge
-    from muttlab.suites.model import DEMETR_JSON
+    from muttlab.suites.contrastive import run_challenge
 
     suite_file = read_suite(args.suite, format=args.format_in)
     report_problems(suite_file)
@@ -54,7 +54,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
         else:
             emit(csv_frame(results.table.assign(signature=results.table["metric"].map(signatures))),
                  args.trials_out)
-    print(f"rules {results.rules} (ties are failures)", file=sys.stderr)
+    print(f"rules {results.rules.signature()} (ties are failures)", file=sys.stderr)
     summary = results.summary()
     unsupported = summary.groupby("metric")["unsupported"].sum()
     for metric, count in unsupported.items():
@@ -66,14 +66,51 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
         print(f"note: {sum(results.not_applied.values())} record(s) the data set marks as not applied "
               "(perturbation not possible) are no test items; counted per phenomenon in `not_applied`",
               file=sys.stderr)
-    text = render(summary, args.format, decimals=3)
-    if suite_file.format == DEMETR_JSON:
-        text += "\nPer severity:\n" + render(results.by_severity(), args.format, decimals=3)
-    if is_aces(results):
-        text += "\nACES summary (category τ = mean over its phenomena; score = Σ weight × τ):\n"
-        text += render(results.aces(), args.format, decimals=3)
-    emit(text, args.output)
+    emit_challenge_tables(challenge_tables(results, suite_file), args.format, args.output)
     return True
+
+
+def challenge_tables(results, suite_file) -> dict:
+    """The tables a challenge set is reported by, by name: ``phenomena`` always, ``severity`` for DEMETR,
+    ``aces`` for ACES; each row carries its metric's results signature (which names the rules)."""
+    from muttlab.suites.contrastive import is_aces
+    from muttlab.suites.model import DEMETR_JSON
+
+    signatures = {m: results.signature(m) for m in results.signatures}
+    tables = {"phenomena": results.summary()}
+    if suite_file.format == DEMETR_JSON:
+        tables["severity"] = results.by_severity()
+    if is_aces(results):
+        tables["aces"] = results.aces()
+    return {name: frame.assign(signature=frame["metric"].map(signatures)) for name, frame in tables.items()}
+
+
+# What each table is, for a reader of the text formats.
+TABLE_TITLES = {"severity": "Per severity:",
+                "aces": "ACES summary (category τ = mean over its phenomena; score = Σ weight × τ):"}
+
+
+def emit_challenge_tables(tables: dict, fmt: str, output) -> None:
+    """``tables`` as exactly one document: JSON, one object with a field per table; CSV, the per-phenomenon
+    table, the others beside ``--output`` (``NAME.severity.csv``, ``NAME.aces.csv``) or, on standard output,
+    left to the JSON form; the text formats, one table after the other with its title."""
+    if fmt == "json":
+        emit(render(None, "json", records={name: json.loads(frame.to_json(orient="records", double_precision=15))
+                                           for name, frame in tables.items()}), output)
+        return
+    if fmt == "csv":
+        emit(csv_frame(tables["phenomena"]), output)
+        others = [name for name in tables if name != "phenomena"]
+        for name in others:
+            if output is not None:
+                emit(csv_frame(tables[name]), output.with_name(f"{output.stem}.{name}{output.suffix}"))
+        if others and output is None:
+            print(f"note: the {' and '.join(others)} table(s) are in --format json, or beside --output FILE.csv "
+                  f"({', '.join(f'FILE.{n}.csv' for n in others)})", file=sys.stderr)
+        return
+    parts = [render(frame.drop(columns=["signature"]), fmt, decimals=3) for frame in tables.values()]
+    titles = [""] + [f"\n{TABLE_TITLES[name]}\n" for name in list(tables)[1:]]
+    emit("".join(t + p for t, p in zip(titles, parts)), output)
 
 
 def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Suite:

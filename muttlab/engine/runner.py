@@ -21,7 +21,8 @@ from muttlab.engine.progress import RunProgress
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
-from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
+from muttlab.rules import DEFAULT_RULES, Rules
+from muttlab.settings import Settings
 from muttlab.trials import Suite, count_in_splits
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.metrics.registry import Registry
@@ -43,21 +44,20 @@ class Results:
 
     The runner hands over the table's columns (:data:`RESULT_COLUMNS`); the frame is made on first use of
     ``table``, so that a caller that wants only the accuracy cells (``muttlab run --format csv``) never
-    imports pandas.
+    imports pandas. ``rules`` are the run's :class:`~muttlab.rules.Rules`, ``metric_rules`` each metric's,
+    bound to it (noise floor, calibration): what its trials were judged by.
     """
 
     def __init__(self, columns: dict[str, list | np.ndarray], signatures: dict[str, str] | None = None,
-                 suite: str = "", is_sample: bool = False, tolerance: float = DEFAULT_TOLERANCE,
-                 tie_tolerance: float = DEFAULT_TIE_TOLERANCE, warnings: list[str] | None = None,
-                 noise_floors: dict[str, float] | None = None):
+                 suite: str = "", is_sample: bool = False, rules: Rules = DEFAULT_RULES,
+                 metric_rules: dict[str, Rules] | None = None, warnings: list[str] | None = None):
         self._table: pd.DataFrame | None = None
         self._columns = columns
         self.signatures = signatures if signatures is not None else {}
         self.suite = suite
         self.is_sample = is_sample
-        self.tolerance = tolerance
-        self.tie_tolerance = tie_tolerance
-        self.noise_floors = noise_floors if noise_floors is not None else {}
+        self.rules = rules
+        self.metric_rules = metric_rules if metric_rules is not None else {}
         self.warnings = warnings if warnings is not None else []
 
     @property
@@ -67,16 +67,11 @@ class Results:
             self._table = pd.DataFrame(self._columns, columns=RESULT_COLUMNS)
         return self._table
 
-    @property
-    def rules(self) -> str:
-        """The accuracy rules' settings, ``tol:0.15|tie:1e-9``: part of every cell's signature."""
-        return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
-
     def signature(self, metric: str) -> str:
-        """A metric's results signature: its own signature, then the rules it was judged by (with its noise
-        floor where that decided ties, :meth:`~muttlab.settings.Settings.rule_signature`)."""
-        rules = Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance)
-        return f"{self.signatures[metric]}|{rules.rule_signature(self.noise_floors.get(metric, 0.0))}"
+        """A metric's results signature: its own signature, then the rules it was judged by (its noise floor
+        where that decided ties, its calibration under a calibrated tie rule: :meth:`muttlab.rules.Rules.signature`).
+        """
+        return f"{self.signatures[metric]}|{self.metric_rules.get(metric, self.rules).signature()}"
 
     def accuracy_cells(self) -> dict[str, list | np.ndarray]:
         """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
@@ -399,8 +394,12 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                 batches.append((cands, refs))
 
     names = registry.resolve(metrics)
+    verdict.check_rules(settings)
     tracker = RunProgress(progress, names, sum(len(c) for c, _ in batches)) if progress else None
     metric_objs = resolve_metrics(names, registry, tracker.loading if tracker else None)
+    # Bound before anything is scored: a metric the rules cannot judge (no calibration) is refused at once.
+    bound = {m.name: verdict.rules_for(settings, m.name, m.signature(), m.noise_floor, suite.languages)
+             for m in metric_objs}
     # A scorer built here may fork to score some metrics on a second core (a cluster's scorer does not).
     fork = scorer is None and settings.workers > 1
     scorer = scorer or _Scorer(cache_for(settings), settings.workers, registry)
@@ -418,12 +417,11 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
             except MetricError as exc:
                 raise MuttlabError(str(exc)) from None
             by_key = dict(zip(batch_index, scored))
-            ties = verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor)
             for name, (ctype, trials) in groups.items():
                 for k in counts:
                     s_orig, s_corr = by_key[(name, k, "orig")], by_key[(name, k, "corr")]
-                    judged = verdict.judge(s_orig, s_corr, expected[name], metric.higher_is_better, ties,
-                                           settings.tolerance)
+                    judged = verdict.judge(s_orig, s_corr, expected[name], metric.higher_is_better,
+                                           bound[metric.name])
                     n = len(trials)
                     columns["trial"] += trial_ids[name]
                     columns["corruption"] += [name] * n
@@ -443,5 +441,4 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
              for c, v in columns.items()}
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
     return Results(columns=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
-                   is_sample=suite.is_sample, tolerance=settings.tolerance, tie_tolerance=settings.tie_tolerance,
-                   warnings=warnings, noise_floors={m.name: m.noise_floor for m in metric_objs})
+                   is_sample=suite.is_sample, rules=settings.rules, metric_rules=bound, warnings=warnings)

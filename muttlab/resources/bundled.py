@@ -25,6 +25,11 @@ def sample_dir() -> Path:
     return data_dir() / "sample"
 
 
+def results_dir() -> Path:
+    """Results computed ahead and shipped (``data/results``): the snapshots, the tie calibrations; read-only."""
+    return data_dir() / "results"
+
+
 def models_dir() -> Path:
     """Trained (ReVal) and tuned (multi-level) models that ship with the package; read-only."""
     return data_dir() / "models"

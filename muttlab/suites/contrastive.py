@@ -33,7 +33,8 @@ from muttlab.engine import runner, verdict
 from muttlab.errors import MetricError, MuttlabError
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
-from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
+from muttlab.rules import DEFAULT_RULES, Rules
+from muttlab.settings import Settings
 from muttlab.suites.model import ACES_TSV, SuiteFile
 
 CONCORDANT, DISCORDANT, TIE, UNSUPPORTED = "concordant", "discordant", "tie", "unsupported"
@@ -76,29 +77,22 @@ def supports(metric: Metric, language: str) -> bool:
 
 @dataclass
 class ChallengeResults:
-    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures, the rules' settings the
-    pairs were judged by and, per phenomenon, the records the data set marks as not applied (no pairs, never
-    scored)."""
+    """Per-pair outcomes of a challenge set (``table``), with the metrics' signatures, the rules the pairs were
+    judged by (the run's, and each metric's bound to it) and, per phenomenon, the records the data set marks
+    as not applied (no pairs, never scored)."""
 
     table: pd.DataFrame
     format: str
     signatures: dict[str, str] = field(default_factory=dict)
     suite: str = ""
-    tolerance: float = DEFAULT_TOLERANCE
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE
-    noise_floors: dict[str, float] = field(default_factory=dict)
+    rules: Rules = DEFAULT_RULES
+    metric_rules: dict[str, Rules] = field(default_factory=dict)
     not_applied: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def rules(self) -> str:
-        """The rules' settings, ``tol:0.15|tie:1e-9``."""
-        return Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance).rule_signature()
-
     def signature(self, metric: str) -> str:
-        """A metric's results signature: its own signature, then the rules it was judged by (with its noise
-        floor where that decided ties)."""
-        rules = Settings(tolerance=self.tolerance, tie_tolerance=self.tie_tolerance)
-        return f"{self.signatures[metric]}|{rules.rule_signature(self.noise_floors.get(metric, 0.0))}"
+        """A metric's results signature: its own signature, then the rules it was judged by (its noise floor
+        where that decided ties, its calibration under a calibrated tie rule)."""
+        return f"{self.signatures[metric]}|{self.metric_rules.get(metric, self.rules).signature()}"
 
     def summary(self) -> pd.DataFrame:
         """Per metric x phenomenon: n scored, concordant, discordant (ties included), ties, unsupported,
@@ -189,7 +183,13 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
     if not trials:
         raise MuttlabError(f"suite {suite_file.suite.name!r} has no pairs")
     try:
+        verdict.check_rules(settings)
         metric_objs = runner.resolve_metrics(metrics, reg)
+        langs = [suite_file.language(t.id) for t in trials]
+        # Bound before anything is scored; a calibration is checked against the languages the metric scores.
+        bound = {m.name: verdict.rules_for(settings, m.name, m.signature(), m.noise_floor,
+                                           {lang for lang in langs if supports(m, lang)})
+                 for m in metric_objs}
         # A pair that names no expectation expects the good translation to score better (orig > corr).
         expected = verdict.expectations(trials, Rule.ORIG_BETTER)
         expected_names = ([expected.value] * len(trials) if isinstance(expected, verdict.Expectation)
@@ -197,7 +197,6 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         frames = []
         steps = 2 * len(metric_objs)  # each metric scores the good side, then the incorrect side
         for step, metric in enumerate(metric_objs):
-            langs = [suite_file.language(t.id) for t in trials]
             keep = [i for i, lang in enumerate(langs) if supports(metric, lang)]
             kept = [trials[i] for i in keep]
             refs = [list(t.references) for t in kept]
@@ -217,8 +216,7 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
             s_good = np.full(len(trials), np.nan)
             s_bad = np.full(len(trials), np.nan)
             s_good[keep], s_bad[keep] = good, bad
-            judged = verdict.judge(s_good, s_bad, expected, metric.higher_is_better,
-                                   verdict.tie_tolerance(settings.tie_tolerance, metric.noise_floor), settings.tolerance)
+            judged = verdict.judge(s_good, s_bad, expected, metric.higher_is_better, bound[metric.name])
             frames.append(pd.DataFrame({
                 "trial": [t.id for t in trials], "phenomenon": [t.corruption for t in trials],
                 "severity": [t.severity for t in trials], "expected": expected_names, "lang": langs,
@@ -230,9 +228,8 @@ def run_challenge(settings: Settings, suite_file: SuiteFile, metrics, registry: 
         if registry is None:
             reg.close()
     return ChallengeResults(pd.concat(frames, ignore_index=True)[TABLE_COLUMNS], suite_file.format,
-                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings.tolerance,
-                            settings.tie_tolerance, {m.name: m.noise_floor for m in metric_objs},
-                            dict(suite_file.not_applied))
+                            {m.name: m.signature() for m in metric_objs}, suite_file.suite.name, settings.rules,
+                            bound, dict(suite_file.not_applied))
 
 
 def is_aces(results: ChallengeResults) -> bool:

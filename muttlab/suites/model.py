@@ -56,3 +56,7 @@ class SuiteFile:
 
     def language(self, trial_id: str) -> str:
         return self.languages.get(trial_id, "en")
+
+    def target_languages(self) -> tuple[str, ...]:
+        """The target languages of the suite's trials, sorted (English where the file names none)."""
+        return tuple(sorted({self.language(t.id) for t in self.suite.trials})) or ("en",)

@@ -108,6 +108,10 @@ class Fixtures:
             "run_challenge": (api.run_challenge, {"settings": s, "suite_file": self.suite_file, "metrics": ["BLEU-1"]}),
             "severity": (api.severity, {"settings": s, "corruption": "typo", "metrics": ["BLEU-1"], "strengths": [1],
                                         "sentences": [("s1", "a man rides a big red bike", ("a man rides a bike",))]}),
+            "check_rules": (api.check_rules, {"settings": s}),
+            "snapshot": (api.snapshot, {"kind": "grid"}),
+            "snapshot_differences": (api.snapshot_differences, {"settings": s, "shipped": api.snapshot("grid"),
+                                                                "signatures": {}}),
         }
 
 

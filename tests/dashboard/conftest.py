@@ -17,7 +17,8 @@ APP = dashboard_dir() / "app.py"
 TIMEOUT = 180  # first runs start spaCy or Java on a busy machine
 SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
                       "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS",
-                      "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR")
+                      "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR", "MUTTLAB_TIE_RULE",
+                      "MUTTLAB_CALIBRATIONS")
 
 
 @pytest.fixture

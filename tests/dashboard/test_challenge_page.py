@@ -56,8 +56,11 @@ def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challe
     assert MARKUP in set(summary["phenomenon"])
     assert not any("<b>" in m.value for m in at.markdown)
     # Each metric's results signature: the metric's own, then the tie rule and tolerance it was judged by.
-    signatures = next(t for t in tables if "signature" in t.columns)
+    signatures = next(t for t in tables if list(t.columns) == ["metric", "signature"])
     assert signatures["signature"].tolist() == [expected.signature(m) for m in METRICS]
+    # Every table's rows carry them, so a download names the rules its numbers were judged by.
+    for table in (summary, aces):
+        assert table["signature"].tolist() == [expected.signature(m) for m in table["metric"]]
     for metric, shown in zip(METRICS, signatures["signature"]):
         assert shown.startswith(expected.signatures[metric] + "|") and "|tie:" in shown
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from muttlab.dashboard import shipped_human
+from muttlab import api
 from muttlab.human import dbleu, flickr
 from muttlab.human.flickr import flickr_correlations
 from tests.dashboard.conftest import chart_title, charts_drawn, open_link, open_page, shown_errors
@@ -42,16 +42,16 @@ def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):
 
 def test_without_a_data_dir_the_shipped_studies_are_shown(app_env, monkeypatch):
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
-    shipped = shipped_human.load()
+    shipped = api.snapshot("human")
     at = open_page("correlation")
     assert not shown_errors(at)
     assert not at.get("form_submit_button")  # nothing can be computed without the data
     table = next(d.value for d in at.dataframe if "signature" in d.value.columns)
     assert set(table["dataset"]) == {"expert", "crowdflower"}
-    assert table["tau"].tolist() == pytest.approx(shipped.flickr.table["tau"].tolist())
+    assert table["tau"].tolist() == pytest.approx(shipped.content.flickr.table["tau"].tolist())
     main = next(d.value for d in at.dataframe if "rho" in d.value.columns and "sweep" not in d.value.columns)
     assert main["metric"].tolist() == ["BLEU", "sentence-BLEU", "DeltaBLEU"]
-    assert main["rho"].tolist() == pytest.approx(shipped.units.main["rho"].tolist())
+    assert main["rho"].tolist() == pytest.approx(shipped.content.units.main["rho"].tolist())
     captions = " ".join(c.proto.body for c in at.get("html"))
     assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
 
@@ -60,14 +60,15 @@ def test_with_a_data_dir_the_shipped_studies_come_first_and_a_covered_request_sc
     calls = []
     monkeypatch.setattr(flickr, "flickr_correlations", lambda *a, **k: calls.append(a))
     monkeypatch.setattr(dbleu, "unit_study", lambda *a, **k: calls.append(a))
-    shipped = shipped_human.load()
+    shipped = api.snapshot("human")
     at = open_page("correlation", state={"flickr-metrics": ["BLEU-4", "CIDEr-D"], "flickr-datasets": ["expert"]})
     assert not shown_errors(at)
     assert len([d for d in at.dataframe if "signature" in d.value.columns]) == 1
     at = _submit(at, "Correlate")
     assert not shown_errors(at) and calls == []
     table = next(d.value for d in at.dataframe if "signature" in d.value.columns)
-    expected = shipped.flickr.table.set_index(["metric", "dataset"]).loc[[("BLEU-4", "expert"), ("CIDEr-D", "expert")]]
+    by_metric = shipped.content.flickr.table.set_index(["metric", "dataset"])
+    expected = by_metric.loc[[("BLEU-4", "expert"), ("CIDEr-D", "expert")]]
     assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
     assert at.query_params["metrics"] in ("BLEU-4,CIDEr-D", ["BLEU-4,CIDEr-D"])
 

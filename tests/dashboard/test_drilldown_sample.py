@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from muttlab.dashboard import shipped
+from muttlab import api
 from muttlab.sources import SAMPLE_TRIALS
 from tests.dashboard.conftest import open_link, shown_errors
 
@@ -12,7 +12,7 @@ CELL = {"metric": "BLEU-4", "corruption": "neg_subj", "refs": "5"}
 
 
 def _shipped_cell():
-    cells = shipped.load().cells
+    cells = api.snapshot("grid").content.cells
     return cells[(cells["metric"] == CELL["metric"]) & (cells["corruption"] == CELL["corruption"])
                  & (cells["refs"] == int(CELL["refs"]))].iloc[0]
 

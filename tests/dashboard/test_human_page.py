@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from muttlab.dashboard import shipped_human
+from muttlab import api
 from muttlab.human import sick
 from muttlab.human.sick import sick_study
 from tests.dashboard.conftest import html_bodies, html_tables, open_link, open_page, shown_errors
@@ -59,7 +59,7 @@ def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_setti
     matrix = matrix_table(at)
     assert matrix["gold"].tolist() == pytest.approx(expected.correlations["gold"].tolist())
     assert not at.get("vega_lite_chart")  # drawn in HTML, the Vega-Lite charts are the downloads
-    assert_drawn(at, shipped_human.sick_numbers(expected), "BLEU-4", "pearson")
+    assert_drawn(at, api.study_numbers(expected), "BLEU-4", "pearson")
 
 
 def test_method_and_corruption_change_the_study(app_env, app_settings):
@@ -75,24 +75,24 @@ def test_method_and_corruption_change_the_study(app_env, app_settings):
 
 def test_without_a_data_dir_the_shipped_study_is_shown(app_env, monkeypatch):
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
-    shipped = shipped_human.load()
+    shipped = api.snapshot("human")
     at = open_page("human")
     assert not shown_errors(at)
     # MUTT data: 336 of the 543 listed neg_subj pairs have an experiment trial (data/README.md counts).
     assert {m.label: m.value for m in at.metric}["pairs"] == "336"
     matrix = matrix_table(at)
     assert matrix.columns.tolist() == ["", "gold", "METEOR-1.5", "BADGER-like", "TERp"]
-    expected = shipped.sick_study("neg_subj", "trials").correlations["pearson"]
+    expected = shipped.content.sick_study("neg_subj", "trials").correlations["pearson"]
     assert matrix["TERp"].tolist() == pytest.approx(expected["TERp"].tolist())
     captions = " ".join(c.proto.body for c in at.get("html"))
     assert "Shipped results" in captions and shipped.stamp.digest() in captions and "no data dir" in captions
-    assert_drawn(at, shipped.sick_study("neg_subj", "trials"), "METEOR-1.5", "pearson")
+    assert_drawn(at, shipped.content.sick_study("neg_subj", "trials"), "METEOR-1.5", "pearson")
     # Another type, reading and method come from the shipped file too; no sentence ships.
     at.selectbox(key="human-corruption").set_value("passive")
     at.selectbox(key="human-reading").set_value("paper")
     at.selectbox(key="human-method").set_value("kendall_b").run()
     assert not shown_errors(at)
-    numbers = shipped.sick_study("passive", "paper")
+    numbers = shipped.content.sick_study("passive", "paper")
     assert {m.label: m.value for m in at.metric}["pairs"] == str(numbers.pairs)
     matrix = matrix_table(at)
     assert matrix["gold"].tolist() == pytest.approx(numbers.correlations["kendall_b"]["gold"].tolist())
@@ -106,7 +106,7 @@ def test_the_default_view_draws_the_shipped_numbers_without_scoring(app_env, mon
     monkeypatch.setattr(sick, "sick_study", lambda *a, **k: calls.append(a) or real(*a, **k))
     at = open_page("human")
     assert not shown_errors(at)
-    assert calls == []  # the shipped numbers are current for this data dir (test_shipped_human.py)
+    assert calls == []  # the shipped numbers are current for this data dir (tests/snapshots/test_shipped_human.py)
     assert {m.label: m.value for m in at.metric}["pairs"] == "336"
     assert any("Shipped results" in c.proto.body for c in at.get("html"))
     # The sentences are this server's: opening the pairs scores the study once.

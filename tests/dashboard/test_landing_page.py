@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from muttlab.corruptions import catalog
-from muttlab.dashboard import shipped
-from muttlab.dashboard.glossary import TERMS
+from muttlab import api
+from muttlab.dashboard.glossary import TERMS, term
+from muttlab.settings import load_settings
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from tests.dashboard.conftest import grid_html, open_page, shown_errors
 
@@ -20,10 +21,10 @@ def _column_headers(body: str) -> list[str]:
 
 
 def test_the_columns_are_grouped_under_their_family():
-    grid = shipped.load()
+    grid = api.snapshot("grid").content
     # Families interleaved on purpose: the grid must regroup them.
     order = ["passive", "neg_subj", "double_PP", "det_sub", "neg_verb", "remove_prep"]
-    body = accuracy_grid_html(shipped.select(grid, ["BLEU-4"], order, [5]), metric_order=["BLEU-4"],
+    body = accuracy_grid_html(grid.select(["BLEU-4"], order, [5]), metric_order=["BLEU-4"],
                               corruption_order=order)
     families = re.findall(r'<th class="mutt-family" colspan="(\d)">([^<]*)</th>', body)
     assert families == [("2", "meaning-preserving"), ("2", "meaning-altering"), ("2", "fluency-disrupting")]
@@ -59,6 +60,17 @@ def test_the_landing_page_points_to_published_and_explains_its_terms(app_env):
                for link in links)
     glossary = next(e for e in at.expander if e.label.startswith("Glossary"))
     text = "\n".join(m.value for m in glossary.markdown)
-    for term in ("signature", "tie", "tie rule", "Wilson interval", "margin (orig > corr)", "margin (difference)",
-                 "noise floor", "references (5/10/20)", "unsupported", "not applied"):
-        assert f"**{term}**: {TERMS[term]}" in text
+    assert set(TERMS) == {"signature", "tie", "tie rule", "Wilson interval", "margin (orig > corr)",
+                          "margin (difference)", "noise floor", "references (5/10/20)", "unsupported", "not applied"}
+    for name in TERMS:
+        assert f"**{name}**: {term(name, load_settings())}" in text
+    assert "|s_orig − s_corr| ≤ 1e-9 × max(1, |s_orig|) (tie:1e-9)" in text
+
+
+def test_the_glossary_prints_the_servers_rules_not_the_default(app_env, monkeypatch):
+    monkeypatch.setenv("MUTTLAB_TIE_RULE", "exact")
+    at = open_page("run")
+    glossary = next(e for e in at.expander if e.label.startswith("Glossary"))
+    text = "\n".join(m.value for m in glossary.markdown)
+    assert "two scores tie only when they are exactly equal (tie:exact" in text
+    assert "This server's rules: tol:0.15|tie:exact." in text and "1e-9" not in text

@@ -86,18 +86,37 @@ def test_the_shipped_numbers_drawn_as_tables_read_back_as_the_frame():
     verdict and its reason; a missing number shows "–", not "nan"."""
     from muttlab.dashboard.published_table import published_table_html
 
-    frame = services.shipped_reproduction().frame
+    frame = services.shipped_reproduction().content.frame
     for study, part in frame.groupby("study", sort=False):
         rows = table_rows(published_table_html(part.reset_index(drop=True)))
         assert "study" not in rows[0] and len(rows) == len(part)
         for row, record in zip(rows, part.itertuples(index=False)):
-            for column in ("published", "measured", "difference", "tolerance"):
+            for column, header in (("published", "published"), ("measured", "measured"),
+                                   ("measured_lab", "under the lab's rules"), ("difference", "difference"),
+                                   ("tolerance", "tolerance")):
                 value = getattr(record, column)
                 if pd.isna(value):
-                    assert row[column] == "–"
+                    assert row[header] == "–"
                 else:
-                    assert abs(float(row[column]) - value) <= 5e-5, (study, column, row[column], value)
+                    assert abs(float(row[header]) - value) <= 5e-5, (study, column, row[header], value)
             verdict = {True: "✓ within", False: "✗ outside"}.get(record.within, "not measured")
             assert row["within tolerance"] == verdict
-            assert row["reason"] == (record.reason if isinstance(record.reason, str) else "")
+            # The row below a number: why it differs from the published one, and why the lab's rules give another.
+            assert row["reason"] == " · ".join(text for text in (record.reason, record.rule_note) if text)
             assert row["refs"] == ("–" if pd.isna(record.refs) else str(int(record.refs)))
+
+
+def test_the_page_names_the_rule_of_each_number_and_the_lab_value_beside_it(app_env, monkeypatch):
+    """Issue 35: BLEU-4 x Negated Subject x 5 refs is 97.3 (327/336) on the Run grid and 99.1 on this page; the page
+    says which rule gave each, with the word "tie" (the shipped numbers)."""
+    monkeypatch.setattr(services, "reproduce_available", lambda: True)
+    at = open_page("published")
+    assert not shown_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "ties judged exactly, as the paper did (tie:exact)" in captions
+    assert "the lab's rules (tol:0.15|tie:1e-9)" in captions
+    mutt = published_tables(at)[0]
+    cell = next(r for r in mutt if r["metric"] == "BLEU" and r["subset"] == "neg_subj" and r["refs"] == "5"
+                and r["rule"] == "strict")
+    assert (cell["measured"], cell["under the lab's rules"]) == ("99.1071", "97.3214")
+    assert "ties judged exactly, as the paper did; the lab's rules (tol:0.15|tie:1e-9) give 97.3214" in cell["reason"]

@@ -29,6 +29,21 @@ def test_precomputed_grid_report_inlines_vega(sample_settings):
     assert "BLEU-4" in document and "muttlab " in document and "CC BY-NC-SA 3.0" in document
 
 
+def test_a_report_under_other_rules_never_gives_the_shipped_grid_as_its_numbers(tmp_path, monkeypatch, cache_dir):
+    monkeypatch.delenv("MUTTLAB_DATA_DIR", raising=False)
+    monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache_dir))
+    out = tmp_path / "report.html"
+    view = "metrics=BLEU-4&corruptions=neg_subj&refs=5"
+    assert main(["report", "--view", view, "--output", str(out)]) == 0
+    assert "judged under the rules tol:0.15|tie:1e-9" in out.read_text(encoding="utf-8")
+    exact = load_settings({}, cache_dir=cache_dir, tie_rule="exact")
+    with pytest.raises(MuttlabError, match=r"judged under the rules tol:0.15\|tie:1e-9, not under this report's "
+                                           r"\(tol:0.15\|tie:exact\); add run=1"):
+        build_report(exact, view)
+    assert main(["report", "--view", view + "&run=1", "--tie-rule", "exact", "--output", str(out)]) == 0
+    assert "judged under the rules tol:0.15|tie:exact" in out.read_text(encoding="utf-8")
+
+
 def test_drilldown_report_from_the_cli(tmp_path, monkeypatch, cache_dir):
     monkeypatch.delenv("MUTTLAB_DATA_DIR", raising=False)
     monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache_dir))

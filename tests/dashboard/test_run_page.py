@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from muttlab.dashboard import shipped
+from muttlab import api
 from muttlab.engine import runner
 from muttlab.sources import SAMPLE_TRIALS, load_mutt_experiments
 from tests.dashboard.conftest import grid_cells, grid_html, open_page, shown_errors
@@ -32,7 +32,7 @@ def test_first_visit_lists_metrics_and_shows_the_precomputed_grid(app_env):
     # Nothing is scored on a first visit: the grid shown is the one that ships with the package.
     assert any(s.value == "Accuracy (precomputed)" for s in at.subheader)
     assert not at.get("vega_lite_chart")
-    grid = shipped.load()
+    grid = api.snapshot("grid").content
     body = grid_html(at)
     cell = grid.cells.iloc[0]
     # Each cell links to its drill-down and carries its numbers on hover.

@@ -50,12 +50,35 @@ def curve_table(at):
     return at.dataframe[0].value
 
 
-def test_a_first_visit_scores_nothing(app_env):
+def test_a_first_visit_draws_the_shipped_first_curve_and_scores_nothing(app_env, monkeypatch):
+    from muttlab.dashboard import services
+
+    monkeypatch.setattr(services, "severity", lambda *a, **k: pytest.fail("a first visit scored"))
+    shipped = api.snapshot("severity")
     at = open_page("severity")
     assert not shown_errors(at)
-    assert any("Draw the curves" in i.value for i in at.info)
     assert not any("Sample data" in i.value for i in at.info)  # a data dir: the MUTT originals
     assert not at.get("vega_lite_chart")
+    captions = " ".join(html_bodies(at))
+    assert "Shipped results" in captions and shipped.stamp.digest() in captions
+    assert f"n = {shipped.content.kept} of {shipped.content.sentences} MUTT original sentences take" in _caption(at)
+    # This server's data, code, metrics and rules are the snapshot's: no warning that it is not current.
+    assert not any("not this server's numbers" in w.value for w in at.warning)
+    shown = curve_table(at)
+    expected = shipped.content.frame
+    assert list(shown["metric"]) == list(expected["metric"]) == [m for m in api.severity_default().metrics
+                                                                 for _ in api.severity_default().strengths]
+    for column in ("pass_rate", "mean_drop"):
+        assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
+
+
+def test_the_shipped_curve_under_other_rules_says_so(app_env, monkeypatch):
+    monkeypatch.setenv("MUTTLAB_TIE_RULE", "exact")
+    at = open_page("severity")
+    assert not shown_errors(at)
+    warning = next(w.value for w in at.warning if "not this server's numbers" in w.value)
+    other = "judged under other rules: tol:0.15|tie:1e-9, this server's are tol:0.15|tie:exact"
+    assert other in warning.replace("\\", "")
 
 
 def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, app_settings, data_dir):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from muttlab.dashboard import shipped
+from muttlab import api
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import grid_cells, open_link, shown_errors
@@ -13,7 +13,7 @@ def test_landing_page_shows_the_precomputed_grid(app_env):
     assert not shown_errors(at)
     assert any(s.value == "Accuracy (precomputed)" for s in at.subheader)
     cells = grid_cells(at)
-    grid = shipped.load()
+    grid = api.snapshot("grid").content
     assert set(cells) == {(r.metric, r.corruption, int(r.refs)) for r in grid.cells.itertuples()}
     assert len(cells) == len(grid.cells)
 

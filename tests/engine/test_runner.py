@@ -6,6 +6,7 @@ import pytest
 
 from muttlab.errors import MuttlabError
 from muttlab.engine.runner import run
+from muttlab.rules import EXACT_RULE
 from muttlab.settings import Settings
 from muttlab.trials import Suite, Trial
 from muttlab.metrics.registry import Registry
@@ -64,7 +65,7 @@ def test_ties_fail_the_strict_rule_and_are_counted(mutt_suite, data_settings):
     assert acc.loc["remove_prep", "signature"].endswith("|tol:0.15|tie:1e-9")
 
     # With no tie tolerance the comparison is exact, as in the study's code: the near-ties pass again.
-    exact = run(suite, ["BLEU-1"], [20], data_settings.with_overrides(tie_tolerance=0.0)).table
+    exact = run(suite, ["BLEU-1"], [20], data_settings.with_rules(tie=EXACT_RULE)).table
     exact = exact[exact.corruption == "remove_prep"].set_index("trial")
     near = near.set_index("trial")
     assert exact.loc[near.index, "passed"].eq(near["s_orig"] > near["s_corr"]).all()

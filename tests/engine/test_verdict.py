@@ -15,6 +15,7 @@ from muttlab.engine import runner, verdict
 from muttlab.engine.queue import FairQueue, QueuedScorer
 from muttlab.trials import Expectation, Suite
 from muttlab.errors import MuttlabError
+from muttlab.rules import DEFAULT_RULES, EXACT_RULE, Rules, TieRule
 from muttlab.settings import Settings, load_settings
 
 FIRST, SECOND, SAME = Expectation.FIRST_BETTER, Expectation.SECOND_BETTER, Expectation.ABOUT_SAME
@@ -52,7 +53,7 @@ def test_about_same_is_the_difference_formula_and_a_tie_passes_it():
     assert v.tied.tolist() == [False, False, True]
     # The relative change is on the scores as reported, whatever the direction.
     assert verdict.judge([1.0], [0.84], SAME, higher_is_better=False).outcome.tolist() == ["failed"]
-    assert verdict.judge([1.0], [0.84], SAME, True, tolerance=0.2).outcome.tolist() == ["passed"]
+    assert verdict.judge([1.0], [0.84], SAME, True, Rules(tolerance=0.2)).outcome.tolist() == ["passed"]
 
 
 def test_a_nan_score_is_unsupported_not_failed():
@@ -65,7 +66,7 @@ def test_a_nan_score_is_unsupported_not_failed():
 def test_the_tie_tolerance_is_relative_to_the_larger_of_one_and_the_first_score():
     close = [0.3 + 1e-12, 1000.0 + 1e-7]
     assert verdict.judge([0.3, 1000.0], close, SECOND, True).outcome.tolist() == ["tie", "tie"]
-    exact = verdict.judge([0.3, 1000.0], close, SECOND, True, tie_tolerance=0.0)
+    exact = verdict.judge([0.3, 1000.0], close, SECOND, True, Rules(tie=EXACT_RULE))
     assert exact.outcome.tolist() == ["passed", "passed"]
     # 1e-7 on a score of 1000 is within 1e-9 x 1000 = 1e-6; on a score of 1 it is not.
     assert verdict.judge([1.0], [1.0 + 1e-7], SECOND, True).outcome.tolist() == ["passed"]
@@ -92,28 +93,63 @@ def test_a_trials_own_expectation_overrides_its_types_rule():
 
 
 def test_a_metrics_noise_floor_raises_its_tie_tolerance_never_lowers_it():
-    assert verdict.tie_tolerance(1e-9, 1e-6) == 1e-6
-    assert verdict.tie_tolerance(1e-3, 1e-6) == 1e-3
-    assert verdict.tie_tolerance(0.0, 0.0) == 0.0
+    assert Rules().for_metric(1e-6).relative_tolerance == 1e-6
+    assert Rules(tie=TieRule(tolerance=1e-3)).for_metric(1e-6).relative_tolerance == 1e-3
+    assert Rules(tie=EXACT_RULE).for_metric(0.0).relative_tolerance == 0.0
+    # A difference of 5e-7 on scores near 0.5 is noise for a float32 encoder (floor 1e-6), not for BLEU.
+    assert verdict.judge([0.5], [0.5 - 5e-7], FIRST, True, Rules().for_metric(1e-6)).outcome.tolist() == ["tie"]
+    assert verdict.judge([0.5], [0.5 - 5e-7], FIRST, True, Rules().for_metric(0.0)).outcome.tolist() == ["passed"]
 
 
 # --------------------------------------------------------------------------- the tie rule as a setting
 
 def test_the_tie_rule_comes_from_the_environment():
-    assert load_settings({}).tie_tolerance == 1e-9
-    assert load_settings({"MUTTLAB_TIE_RULE": "exact"}).tie_tolerance == 0.0
-    assert load_settings({"MUTTLAB_TIE_RULE": " 1e-6 "}).tie_tolerance == 1e-6
-    for bad in ("loose", "-1e-9", "0.5", "nan"):
+    assert load_settings({}).rules == DEFAULT_RULES and DEFAULT_RULES.tie == TieRule("relative", 1e-9)
+    assert load_settings({"MUTTLAB_TIE_RULE": "exact"}).rules.tie == EXACT_RULE
+    assert load_settings({"MUTTLAB_TIE_RULE": " 1e-6 "}).rules.tie == TieRule("relative", 1e-6)
+    assert load_settings({"MUTTLAB_TIE_RULE": "0"}).rules.tie == EXACT_RULE
+    for bad in ("loose", "-1e-9", "0.5", "nan", "inf", "0.01"):
         with pytest.raises(MuttlabError, match="MUTTLAB_TIE_RULE"):
             load_settings({"MUTTLAB_TIE_RULE": bad})
 
 
+def test_one_range_for_the_relative_tie_rule_in_the_api_the_cli_and_the_environment(monkeypatch):
+    from muttlab.cli import build_parser
+    from muttlab.cli.common import settings_from_args
+
+    monkeypatch.delenv("MUTTLAB_TIE_RULE", raising=False)
+    # 1e8 was accepted by load_settings where the command line capped it; 1e-400 underflows to 0.0 and silently
+    # became the exact rule. Both are refused everywhere, by the same message.
+    for value in ("1e8", "1e-400", "1e-16"):
+        with pytest.raises(MuttlabError, match=r"from 1e-15 to below 0\.01") as env:
+            load_settings({"MUTTLAB_TIE_RULE": value})
+        with pytest.raises(MuttlabError, match=r"from 1e-15 to below 0\.01") as cli:
+            settings_from_args(build_parser().parse_args(["run", "--tie-rule", value]))
+        assert "MUTTLAB_TIE_RULE" in str(env.value) and "--tie-rule" in str(cli.value)
+    for value in (1e8, 1e-16, 0.01, -1e-9, float("nan"), True):
+        with pytest.raises(MuttlabError, match="load_settings.tie_tolerance."):
+            load_settings({}, tie_tolerance=value)
+    # The edges of the range, in all three.
+    assert load_settings({}, tie_tolerance=1e-15).rules.tie.tolerance == 1e-15
+    assert load_settings({}, tie_tolerance=0.0).rules.tie == EXACT_RULE
+    assert load_settings({"MUTTLAB_TIE_RULE": "1e-15"}).rules.tie.tolerance == 1e-15
+    assert load_settings({"MUTTLAB_TIE_RULE": "0.0099"}).rules.tie.tolerance == 0.0099
+    assert load_settings({}, tie_rule="exact").rules.tie == EXACT_RULE
+    with pytest.raises(MuttlabError, match="give one of them"):
+        load_settings({}, tie_rule="exact", tie_tolerance=0.0)
+    with pytest.raises(MuttlabError, match="tolerance"):
+        load_settings({}, tolerance=2.0)
+    assert load_settings({}, tolerance=0.2).rules.tolerance == 0.2
+
+
 def test_rule_signatures_name_the_tie_rule_and_a_deciding_noise_floor():
-    assert Settings().rule_signature() == "tol:0.15|tie:1e-9"
-    assert Settings(tie_tolerance=0.0).rule_signature() == "tol:0.15|tie:exact"
-    assert Settings().rule_signature(noise_floor=1e-6) == "tol:0.15|tie:1e-9|floor:1e-6"
+    assert Rules().signature() == "tol:0.15|tie:1e-9"
+    assert Rules(tie=EXACT_RULE).signature() == "tol:0.15|tie:exact"
+    assert Rules().for_metric(1e-6).signature() == "tol:0.15|tie:1e-9|floor:1e-6"
+    assert Rules(tie=EXACT_RULE).for_metric(1e-6).signature() == "tol:0.15|tie:exact|floor:1e-6"
     # A floor below the setting decides nothing and is not shown.
-    assert Settings(tie_tolerance=1e-3).rule_signature(noise_floor=1e-6) == "tol:0.15|tie:0.001"
+    assert Rules(tie=TieRule(tolerance=1e-3)).for_metric(1e-6).signature() == "tol:0.15|tie:0.001"
+    assert Settings().rules.signature() == "tol:0.15|tie:1e-9"
 
 
 def test_the_cli_flag_sets_the_tie_rule(monkeypatch):
@@ -121,9 +157,10 @@ def test_the_cli_flag_sets_the_tie_rule(monkeypatch):
     from muttlab.cli.common import settings_from_args
 
     monkeypatch.delenv("MUTTLAB_TIE_RULE", raising=False)
-    for command in (["run"], ["severity", "--corruption", "remove_prep"]):
+    for command in (["run"], ["severity", "--corruption", "remove_prep"], ["reproduce"],
+                    ["report", "--view", "/run", "--output", "r.html"]):
         args = build_parser().parse_args([*command, "--tie-rule", "exact"])
-        assert settings_from_args(args).tie_tolerance == 0.0
+        assert settings_from_args(args).rules.tie == EXACT_RULE
         with pytest.raises(MuttlabError, match="--tie-rule"):
             settings_from_args(build_parser().parse_args([*command, "--tie-rule", "sometimes"]))
 
@@ -138,21 +175,21 @@ def test_scores_cache_keys_do_not_depend_on_the_tie_rule(sample_settings):
     registry.add(metric)
     runner.run(suite, [metric.name], [1], sample_settings, registry)
     scored = WordOverlap.scored
-    exact = runner.run(suite, [metric.name], [1], sample_settings.with_overrides(tie_tolerance=0.0), registry)
-    assert scored > 0 and WordOverlap.scored == scored and exact.tie_tolerance == 0.0
+    exact = runner.run(suite, [metric.name], [1], sample_settings.with_rules(tie=EXACT_RULE), registry)
+    assert scored > 0 and WordOverlap.scored == scored and exact.rules.tie == EXACT_RULE
 
 
 # --------------------------------------------------------------------------- every path calls the verdict
 
 class Sentinel:
-    """Stands in for verdict.judge: records the tie tolerance each call got and decides by position alone
+    """Stands in for verdict.judge: records the tie rule of the rules each call got and decides by position alone
     (even trials pass, odd ones tie; every margin 42), which no real verdict of real scores does."""
 
     def __init__(self):
-        self.ties: list[float] = []
+        self.ties: list[str] = []
 
-    def __call__(self, s_first, s_second, expectation, higher_is_better, tie_tolerance=1e-9, tolerance=0.15):
-        self.ties.append(tie_tolerance)
+    def __call__(self, s_first, s_second, expectation, higher_is_better, rules=DEFAULT_RULES):
+        self.ties.append(str(rules.tie))
         n = len(np.asarray(s_first))
         return verdict.Verdicts(margin=np.full(n, 42.0), code=(np.arange(n) % 2).astype(np.int8),
                                 tied=np.ones(n, dtype=bool))
@@ -173,7 +210,7 @@ def sentinel(monkeypatch):
 @pytest.fixture
 def exact(sample_settings):
     """A tie rule other than the default."""
-    return sample_settings.with_overrides(tie_tolerance=0.0)
+    return sample_settings.with_rules(tie=EXACT_RULE)
 
 
 def _sample_cell(settings):
@@ -187,7 +224,7 @@ def test_runner(sentinel, exact):
     results = runner.run(suite.select([corruption]), ["BLEU-4", "TER"], [refs], exact)
     for _, part in results.table.groupby("metric"):
         assert _sentinels(part["passed"]) and (part["margin"] == 42.0).all()
-    assert sentinel.ties and set(sentinel.ties) == {0.0}
+    assert sentinel.ties and set(sentinel.ties) == {"exact"}
     assert all(s.endswith("|tol:0.15|tie:exact") for s in results.accuracy()["signature"])
 
 
@@ -197,7 +234,7 @@ def test_dashboard_queue(sentinel, exact):
     suite, corruption, refs = _sample_cell(exact)
     results = services.run_grid(exact, services.Selection(("BLEU-4",), (corruption,), (refs,)))
     assert _sentinels(results.table["passed"]) and (results.table["margin"] == 42.0).all()
-    assert set(sentinel.ties) == {0.0}
+    assert set(sentinel.ties) == {"exact"}
     assert results.accuracy()["signature"].str.endswith("|tie:exact").all()
 
 
@@ -208,7 +245,7 @@ def test_api_sentence_verdicts(sentinel, exact):
                                            "a man does not ride a bike"], [["a man is riding a bicycle"]] * 4)
     table = api.sentence_verdicts(scores, corrupted, exact)
     # One call per trial here: each is the first (and only) trial of its call, which the sentinel passes.
-    assert table["passed"].all() and (table["margin"] == 42.0).all() and set(sentinel.ties) == {0.0}
+    assert table["passed"].all() and (table["margin"] == 42.0).all() and set(sentinel.ties) == {"exact"}
 
 
 def test_severity(sentinel, exact):
@@ -217,7 +254,7 @@ def test_severity(sentinel, exact):
     curve = severity_curve(exact, "remove_prep", ["BLEU-4"], [1, 2])
     n = curve["n"].iloc[0]
     assert (curve["pass_rate"] == 100.0 * math.ceil(n / 2) / n).all()
-    assert set(sentinel.ties) == {0.0} and curve["signature"].str.endswith("|tol:0.15|tie:exact").all()
+    assert set(sentinel.ties) == {"exact"} and curve["signature"].str.endswith("|tol:0.15|tie:exact").all()
 
 
 def test_contrastive_suites(sentinel, exact):
@@ -227,11 +264,20 @@ def test_contrastive_suites(sentinel, exact):
     results = run_challenge(exact, read_suite(CHALLENGE_FILE), ["sentBLEU"])
     n = len(results.table)
     assert results.table["outcome"].tolist() == [CONCORDANT if i % 2 == 0 else TIE for i in range(n)]
-    assert set(sentinel.ties) == {0.0} and results.signature("sentBLEU").endswith("|tol:0.15|tie:exact")
+    assert set(sentinel.ties) == {"exact"} and results.signature("sentBLEU").endswith("|tol:0.15|tie:exact")
 
 
-def test_reproduction_applies_the_papers_exact_rule_whatever_the_setting(sentinel, data_settings):
+def test_reproduction_applies_the_papers_exact_rule_whatever_the_setting(sentinel, data_settings, monkeypatch):
     from muttlab.human.reproduce import measure_mutt_accuracy
+
+    def by_rule(s_first, s_second, expectation, higher_is_better, rules=DEFAULT_RULES):
+        """Every trial passes under the exact rule and fails under any other: which rule gave a number shows."""
+        sentinel.ties.append(str(rules.tie))
+        n = len(np.asarray(s_first))
+        code = np.zeros(n, np.int8) if rules.tie == EXACT_RULE else np.full(n, 2, np.int8)
+        return verdict.Verdicts(margin=np.zeros(n), code=code, tied=np.zeros(n, dtype=bool))
+
+    monkeypatch.setattr(verdict, "judge", by_rule)
 
     rows = pd.DataFrame([
         {"study": "mutt_accuracy", "source": "Table 4", "metric": "CIDEr", "subset": "det_sub", "refs": 5,
@@ -239,14 +285,12 @@ def test_reproduction_applies_the_papers_exact_rule_whatever_the_setting(sentine
         # Table 7 applies the Difference formula to negations: decided here, not by the runner.
         {"study": "mutt_accuracy", "source": "Table 7", "metric": "CIDEr", "subset": "neg_subj", "refs": 5,
          "rule": "difference", "statistic": "accuracy_pct", "value": 50.0}])
-    loose = data_settings.with_overrides(tie_tolerance=1e-3)
+    loose = data_settings.with_rules(tie=TieRule(tolerance=1e-3))
     registry = runner.registry_for(loose)
     measured = measure_mutt_accuracy(loose, rows, registry, lambda *a: None)
-    suite = api.load_suite(data_settings, "mutt")
-    for i, subset in enumerate(rows["subset"]):
-        n = len(suite.of(subset))
-        assert measured[i][0] == pytest.approx(100.0 * math.ceil(n / 2) / n)
-    assert len(sentinel.ties) >= 2 and set(sentinel.ties) == {0.0}
+    # The paper's number under the exact rule; the lab's, beside it, under the rules set (1e-3).
+    assert [m[0] for m in measured.values()] == [100.0, 100.0] and [m[2] for m in measured.values()] == [0.0, 0.0]
+    assert set(sentinel.ties) == {"exact", "0.001"}
 
 
 @pytest.mark.slow
@@ -254,7 +298,7 @@ def test_dask_cluster(sentinel, data_dir, mutt_suite, tmp_path):
     distributed = pytest.importorskip("distributed")
     from muttlab.engine.distributed import DaskScorer
 
-    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1, tie_tolerance=0.0)
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1, rules=Rules(tie=EXACT_RULE))
     suite = Suite("mutt", mutt_suite.of("det_sub")[:24])
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address="127.0.0.1:0") as cluster:
@@ -265,7 +309,7 @@ def test_dask_cluster(sentinel, data_dir, mutt_suite, tmp_path):
             results = runner.run(suite, ["BLEU-4"], [5], settings, registry, scorer=scorer)
             registry.close()
     assert scorer.tasks > 0  # scored on the cluster, judged here
-    assert _sentinels(results.table["passed"]) and set(sentinel.ties) == {0.0}
+    assert _sentinels(results.table["passed"]) and set(sentinel.ties) == {"exact"}
     assert results.accuracy()["signature"].str.endswith("|tie:exact").all()
 
 
@@ -300,7 +344,7 @@ def test_the_queue_executor_gives_the_runners_results_one_cell_per_job(data_sett
 @pytest.mark.parametrize("metric", ["BLEU-1", "BLEU-4", "ROUGE-L", "CIDEr-D", "TER", "chrF"])
 def test_every_shipped_cell_keeps_its_n_and_passed_count(metric, data_settings, mutt_suite):
     """The verdict function judges the released MUTT sets exactly as the grid that ships with the package."""
-    shipped = [c for c in json.loads(SHIPPED_GRID.read_text())["cells"] if c["metric"] == metric]
+    shipped = [c for c in json.loads(SHIPPED_GRID.read_text())["content"]["cells"] if c["metric"] == metric]
     cells = runner.run(mutt_suite, [metric], [5, 10, 20], data_settings).accuracy()
     ours = {(c, int(k)): (int(n), int(p)) for c, k, n, p in cells[["corruption", "refs", "n", "passed"]].itertuples(
         index=False)}

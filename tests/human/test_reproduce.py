@@ -9,6 +9,7 @@ from muttlab.sources import load_mutt_experiments
 from muttlab.errors import MuttlabError
 from muttlab.human import reproduce as rp
 from muttlab.human import studies
+from muttlab.rules import EXACT_RULE
 from muttlab.settings import Settings
 
 
@@ -48,6 +49,26 @@ def test_mutt_accuracy_cells_match_the_paper_for_bleu4(settings):
     assert (outside["reason"] != "").all()
     passive = report.frame[report.frame["subset"] == "passive"]
     assert all(r == "" or "238 passive trials" in r for r in passive["reason"])
+
+
+def test_the_lab_rules_number_stands_beside_the_papers_where_they_differ(settings):
+    """Issue 35's example: BLEU-4 x Negated Subject x 5 refs is 99.1 as the paper judged it (exact comparison)
+    and 97.3 (327/336) on the Run grid (tie:1e-9). Both are checked against the two comparisons written out on
+    the runner's scores."""
+    report = rp.reproduce(settings, ["mutt_accuracy"], metrics=["BLEU"])
+    row = report.frame.set_index(["subset", "refs"]).loc[("neg_subj", 5)]
+    table = run(load_mutt_experiments(settings).select(["neg_subj"]), ["BLEU-4"], [5], settings).table
+    s_orig, s_corr = table["s_orig"].to_numpy(), table["s_corr"].to_numpy()
+    assert row["measured"] == pytest.approx(100 * np.mean(s_orig > s_corr)) == pytest.approx(100 * 333 / 336)
+    lab = 100 * np.mean(s_orig - s_corr > 1e-9 * np.maximum(1, np.abs(s_orig)))
+    assert row["measured_lab"] == pytest.approx(lab) == pytest.approx(100 * 327 / 336)
+    assert row["rule_note"] == "ties judged exactly, as the paper did; the lab's rules (tol:0.15|tie:1e-9) give 97.3214"
+    # Where the two agree there is no note, and a server judging exactly has no second number to give.
+    frame = report.frame
+    assert (frame.loc[frame["measured"] == frame["measured_lab"], "rule_note"] == "").all()
+    exact = rp.reproduce(settings.with_rules(tie=EXACT_RULE), ["mutt_accuracy"], metrics=["BLEU"]).frame
+    assert (exact["measured_lab"] == exact["measured"]).all() and (exact["rule_note"] == "").all()
+    assert any("ties judged exactly, as the paper did" in note for note in report.notes)
 
 
 def test_a_rule_other_than_the_types_is_decided_from_the_same_scores(settings, data_dir, tmp_path):

@@ -61,7 +61,7 @@ def test_grid_with_own_tokenizer_matches_coco_pipeline(coco, mutt_suite, tmp_pat
         expected = verdict.EXPECTATION_OF_RULE[catalog.get(name).rule]
         for metric in OURS:
             s_orig, s_corr = coco[name, k, "orig"][2][metric], coco[name, k, "corr"][2][metric]
-            ok = verdict.judge(s_orig, s_corr, expected, True, settings.tie_tolerance, settings.tolerance).passed
+            ok = verdict.judge(s_orig, s_corr, expected, True, settings.rules).passed
             rows.append(pd.DataFrame({"metric": metric, "corruption": name, "refs": k, "passed": ok}))
     theirs = accuracy_table(pd.concat(rows))
     merged = ours.merge(theirs, on=["metric", "corruption", "refs"], suffixes=("_ours", "_coco"))

@@ -16,7 +16,8 @@ from muttlab.corruptions import catalog
 from muttlab.engine import verdict
 from muttlab.sources import MUTT_REF_COUNTS, load_mutt_experiments
 from muttlab.metrics.neural import BertScore, EmbeddingCosine
-from muttlab.settings import DEFAULT_TIE_TOLERANCE, DEFAULT_TOLERANCE, Settings
+from muttlab.rules import Rules
+from muttlab.settings import Settings
 
 ARTEFACT = "There is no man thinking"
 
@@ -111,12 +112,12 @@ def test_embedding_cosine_equals_sentence_transformers(grid, metrics):
     np.testing.assert_allclose(ours, want, rtol=0, atol=1e-6)
 
 
-def _verdicts(metric, grid, tie_tolerance):
+def _verdicts(metric, grid, rules):
     scores, verdicts = [], []
     for name, _, originals, corrupted, refs in grid:
         s_orig, s_corr = metric.score(originals, refs), metric.score(corrupted, refs)
         expectation = verdict.EXPECTATION_OF_RULE[catalog.get(name).rule]
-        judged = verdict.judge(s_orig, s_corr, expectation, metric.higher_is_better, tie_tolerance, DEFAULT_TOLERANCE)
+        judged = verdict.judge(s_orig, s_corr, expectation, metric.higher_is_better, rules)
         scores += [s_orig, s_corr]
         verdicts.append(judged.passed)
     return np.concatenate(scores), np.concatenate(verdicts)
@@ -127,8 +128,8 @@ def test_float32_noise_changes_no_verdict_and_no_score_beyond_the_noise_floor(ki
     """What another CPU's kernels or another batch do to an embedding, done on purpose: every batch's encoder
     output moved by ~1e-7. No verdict changes (ties at the noise floor) and no score moves by the noise floor."""
     clean = metrics[kind]
-    tie_tolerance = max(DEFAULT_TIE_TOLERANCE, kind.noise_floor)
-    want_scores, want_verdicts = _verdicts(clean, grid, tie_tolerance)
+    rules = Rules().for_metric(kind.noise_floor)  # the default tie rule, raised to the metric's noise floor
+    want_scores, want_verdicts = _verdicts(clean, grid, rules)
 
     rng = np.random.default_rng(7)
     encoded: list[str] = []
@@ -143,7 +144,7 @@ def test_float32_noise_changes_no_verdict_and_no_score_beyond_the_noise_floor(ki
 
     monkeypatch.setattr(kind, "_encode", noisy)
     perturbed = kind()
-    scores, verdicts = _verdicts(perturbed, grid, tie_tolerance)
+    scores, verdicts = _verdicts(perturbed, grid, rules)
 
     assert sorted(encoded) == sorted(set(encoded)), "a sentence was encoded twice"
     assert np.abs(scores - want_scores).max() > 0  # the noise reached the scores

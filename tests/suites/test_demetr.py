@@ -3,7 +3,6 @@ here with sacreBLEU itself, following the data set's datasheet: records whose ``
 items; in the reference baseline (``pert_id`` 35) the perturbed side is the reference and must win; a tie fails."""
 from __future__ import annotations
 
-import io
 import json
 
 import pandas as pd
@@ -57,11 +56,10 @@ def test_all_35_files_are_here(data_dir):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_accuracy_of_each_file_equals_a_direct_sacrebleu_count(path, data_dir, cache_dir, monkeypatch, capsys):
     monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache_dir))
-    assert main(["run", "--suite", str(path), "--metrics", "sentBLEU,chrF", "--format", "csv"]) == 0
-    text = capsys.readouterr().out
-    by_phenomenon, by_severity = text.split("\nPer severity:\n")
-    summary = pd.read_csv(io.StringIO(by_phenomenon)).set_index("metric")
-    severity = pd.read_csv(io.StringIO(by_severity)).set_index("metric")
+    assert main(["run", "--suite", str(path), "--metrics", "sentBLEU,chrF", "--format", "json"]) == 0
+    tables = json.loads(capsys.readouterr().out)  # one document: a field per table
+    summary = pd.DataFrame(tables["phenomena"]).set_index("metric")
+    severity = pd.DataFrame(tables["severity"]).set_index("metric")
     records = json.loads(path.read_text(encoding="utf-8"))
     for name in SCORERS:
         n, passed, not_applied = _direct(path, name)

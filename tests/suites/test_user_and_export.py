@@ -54,10 +54,12 @@ def test_corrupt_input_writes_a_suite_that_run_reads(tmp_path, capsys):
 
 
 def test_run_reports_a_challenge_set_and_its_malformed_rows(capsys):
-    assert main(["run", "--suite", str(FILES / "aces.tsv"), "--metrics", "sentBLEU", "--format", "csv"]) == 0
+    assert main(["run", "--suite", str(FILES / "aces.tsv"), "--metrics", "sentBLEU", "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert "line 6: expected 7 tab-separated columns, found 3" in captured.err
-    assert "aces_score" in captured.out and "hypernym-replacement" in captured.out
+    tables = json.loads(captured.out)
+    assert set(tables) == {"phenomena", "aces"} and "aces_score" in tables["aces"][0]
+    assert "hypernym-replacement" in {row["phenomenon"] for row in tables["phenomena"]}
 
 
 def test_export_parquet_loads_with_pyarrow_and_datasets(tmp_path):
