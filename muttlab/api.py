@@ -265,6 +265,19 @@ def reproduce(settings: Settings, registry: Registry | None = None, **options) -
             reg.close()
 
 
+# --------------------------------------------------------------------------- accounts (docs/security.md)
+
+def sign_out_everywhere(settings: Settings, user: str) -> int:
+    """End every live session of the account ``user`` (or of that name signed in with the shared annotator
+    credential) on the server whose cache dir ``settings`` names: every browser, tab and server process.
+    Acts as the local operator, like ``muttlab users signout``. Returns how many sessions ended."""
+    from muttlab.access.roles import local_operator
+    from muttlab.access.sessions import end_sessions
+
+    settings, user = validation.arguments("sign_out_everywhere", settings=settings, user=user)
+    return end_sessions(local_operator(), settings, user)
+
+
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
 
 def read_suite(path_or_bytes, format: str | None = None):

@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
     "models": ("models", "list, install and uninstall the learned metrics' models"),
-    "users": ("users", "dashboard accounts: add, remove, passwd, list"),
+    "users": ("users", "dashboard accounts: add, remove, passwd, signout, list"),
     "report": ("report", "write a dashboard view as one offline HTML file"),
 }
 

@@ -108,6 +108,7 @@ class Fixtures:
             "run_challenge": (api.run_challenge, {"settings": s, "suite_file": self.suite_file, "metrics": ["BLEU-1"]}),
             "severity": (api.severity, {"settings": s, "corruption": "typo", "metrics": ["BLEU-1"], "strengths": [1],
                                         "sentences": [("s1", "a man rides a big red bike", ("a man rides a bike",))]}),
+            "sign_out_everywhere": (api.sign_out_everywhere, {"settings": s, "user": "nobody"}),
         }
 
 
