@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muttlab.errors import DataError
+from muttlab.settings import active_limits
 from muttlab.sources import parse_json, read_lines
 from muttlab.metrics.delta_bleu import WeightedRef
 
@@ -82,9 +83,13 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         raise DataError(path, "no such file", fix="give the path of a ΔBLEU JSONL or TSV file")
     parse = _parse_jsonl if path.suffix.lower() in (".jsonl", ".json") else _parse_tsv
     hyps, refs, lines = [], [], []
+    limits = active_limits()
     for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        if len(hyps) == limits.max_pairs:  # before this segment is parsed
+            raise DataError(path, limits.exceeded("max_pairs", len(hyps) + 1, "the file") + " (or more); split it "
+                            "into smaller files", line=lineno)
         hyp, seg_refs = parse(path, lineno, line)
         if not hyp.strip():
             raise DataError(path, "the hypothesis is empty", line=lineno, fix="give a non-empty hypothesis")
