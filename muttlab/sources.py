@@ -69,7 +69,9 @@ def read_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise DataError(path, f"cannot be read ({exc.strerror or exc})") from None
     if len(raw) > limits.max_upload_bytes:
-        raise DataError(path, limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"))
+        # Where the limit is passed: no line beyond it is read.
+        raise DataError(path, limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"),
+                        line=raw.count(b"\n", 0, limits.max_upload_bytes) + 1)
     return raw
 
 

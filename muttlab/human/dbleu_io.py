@@ -40,8 +40,9 @@ class WeightedSegments:
 def _weight(path: Path, lineno: int, value) -> float:
     try:
         w = float(value)
-    except (TypeError, ValueError):
-        raise DataError(path, f"reference weight {value!r} is not a number", line=lineno, fix=FORMAT_HINT) from None
+    except (TypeError, ValueError, OverflowError):
+        raise DataError(path, f"reference weight {str(value)[:40]!r} is not a number in [-1, 1]", line=lineno,
+                        fix=FORMAT_HINT) from None
     if math.isnan(w) or not -1.0 <= w <= 1.0:
         raise DataError(path, f"reference weight {w} is outside [-1, 1]", line=lineno,
                         fix="ΔBLEU weights are human ratings rescaled to [-1, 1]")
@@ -102,5 +103,5 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         refs.append(seg_refs)
         lines.append(lineno)
     if not hyps:
-        raise DataError(path, "the file holds no segments", fix=FORMAT_HINT)
+        raise DataError(path, "the file holds no segments", line=1, fix=FORMAT_HINT)
     return WeightedSegments(hyps, refs, lines)

@@ -25,15 +25,14 @@ These data sets are not redistributable: the lab reads the user's own copy.
 """
 from __future__ import annotations
 
-import csv
-import io
+import math
 from pathlib import Path
 from typing import Callable
 
 from muttlab.settings import active_limits
 from muttlab.sources import parse_json, read_bytes
 from muttlab.trials import Expectation, Suite, Trial
-from muttlab.errors import DataError
+from muttlab.errors import DataError, MuttlabError
 from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
                                   RowProblem, SuiteFile)
 
@@ -84,6 +83,15 @@ def _references(record: dict) -> tuple[str, ...]:
     return tuple(_text(r, "references") for r in refs)
 
 
+def _finite_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond any float
+        return False
+
+
 def _expectation(value) -> Expectation | None:
     if value is None:
         return None
@@ -94,7 +102,10 @@ def _expectation(value) -> Expectation | None:
 
 
 def target_language(lp: str) -> str:
-    """The target language of a language pair (``en-de`` -> ``de``); a bare code is itself."""
+    """The target language of a language pair (``en-de`` -> ``de``); a bare code is itself. A value that is no
+    string is a malformed row (a ValueError)."""
+    if lp is not None and not isinstance(lp, str):
+        raise _RowError(f"the language pair must be a string such as 'de-en', got {type(lp).__name__}")
     lp = (lp or "").strip().lower()
     return lp.rsplit("-", 1)[-1] if lp else "en"
 
@@ -104,8 +115,20 @@ def _builder(fmt: str, name: str):
     out = SuiteFile(Suite(name, trials), fmt)
     seen: set[str] = set()
 
+    limits = active_limits()
+
     def add(line: int, trial_id: str | None, phenomenon: str, good: str, incorrect: str, refs, source: str,
             lang: str, **extra) -> None:
+        # A row no metric may score (a sentence over the limits) is left out here, with its line, rather than
+        # failing the run that scores the file.
+        try:
+            for text, what in ((good, "the good text"), (incorrect, "the incorrect text"),
+                               *((r, f"reference {i + 1}") for i, r in enumerate(refs))):
+                limits.check_text(text, what)
+        except MuttlabError as exc:
+            raise _RowError(str(exc)) from None
+        if len(refs) > limits.max_refs:
+            raise _RowError(limits.exceeded("max_refs", len(refs), "the row"))
         trial_id = trial_id or f"{phenomenon}/{line}"
         if trial_id in seen:
             raise _RowError(f"id {trial_id!r} is used twice; ids must be unique")
@@ -163,8 +186,8 @@ def _read_trials_jsonl(text: str, name: str, label: str = "") -> SuiteFile:
             if problem:
                 raise _RowError(problem)
             human = record.get("human_score")
-            if human is not None and not isinstance(human, (int, float)):
-                raise _RowError("'human_score' must be a number")
+            if human is not None and not _finite_number(human):
+                raise _RowError("'human_score' must be a finite number")
             severity = _text(record.get("severity"), "severity", required=False) or None
             add(line, _text(record.get("id"), "id", required=False) or None, _label(record.get("corruption"),
                 "corruption"), _text(record.get("original"), "original"), _text(record.get("corrupted"),
@@ -197,7 +220,7 @@ def _read_contrastive_jsonl(text: str, name: str, label: str = "") -> SuiteFile:
 def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
     lines = text.splitlines()
     if not lines:
-        raise DataError(name, f"empty file; a {fmt} file starts with the header {' '.join(columns)}")
+        raise DataError(name, f"empty file; a {fmt} file starts with the header {' '.join(columns)}", line=1)
     header = [h.strip() for h in lines[0].split("\t")]
     missing = [c for c in columns if c not in header]
     if missing:
@@ -208,7 +231,7 @@ def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
     for line, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
-        cells = next(csv.reader(io.StringIO(raw), delimiter="\t", quoting=csv.QUOTE_NONE))
+        cells = raw.split("\t")  # no quoting: the csv module would also cap a field at 128 KiB
         if len(cells) != len(header):
             yield line, None, f"expected {len(header)} tab-separated columns, found {len(cells)}"
             continue
@@ -326,8 +349,9 @@ def detect_format(text: str, name: str = "", suffix: str = "") -> str:
             if isinstance(first, dict) and "original" in first and "corrupted" in first:
                 return TRIALS_JSONL
             break
+    first_line = next((n for n, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
     raise DataError(name or "suite", "cannot tell the format: JSONL records need either original/corrupted "
-                    "(a trial suite) or good/incorrect (a contrastive set)", fix="or pass --format-in")
+                    "(a trial suite) or good/incorrect (a contrastive set)", line=first_line, fix="or pass --format-in")
 
 
 def _parquet_as_jsonl(path: Path) -> bytes:
@@ -377,5 +401,6 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
     if not result.suite.trials:
         first = f"; first problem: {result.problems[0]}" if result.problems else ""
         skipped = f"; {sum(result.not_applied.values())} record(s) not applied" if result.not_applied else ""
-        raise DataError(label, f"no readable {fmt} row{first}{skipped}")
+        raise DataError(label, f"no readable {fmt} row{first}{skipped}",
+                        line=result.problems[0].line if result.problems else 1)
     return result

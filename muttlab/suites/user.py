@@ -82,19 +82,21 @@ def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences"
     ``label`` names the input in errors."""
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DataError(label, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(label, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line=data[:exc.start].count(b"\n") + 1,
+                        fix="re-save the file as UTF-8") from None
     from muttlab.suites.readers import check_rows, jsonl_records
 
     out, seen = UserSentences(), set()
     if kind in ("csv", "tsv"):
         check_rows(text.split("\n")[1:], str(label), first=2)  # before the csv module reads a row
+        reader = csv.reader(io.StringIO(text), delimiter="\t" if kind == "tsv" else ",")
         try:
-            rows = list(csv.reader(io.StringIO(text), delimiter="\t" if kind == "tsv" else ","))
+            rows = list(reader)
         except csv.Error as exc:  # a field over the csv module's size limit, a stray quote at the end
-            raise DataError(label, f"not readable as {kind.upper()}: {exc}") from None
+            raise DataError(label, f"not readable as {kind.upper()}: {exc}", line=reader.line_num) from None
         if not rows:
-            raise DataError(label, "empty file; the header needs 'text' and at least one 'reference' column")
+            raise DataError(label, "empty file; the header needs 'text' and at least one 'reference' column", line=1)
         header = [h.strip().lower() for h in rows[0]]
         ref_cols = [i for i, h in enumerate(header) if h.startswith("reference") or h.startswith("ref")]
         if "text" not in header or not ref_cols:
@@ -117,7 +119,7 @@ def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences"
             _add(out, seen, line, record.get("id"), record.get("text"), record.get("references"))
     if not out.items:
         first = f"; first problem: {out.problems[0]}" if out.problems else ""
-        raise DataError(label, f"no usable sentence{first}")
+        raise DataError(label, f"no usable sentence{first}", line=out.problems[0].line if out.problems else 1)
     return out
 
 
