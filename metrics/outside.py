@@ -397,8 +397,15 @@ class Worker:
 
     def score(self, handle: int, who: str, candidates: list[str], references: list[list[str]],
               sources: list[str] | None) -> np.ndarray:
-        answer = self.ask({"op": "score", "handle": handle, "candidates": candidates, "references": references,
-                           "sources": sources}, who)
+        # A grid's batches repeat their sentences (a pool's references under every trial of its scene): each
+        # distinct text is sent once, and the batch as indices into that table.
+        table: dict[str, int] = {}
+        index = lambda text: table.setdefault(text, len(table))  # noqa: E731
+        message = {"op": "score", "handle": handle, "candidates": [index(c) for c in candidates],
+                   "references": [[index(r) for r in refs] for refs in references],
+                   "sources": None if sources is None else [index(x) for x in sources]}
+        message["texts"] = list(table)
+        answer = self.ask(message, who)
         try:
             scores = np.frombuffer(base64.b64decode(answer.get("scores", ""), validate=True), dtype="<f8")
         except (TypeError, ValueError):
@@ -466,7 +473,11 @@ def _answer(request: dict, metrics: dict[int, Metric]) -> dict:
             base.contained(metric, "checking its requirements" if method == "check_available" else "closing",
                            getattr(metric, method))
             return {"ok": True}
-        scores = metric.score(request["candidates"], request["references"], request.get("sources"))
+        texts = request["texts"]
+        sources = request.get("sources")
+        scores = metric.score([texts[i] for i in request["candidates"]],
+                              [[texts[i] for i in refs] for refs in request["references"]],
+                              None if sources is None else [texts[i] for i in sources])
         return {"ok": True, "scores": base64.b64encode(np.asarray(scores, dtype="<f8").tobytes()).decode("ascii")}
     else:
         raise MetricError(f"no such request: {op!r}")
