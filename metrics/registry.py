@@ -5,7 +5,9 @@ A researcher adds a metric without touching this package, by
   * the Python entry-point group ``muttlab.metrics`` in their own package, or
   * :meth:`Registry.add` in code.
 The callable returns a :class:`~muttlab.metrics.base.Metric` instance (a Metric subclass works too).
-Metrics are never registered from the web page.
+Metrics are never registered from the web page. A registry made from settings (``isolate=True``) imports
+outside metrics only in a sandboxed worker process (:mod:`muttlab.metrics.outside`); whether a metric is built
+in, its name and its origin are decided here, never by what the metric object says (:func:`is_builtin`).
 
 The built-in names are reserved, however a metric is registered: an outside metric called ``BLEU-4`` (or
 ``bleu-4``) is refused with :class:`~muttlab.errors.ReservedName`, and so is a built-in class built with other
