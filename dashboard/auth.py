@@ -72,7 +72,9 @@ def _limiter(settings: Settings) -> RateLimiter:
 
 
 def _authenticator(settings: Settings) -> Authenticator:
-    return Authenticator(settings, _limiter(settings))
+    # The shared credential as it is at each check (secrets.toml first): a session opened with it ends when it
+    # is rotated.
+    return Authenticator(settings, _limiter(settings), shared_credential=configured_token)
 
 
 def authenticator(settings: Settings) -> Authenticator:

@@ -158,8 +158,15 @@ def _escape_one(match: re.Match) -> str:
     return f"\\x{ord(ch):02x}" if ch < " " or ch == "\x7f" else "\\" + ch
 
 
+def plain_text(value) -> str:
+    """``value`` as a plain ``str`` when it is a string of any class: the characters it holds, whatever its
+    class says of itself (a ``str`` subclass's own ``__str__``, ``casefold`` or ``__eq__`` is never asked)."""
+    return value if value.__class__ is str else str.__str__(value)
+
+
 def class_origin(cls: type) -> str:
-    """:meth:`Metric.origin` of a metric class (worked out once per class)."""
+    """The origin of a metric class, worked out once per class: ``built-in`` for a class of this package,
+    else its import path and the SHA-256 of its module's source."""
     found = _ORIGINS.get(cls)
     if found is None:
         found = _ORIGINS[cls] = _find_origin(cls)
@@ -182,12 +189,56 @@ def _find_origin(cls: type) -> str:
     return f"{where}@sha256:{hashlib.sha256(source).hexdigest()}"
 
 
+# Origins the registry assigned to metric objects of its own (an outside metric's stand-in in this process,
+# muttlab.metrics.outside): id -> (weak reference, origin). Never set from anything the metric reports.
+_ASSIGNED: dict[int, tuple[weakref.ref, str]] = {}
+
+
+def assign_origin(metric, origin: str) -> None:
+    """Record where ``metric``'s code was loaded from, as the registry found it (never ``built-in``)."""
+    if origin == BUILT_IN:
+        raise ValueError("an assigned origin names outside code")
+    key = id(metric)
+    _ASSIGNED[key] = (weakref.ref(metric, lambda _, key=key: _ASSIGNED.pop(key, None)), origin)
+
+
+def modified(metric) -> bool:
+    """Whether ``metric`` holds, as its own attribute, a callable in place of one its class defines (a
+    built-in ``Bleu`` whose ``_score`` was replaced): such an object no longer computes what its class does."""
+    own = getattr(metric, "__dict__", None)
+    if not isinstance(own, dict):
+        return False
+    cls = type(metric)
+    return any(callable(value) and any(key in vars(k) for k in cls.__mro__) for key, value in list(own.items()))
+
+
+def metric_origin(metric) -> str:
+    """Where ``metric``'s code comes from, decided from where it was loaded, never from what it reports:
+    the origin the registry assigned it; else ``built-in`` for an unmodified object of a class of this
+    package; else its class's import path and source digest (:func:`class_origin`). A built-in object that
+    was modified (:func:`modified`) is keyed to this process: no other process can share its scores."""
+    entry = _ASSIGNED.get(id(metric))
+    if entry is not None and entry[0]() is metric:
+        return entry[1]
+    cls = type(metric)
+    origin = class_origin(cls)
+    if origin == BUILT_IN and modified(metric):
+        return f"modified {cls.__module__}:{cls.__qualname__}@process:{_PROCESS_TOKEN}"
+    return origin
+
+
+def signature_of(metric) -> str:
+    """``metric``'s signature as :class:`Metric` builds it, whatever its class or the object itself defines
+    under the name ``signature``: what the runner keys the score cache with."""
+    return Metric.signature(metric)
+
+
 def _label(metric) -> str:
     """How an error names a metric: its name, and for an outside metric its class."""
     name = _quietly(lambda: metric.name)
     cls = type(metric)
     shown = name if isinstance(name, str) and name else cls.__qualname__
-    return shown if class_origin(cls) == BUILT_IN else f"{shown} ({cls.__module__}.{cls.__qualname__})"
+    return shown if metric_origin(metric) == BUILT_IN else f"{shown} ({cls.__module__}.{cls.__qualname__})"
 
 
 def _quietly(get):
@@ -221,7 +272,9 @@ def contained(metric, doing: str, call: Callable, *args, **kwargs):
 
 
 def _text(metric, value, what) -> str:
-    return value if value.__class__ is str else contained(metric, f"giving its {what} as text", str, value)
+    if isinstance(value, str):
+        return plain_text(value)
+    return plain_text(contained(metric, f"giving its {what} as text", str, value))
 
 
 def _as_scores(metric, raw, count: int) -> np.ndarray:
@@ -316,15 +369,16 @@ class Metric(ABC):
         fields += [f"{escape_field(_text(self, k, 'parameter name'), ':')}:{escape_field(_text(self, v, k))}"
                    for k, v in params.items()]
         fields.append(f"v:{escape_field(_text(self, self.version, 'version'))}")
-        origin = self.origin()
+        origin = metric_origin(self)
         if origin != BUILT_IN:
             fields.append(f"origin:{escape_field(origin)}")
         return "|".join(fields)
 
     def origin(self) -> str:
-        """Where the metric's code comes from: ``built-in`` for a metric class of this package, else the
-        class's import path and the SHA-256 of its module's source (``pkg.mod:Class@sha256:<hex>``)."""
-        return class_origin(type(self))
+        """Where the metric's code comes from (:func:`metric_origin`): ``built-in`` for an unmodified metric of
+        this package, else the class's import path and the SHA-256 of its module's source
+        (``pkg.mod:Class@sha256:<hex>``), or the origin the registry found for an outside metric's worker."""
+        return metric_origin(self)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -5,7 +5,9 @@ A researcher adds a metric without touching this package, by
   * the Python entry-point group ``muttlab.metrics`` in their own package, or
   * :meth:`Registry.add` in code.
 The callable returns a :class:`~muttlab.metrics.base.Metric` instance (a Metric subclass works too).
-Metrics are never registered from the web page.
+Metrics are never registered from the web page. A registry made from settings (``isolate=True``) imports
+outside metrics only in a sandboxed worker process (:mod:`muttlab.metrics.outside`); whether a metric is built
+in, its name and its origin are decided here, never by what the metric object says (:func:`is_builtin`).
 
 The built-in names are reserved, however a metric is registered: an outside metric called ``BLEU-4`` (or
 ``bleu-4``) is refused with :class:`~muttlab.errors.ReservedName`, and so is a built-in class built with other
@@ -15,6 +17,7 @@ arguments under its built-in name; it is registered under a name of its own
 from __future__ import annotations
 
 import importlib
+import threading
 import unicodedata
 from dataclasses import dataclass
 from importlib import metadata
@@ -22,7 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from muttlab.errors import MetricPathError, ReservedName, UnknownMetric  # noqa: F401  (re-export)
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, contained
+from muttlab.metrics.base import (BUILT_IN, Metric, MetricError, MetricUnavailable, class_origin, contained,
+                                  metric_origin, modified, plain_text)
 
 ENTRY_POINT_GROUP = "muttlab.metrics"
 
@@ -65,10 +69,50 @@ BUILTIN: dict[str, tuple[str, dict]] = {
 
 MAX_NAME_CHARS = 100
 
+# The classes the lab ships, fixed when this module is imported: only an unmodified object of one of them is a
+# built-in metric (:func:`is_builtin`), whatever a metric object says about itself.
+SHIPPED_CLASSES = frozenset(path for path, _ in BUILTIN.values())
+_BUILTIN_MODULES = frozenset(path.partition(":")[0] for path in SHIPPED_CLASSES)
+
 
 def _folded(name: str) -> str:
     """The form two names are compared in: ``BLEU-4``, ``bleu-4`` and ``ＢＬＥＵ-4`` (full-width) are one name."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    return str.casefold(unicodedata.normalize("NFKC", plain_text(name)))
+
+
+def is_builtin(metric) -> bool:
+    """Whether ``metric`` is one of the lab's own: an object of a class :data:`SHIPPED_CLASSES` names, loaded
+    from this package, that nobody modified (:func:`~muttlab.metrics.base.modified`). Decided here, from the
+    object's class and where it was loaded, never from its name, its ``origin()`` or any attribute it sets."""
+    cls = type(metric)
+    return (f"{cls.__module__}:{cls.__qualname__}" in SHIPPED_CLASSES and class_origin(cls) == BUILT_IN
+            and not modified(metric) and metric_origin(metric) == BUILT_IN)
+
+
+# What outside code this process has loaded (import paths, entry points, metric objects added in code). Once
+# it holds anything, this process no longer stores a built-in metric's scores in the shared cache: code that
+# ran here could have changed what those metrics compute (:func:`shares_scores`).
+_OUTSIDE_CODE: list[str] = []
+_OUTSIDE_LOCK = threading.Lock()
+
+
+def loaded_outside_code(what: str) -> None:
+    """Record that this process loaded outside code (``what`` says which)."""
+    with _OUTSIDE_LOCK:
+        if what not in _OUTSIDE_CODE:
+            _OUTSIDE_CODE.append(what)
+
+
+def outside_code_loaded() -> tuple[str, ...]:
+    """The outside code this process has loaded, in order; empty when it has loaded none."""
+    return tuple(_OUTSIDE_CODE)
+
+
+def shares_scores(metric) -> bool:
+    """Whether this process may store ``metric``'s scores in the shared score cache: a built-in metric's only
+    while no outside code was loaded here; another metric's always, under its own origin (a stand-in for an
+    outside metric scored in a worker, :mod:`muttlab.metrics.outside`, carries the origin the registry found)."""
+    return not (is_builtin(metric) and outside_code_loaded())
 
 
 # Besides the built-in names, "all": ``--metrics all`` means every metric.
@@ -78,8 +122,11 @@ RESERVED = frozenset(map(_folded, [*BUILTIN, "all"]))
 def check_name(name, source: str) -> str:
     """``name`` when an outside metric may be registered under it; else a MetricPathError (ReservedName for
     a built-in metric's name) that says how to fix it."""
-    if not isinstance(name, str) or not name.strip():
-        raise MetricPathError(f"{source}: a metric's name must be a non-empty string, got {name!r}")
+    if not isinstance(name, str) or not plain_text(name).strip():
+        raise MetricPathError(f"{source}: a metric's name must be a non-empty string, got "
+                              f"{type(name).__name__}")
+    # The characters themselves: a str subclass's own casefold(), __eq__ or __hash__ is never asked.
+    name = plain_text(name)
     if name != name.strip() or not name.isprintable() or "," in name or len(name) > MAX_NAME_CHARS:
         raise MetricPathError(f"{source}: metric name {name[:MAX_NAME_CHARS]!r} must be printable, without "
                               f"commas or surrounding spaces, and at most {MAX_NAME_CHARS} characters")
@@ -117,6 +164,8 @@ def load_callable(path: str) -> Callable:
     if not sep or not module_name or not attr or not all(p.isidentifier() for p in module_name.split(".")) \
             or not all(p.isidentifier() for p in attr.split(".")):
         raise MetricPathError(f"metric path {path!r} must look like package.module:callable")
+    if module_name not in _BUILTIN_MODULES:
+        loaded_outside_code(f"import path {path}")
     try:
         module = importlib.import_module(module_name)
     except (Exception, SystemExit) as exc:  # an outside module may fail in any way while it is imported
@@ -156,24 +205,37 @@ def _instantiate(factory: Callable, origin: str, **kwargs) -> Metric:
 
 def _entry_point_metric(ep: metadata.EntryPoint, source: str) -> Metric:
     """The metric of an entry point; it must call itself by the entry point's name."""
+    loaded_outside_code(source)
     try:
         factory = ep.load()
     except (Exception, SystemExit) as exc:
         raise MetricPathError(f"{source} cannot be imported: {type(exc).__name__}: {exc}") from None
     metric = _instantiate(factory, source)
-    if contained(metric, "giving its name", getattr, metric, "name", None) != ep.name:
-        raise MetricPathError(f"{source} builds a metric named {metric.name!r}; name the entry point and the "
-                              "metric alike")
+    name = contained(metric, "giving its name", getattr, metric, "name", None)
+    if not isinstance(name, str) or plain_text(name) != ep.name:
+        shown = plain_text(name) if isinstance(name, str) else type(name).__name__
+        raise MetricPathError(f"{source} builds a metric named {shown!r}; name the entry point and the metric "
+                              "alike")
     return metric
 
 
 class Registry:
-    """Builds metrics by name. One instance per process is enough; metrics are cached on it."""
+    """Builds metrics by name. One instance per process is enough; metrics are cached on it.
+
+    With ``isolate``, outside metrics (import paths, entry points) are never imported into this process: a
+    worker process of the registry imports and scores them, unable to write anything under ``protect``
+    (:mod:`muttlab.metrics.outside`); here each is a stand-in whose signature carries the origin this
+    registry found. Without it (the default for code that builds a registry itself), they are imported here,
+    and this process stops storing built-in metrics' scores in the shared cache (:func:`shares_scores`).
+    """
 
     def __init__(self, extra_paths: Iterable[str] = (), model_dir: Path | None = None,
-                 use_entry_points: bool = True):
+                 use_entry_points: bool = True, isolate: bool = False, protect: Iterable[Path] = ()):
         self.extra_paths = tuple(extra_paths)
         self.model_dir = model_dir
+        self.isolated = isolate
+        self._worker = None
+        self._protect = tuple(protect)
         self._factories: dict[str, tuple[str, Callable[[], Metric]]] = {}
         self._errors: dict[str, str] = {}
         self._instances: dict[str, Metric] = {}
@@ -183,10 +245,31 @@ class Registry:
         if use_entry_points:
             for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
                 source = f"entry point {ep.name} = {ep.value}"
-                self._factories[check_name(ep.name, source)] = (source, lambda ep=ep, source=source:
-                                                                 _entry_point_metric(ep, source))
-        for path in self.extra_paths:
-            self.add_path(path)
+                self._factories[check_name(ep.name, source)] = (source, self._entry_point_factory(ep, source))
+        try:
+            for path in self.extra_paths:
+                self.add_path(path)
+        except BaseException:
+            self.close()
+            raise
+
+    def _outside_worker(self):
+        """The worker process of this registry's outside metrics (started on first use)."""
+        if self._worker is None:
+            from muttlab.metrics.outside import Worker
+            self._worker = Worker(self._protect)
+        return self._worker
+
+    def _entry_point_factory(self, ep: metadata.EntryPoint, source: str) -> Callable[[], Metric]:
+        if self.isolated:
+            return lambda: self._outside_worker().load_entry_point(ep.name, ep.value, ep.group, source)
+        return lambda: _entry_point_metric(ep, source)
+
+    @property
+    def sandbox(self) -> str:
+        """How the worker of outside metrics is kept from writing (``landlock ABI 7``, or why it cannot be);
+        empty when no worker was started."""
+        return self._worker.sandbox if self._worker is not None else ""
 
     @staticmethod
     def _lazy(path: str, kwargs: dict) -> Callable[[], Metric]:
@@ -200,13 +283,26 @@ class Registry:
         if name is not None:
             contained(metric, "taking a name of its own", setattr, metric, "name", check_name(name, source))
         name = check_name(contained(metric, "giving its name", getattr, metric, "name", None), source)
+        # From here on the object is called by the checked, plain name (a str subclass never reaches a signature).
+        contained(metric, "taking its checked name", setattr, metric, "name", name)
+        if not is_builtin(metric) and not self._stand_in(metric):
+            cls = type(metric)
+            loaded_outside_code(f"{cls.__module__}.{cls.__qualname__} ({source})")
         self._factories[name] = (source, lambda: metric)
         self._instances.pop(name, None)
         return name
 
+    def _stand_in(self, metric) -> bool:
+        return self._worker is not None and getattr(metric, "_worker", None) is self._worker \
+            and type(metric).__module__ == "muttlab.metrics.outside"
+
     def add_path(self, path: str) -> str:
-        """Register an outside metric by import path; returns its name."""
+        """Register an outside metric by import path; returns its name. In an isolated registry the path is
+        imported by the worker process, never here."""
+        if self.isolated:
+            return self.add(self._outside_worker().load_path(path), f"import path {path}")
         return self.add(_instantiate(load_callable(path), path), f"import path {path}")
+
 
     @property
     def names(self) -> list[str]:
@@ -255,5 +351,9 @@ class Registry:
         return resolved
 
     def close(self) -> None:
-        for metric in self._instances.values():
-            contained(metric, "closing", metric.close)
+        try:
+            for metric in self._instances.values():
+                contained(metric, "closing", metric.close)
+        finally:
+            if self._worker is not None:
+                self._worker.close()

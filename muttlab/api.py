@@ -26,7 +26,7 @@ from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.trials import Suite
 from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
-from muttlab.metrics.base import check_batch
+from muttlab.metrics.base import check_batch, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
 
@@ -167,7 +167,7 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
             metric = reg.get(name)
             scores = runner.score_batches(metric, batch, settings, reg)[0]
             # NaN: an empty text the metric declares it cannot score (scores_empty_text), shown, never dropped.
-            signature = metric.signature()
+            signature = signature_of(metric)
             rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
                       "noise_floor": metric.noise_floor, "signature": signature,
                       "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""} for i, s in enumerate(scores)]
@@ -278,6 +278,19 @@ def reproduce(settings: Settings, registry: Registry | None = None, **options) -
     finally:
         if registry is None:
             reg.close()
+
+
+# --------------------------------------------------------------------------- accounts (docs/security.md)
+
+def sign_out_everywhere(settings: Settings, user: str) -> int:
+    """End every live session of the account ``user`` (or of that name signed in with the shared annotator
+    credential) on the server whose cache dir ``settings`` names: every browser, tab and server process.
+    Acts as the local operator, like ``muttlab users signout``. Returns how many sessions ended."""
+    from muttlab.access.roles import local_operator
+    from muttlab.access.sessions import end_sessions
+
+    settings, user = validation.arguments("sign_out_everywhere", settings=settings, user=user)
+    return end_sessions(local_operator(), settings, user)
 
 
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)

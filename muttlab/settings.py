@@ -24,6 +24,24 @@ DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 DEFAULT_SESSION_TTL = 8 * 3600
 
 
+def parse_proxies(text: str, where: str) -> tuple[str, ...]:
+    """The reverse proxies whose forwarded-client headers a server believes: comma-separated addresses or
+    networks (``127.0.0.1``, ``10.0.0.0/8``, ``::1``), each as :func:`ipaddress.ip_network` writes it. ``where``
+    names the variable or argument in the error."""
+    import ipaddress
+
+    networks = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError:
+            raise MuttlabError(f"{where}: {part[:60]!r} is no IP address or network; list the reverse proxies in "
+                               "front of the server, e.g. 127.0.0.1 or 10.0.0.0/8, comma-separated") from None
+    return tuple(networks)
+
+
 def _flag(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
@@ -111,6 +129,12 @@ def set_limits(limits: Limits | None) -> None:
     _active_limits = limits
 
 
+def worker_environment() -> dict[str, str]:
+    """The environment of a process that runs outside code (:mod:`muttlab.metrics.outside`): this process's,
+    without any ``MUTTLAB_*`` variable, so that it learns no database password, credential or cache location."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything that changes what MUTT Lab reads, writes or computes.
@@ -137,6 +161,15 @@ class Settings:
     metric_paths: tuple[str, ...] = ()
     # A Dask scheduler address (tcp://host:8786): runs are scored on that cluster; None scores here.
     scheduler: str | None = None
+    # Mutual TLS with the cluster (tls:// addresses): the CA that signed the scheduler's and workers'
+    # certificates, and this client's certificate and key (distributed.security.Security). Only scores from a
+    # cluster reached this way are stored in the shared cache (docs/scale.md).
+    dask_tls_ca: Path | None = None
+    dask_tls_cert: Path | None = None
+    dask_tls_key: Path | None = None
+    # Reverse proxies whose X-Forwarded-For a server believes (docs/security.md); none by default: a client is
+    # the address its connection comes from.
+    trusted_proxies: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
 
     @property
@@ -157,6 +190,11 @@ class Settings:
     def store_url(self) -> str:
         """SQLAlchemy URL of the pair store: the configured one, else SQLite in the cache dir."""
         return self.database_url or f"sqlite:///{self.cache_dir / 'pairs.sqlite'}"
+
+    @property
+    def dask_tls(self) -> bool:
+        """Whether mutual TLS with the Dask cluster is configured (any of its three files)."""
+        return any(p is not None for p in (self.dask_tls_ca, self.dask_tls_cert, self.dask_tls_key))
 
     def with_overrides(self, **changes) -> "Settings":
         """A copy with the given fields replaced; None values leave a field as it is."""
@@ -194,6 +232,9 @@ def _checked_overrides(overrides, fields) -> dict:
             checked[key] = checks.real(value, "load_settings", key, 0.0, 1e9)
         elif kind == "tuple[int, ...]":
             checked[key] = tuple(checks.wholes(value, "load_settings", key, 1, 10 ** 6))
+        elif kind == "tuple[str, ...]" and key == "trusted_proxies":
+            checked[key] = parse_proxies(",".join(checks.names(value, "load_settings", key)),
+                                         f"load_settings: {key}")
         elif kind == "tuple[str, ...]":
             checked[key] = tuple(checks.names(value, "load_settings", key))
         elif kind == "Limits":
@@ -234,9 +275,11 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
     kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
     models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
-    MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15 to below 0.01, default 1e-9, or
-    ``calibrated:<study>:<pair>``; docs/corruptions.md), MUTTLAB_CALIBRATIONS (the calibrations file a calibrated
-    tie rule reads; default the one the package ships).
+    MUTTLAB_DASK_TLS_CA, MUTTLAB_DASK_TLS_CERT, MUTTLAB_DASK_TLS_KEY (mutual TLS with that cluster; docs/scale.md),
+    MUTTLAB_TRUSTED_PROXIES (reverse proxies whose X-Forwarded-For is believed, comma-separated addresses or
+    networks; default none; docs/security.md), MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15
+    to below 0.01, default 1e-9, or ``calibrated:<study>:<pair>``; docs/corruptions.md), MUTTLAB_CALIBRATIONS (the
+    calibrations file a calibrated tie rule reads; default the one the package ships).
     """
     env = checks.environment(os.environ if environ is None else environ)
     overrides = dict(overrides)
@@ -266,6 +309,12 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         settings = replace(settings, users_file=Path(env["MUTTLAB_USERS_FILE"]).expanduser())
     if env.get("MUTTLAB_MODEL_DIR"):
         settings = replace(settings, model_dir_override=Path(env["MUTTLAB_MODEL_DIR"]).expanduser())
+    for name in ("ca", "cert", "key"):
+        if env.get(f"MUTTLAB_DASK_TLS_{name.upper()}"):
+            settings = replace(settings, **{f"dask_tls_{name}": Path(env[f"MUTTLAB_DASK_TLS_{name.upper()}"]).expanduser()})
+    if env.get("MUTTLAB_TRUSTED_PROXIES"):
+        settings = replace(settings, trusted_proxies=parse_proxies(env["MUTTLAB_TRUSTED_PROXIES"],
+                                                                   "MUTTLAB_TRUSTED_PROXIES"))
     if ttl:
         settings = replace(settings, session_ttl=max(60, ttl))
     settings = settings.with_overrides(**overrides)

@@ -29,6 +29,7 @@ from muttlab.corruptions import catalog
 from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner, verdict
 from muttlab.errors import MuttlabError
+from muttlab.metrics.base import signature_of
 from muttlab.metrics.registry import Registry
 from muttlab.rules import DEFAULT_RULES, Rules
 from muttlab.settings import Settings
@@ -202,8 +203,8 @@ def _curve(metric, settings: Settings, registry: Registry, expected: Expectation
     scored = runner.score_batches(metric, batches, settings, registry)
     sign = 1.0 if metric.higher_is_better else -1.0
     # The default sentences are English (MUTT originals, the sample's scenes).
-    rules = verdict.rules_for(settings, metric.name, metric.signature(), metric.noise_floor)
-    signature = f"{metric.signature()}|{rules.signature()}"
+    rules = verdict.rules_for(settings, metric.name, signature_of(metric), metric.noise_floor)
+    signature = f"{signature_of(metric)}|{rules.signature()}"
     curve = []
     for k, s_corr in zip(strengths, scored[1:]):
         judged = verdict.judge(scored[0], s_corr, expected, metric.higher_is_better, rules)

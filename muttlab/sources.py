@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -67,7 +69,9 @@ def read_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise DataError(path, f"cannot be read ({exc.strerror or exc})") from None
     if len(raw) > limits.max_upload_bytes:
-        raise DataError(path, limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"))
+        # Where the limit is passed: no line beyond it is read.
+        raise DataError(path, limits.exceeded("max_upload_mb", len(raw) / 2 ** 20, "the file"),
+                        line=raw.count(b"\n", 0, limits.max_upload_bytes) + 1)
     return raw
 
 
@@ -102,33 +106,108 @@ def read_lines(path: Path) -> list[str]:
 
 def read_table(path: Path, sep: str = ",", fix: str = "give the path of the file"):
     """A delimited text file with a header as a pandas DataFrame of strings (blank cells stay ""),
-    with a DataError for a missing, non-UTF-8 or unparsable file."""
+    with a DataError for a missing, non-UTF-8 or unparsable file, or one of more rows than ``MUTTLAB_MAX_PAIRS``."""
     import pandas as pd
 
     path = Path(path)
     if not path.exists():
         raise DataError(path, "no such file", fix=fix)
     raw = read_bytes(path)
+    limits = active_limits()
     try:
-        return pd.read_csv(io.BytesIO(raw), sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
+        # One row past the cap tells a file over it, without parsing the rest.
+        frame = pd.read_csv(io.BytesIO(raw), sep=sep, dtype=str, keep_default_na=False, encoding="utf-8",
+                            nrows=limits.max_pairs + 1)
     except UnicodeDecodeError:
         raise DataError(path, "not valid UTF-8", fix="re-save the file as UTF-8") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise DataError(path, f"cannot parse as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from None
+    if len(frame) > limits.max_pairs:
+        raise DataError(path, limits.exceeded("max_pairs", len(frame), "the file") + " (or more); split it into "
+                        "smaller files", line=limits.max_pairs + 2)
+    return frame
+
+
+# No data file of the lab holds a number this long or nests this deep; either is refused with its line.
+MAX_NUMBER_CHARS = 1000
+MAX_JSON_DEPTH = 100
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?(?:\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|NaN|-?Infinity')
+
+
+class _BadNumber(ValueError):
+    def __init__(self, token: str, problem: str):
+        super().__init__(problem)
+        self.token, self.problem = token, problem
+
+
+def _json_int(token: str) -> int:
+    if len(token) > MAX_NUMBER_CHARS:
+        raise _BadNumber(token, f"a number of {len(token):,} characters (at most {MAX_NUMBER_CHARS})")
+    return int(token)
+
+
+def _json_float(token: str) -> float:
+    if len(token) > MAX_NUMBER_CHARS:
+        raise _BadNumber(token, f"a number of {len(token):,} characters (at most {MAX_NUMBER_CHARS})")
+    value = float(token)
+    if not math.isfinite(value):
+        raise _BadNumber(token, f"the number {token[:20]!r} is not a finite number (too large for a float)")
+    return value
+
+
+def _json_constant(token: str):
+    raise _BadNumber(token, f"{token} is not a finite number (and not JSON)")
+
+
+def _line_of(text: str, found: int) -> int:
+    return text.count("\n", 0, found) + 1
+
+
+def _token_line(text: str, token: str) -> int | None:
+    """The line of the first number ``token`` outside a string."""
+    for match in _JSON_TOKENS.finditer(text):
+        if match.group() == token:
+            return _line_of(text, match.start())
+    return None
+
+
+def _depth_line(text: str, limit: int = MAX_JSON_DEPTH) -> int | None:
+    """The line on which the nesting (outside strings) first passes ``limit`` levels."""
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return _line_of(text, match.start())
+        elif token in ("]", "}"):
+            depth -= 1
+    return None
 
 
 def parse_json(text: str | bytes, path, line: int | None = None, fix: str | None = None):
-    """``json.loads`` with every way it can fail on bad input (syntax, nesting too deep for the parser,
-    an integer too long to convert) turned into a DataError naming the file and line."""
+    """``json.loads`` with every way it can fail on bad input turned into a DataError naming the file and the
+    line (``line`` when ``text`` is one line of it, else found in ``text``): malformed syntax; nesting deeper
+    than the parser can follow (the line where it passes :data:`MAX_JSON_DEPTH` levels); a number longer than
+    :data:`MAX_NUMBER_CHARS` characters, too large for a float, NaN or Infinity."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise DataError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=where, fix=fix) from None
+    except _BadNumber as exc:
+        where = line if line is not None else _token_line(_as_text(text), exc.token)
+        raise DataError(path, f"malformed JSON: {exc.problem}", line=where, fix=fix) from None
     except RecursionError:
-        raise DataError(path, "malformed JSON: nested too deeply", line=line, fix=fix) from None
-    except ValueError as exc:  # an integer longer than Python converts
+        where = line if line is not None else _depth_line(_as_text(text))
+        raise DataError(path, f"malformed JSON: nested too deeply (past {MAX_JSON_DEPTH} levels here)", line=where,
+                        fix=fix) from None
+    except (ValueError, UnicodeDecodeError) as exc:
         raise DataError(path, f"malformed JSON: {exc}", line=line, fix=fix) from None
+
+
+def _as_text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
 
 
 def read_json(path: Path):

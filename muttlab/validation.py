@@ -118,6 +118,7 @@ CHECKS = {
     "types": _generated_types,
     "seed": lambda value, where, argument: whole(value, where, argument, 0, MAX_SEED),
     "study": name,
+    "user": name,
     "split": name,
     "corruption": name,
     "strengths": lambda value, where, argument: wholes(value, where, argument, 1, 1000),

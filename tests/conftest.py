@@ -57,3 +57,13 @@ def sample_server(tmp_path_factory):
 def mutt_suite(data_dir):
     """All ten MUTT experiment sets."""
     return load_mutt_experiments(Settings(data_dir=data_dir))
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_with_no_outside_code():
+    """A test that registers an outside metric in this process marks the process as having loaded outside code,
+    which stops it storing built-in metrics' scores (muttlab.metrics.registry.shares_scores); the next test
+    starts unmarked, so that no test depends on which ran before it."""
+    yield
+    from muttlab.metrics import registry
+    registry._OUTSIDE_CODE.clear()

@@ -166,13 +166,15 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
         raise MuttlabError("choose at least one corruption type")
     sentences = parse_user_sentences(data, kind, label)
     _check_sentences(sentences.items, limits)
-    suite = user_suite(sentences, list(types), settings.seed, name="mine")
+    too_long: list[tuple[str, str, str]] = []  # corruptions over the sentence limits: no trial, with the reason
+    suite = user_suite(sentences, list(types), settings.seed, name="mine", not_applied=too_long)
     labels = corruption_labels(list(types))
     applied: dict[str, set[str]] = {}
     for trial in suite.trials:
         applied.setdefault(trial.id.split("/", 1)[1], set()).add(trial.corruption)
+    over = {(ident, labels.get(t, t)): why for ident, t, why in too_long}
     skipped = pd.DataFrame(
-        [{"id": ident, "sentence": text, "corruption": label_, "why not": reason}
+        [{"id": ident, "sentence": text, "corruption": label_, "why not": over.get((ident, label_), reason)}
          for ident, text, _ in sentences.items
          for label_, reason in not_applied(types, sorted(applied.get(ident, ())), labels)],
         columns=["id", "sentence", "corruption", "why not"])

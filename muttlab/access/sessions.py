@@ -2,13 +2,21 @@
 sessions that expire and can be revoked.
 
 The limiter is server-side state shared by every session of the process (not a browser session's state,
-which a visitor resets by opening a new tab). Attempts are counted per name from one client, per client and
-per name; after ``free`` failures of a name from one client (``client_free`` of a client address, which a
-reverse proxy or a campus NAT shares between many people; ``account_free`` of a name from everywhere) the
-key backs off for ``base`` seconds, doubling with each further failure up to ``cap`` (exponential back-off,
-as RFC 6238 §5.2 and NIST SP 800-63B §5.2.2 recommend for guessable secrets). Checking and counting an
-attempt is one step (:meth:`RateLimiter.attempt`), taken before the password is verified, so simultaneous
-guesses cannot all pass the check. A correct sign-in clears the counts.
+which a visitor resets by opening a new tab). Attempts are counted per name from one client and per client,
+never per name alone, so that no client's failures can lock a name's owner out from another client; after
+``free`` failures of a name from one client (``client_free`` of a client address, which a reverse proxy or a
+campus NAT shares between many people) the key backs off for ``base`` seconds, doubling with each further
+failure up to ``cap`` (exponential back-off, as RFC 6238 §5.2 and NIST SP 800-63B §5.2.2 recommend for
+guessable secrets). Checking and counting an attempt is one step (:meth:`RateLimiter.attempt`), taken before
+the password is verified, so simultaneous guesses cannot all pass the check. A correct sign-in clears the
+counts. Who the client is comes from the connection (or from a proxy the operator listed; see
+``muttlab.dashboard.signin``), never from what a request says of itself.
+
+A session is bound to the credential it was opened with: an account's id and credential version
+(:mod:`muttlab.access.users`), or, for the shared annotator credential, a keyed digest of that credential. It
+ends when the account is removed, added again or given a new password, when the shared credential changes or
+the server switches to accounts, and for every session of a name at once on :meth:`SessionStore.end_all`
+(``muttlab users signout NAME``). The two files here are made readable by their owner only (0600).
 
 The counts live in a small SQLite file in the cache dir (:data:`STATE_FILE`), so every server process that
 shares it (several ``muttlab serve`` workers behind one proxy, a restarted server) sees the same lock-outs;
@@ -20,8 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
+import os
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 import warnings
@@ -29,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from muttlab.access.roles import Identity, Role
-from muttlab.access.users import UserStore
+from muttlab.access.roles import Action, Identity, Role, require
+from muttlab.access.users import User, UserStore
 from muttlab.errors import MuttlabError, PermissionDenied
 from muttlab.settings import Settings
 
@@ -46,6 +57,16 @@ class SignInRefused(MuttlabError):
 STATE_FILE = "signin-failures.sqlite"
 # A sign-in waits at most this long for another process's write; the counts are tiny, writes are instant.
 BUSY_TIMEOUT_S = 5.0
+
+
+def private_file(path: Path) -> None:
+    """Make ``path`` (a SQLite file of this module) exist with mode 0600, or narrow it to that: SQLite creates
+    its files with the process's umask (0644 by default), and it gives its journal the database's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR | getattr(os, "O_CLOEXEC", 0), 0o600))
+    info = path.stat()
+    if stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.geteuid():
+        os.chmod(path, 0o600)
 
 
 @contextlib.contextmanager
@@ -113,7 +134,7 @@ class _SharedCounts:
 
     def __init__(self, path: Path, max_keys: int):
         self.path, self.max_keys = path, max_keys
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         with self._connection() as db:
             db.execute("CREATE TABLE IF NOT EXISTS failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, "
                        "locked_until REAL NOT NULL)")
@@ -161,10 +182,9 @@ class _SharedCounts:
 class RateLimiter:
     """Failed attempts by key, with exponential back-off. Thread-safe; ``clock`` is injectable for tests.
 
-    Three kinds of key: ``user:NAME|CLIENT`` (one name from one client, ``free`` failures), ``client:CLIENT``
-    (every name from one client, ``client_free``) and ``user:NAME`` (one name from anywhere, ``account_free``:
-    the limit on a guesser spread over many addresses, set high so that one client guessing a name delays
-    that client, not the account's owner elsewhere).
+    Two kinds of key: ``user:NAME|CLIENT`` (one name from one client, ``free`` failures) and ``client:CLIENT``
+    (every name from one client, ``client_free``). There is no key of a name alone: a guesser's failures,
+    from however many addresses, delay those addresses, never the account's owner at hers.
 
     With ``path`` the counts are shared with every process using that file (``clock`` must then be a wall
     clock, the same in every process); without, or when the file cannot be used, they are this process's.
@@ -172,10 +192,9 @@ class RateLimiter:
 
     def __init__(self, free: int = 5, base: float = 2.0, cap: float = 900.0, max_keys: int = 100_000,
                  clock: Callable[[], float] = time.time, client_free: int | None = None,
-                 path: Path | None = None, account_free: int | None = None):
+                 path: Path | None = None):
         self.free, self.base, self.cap, self.max_keys = free, base, cap, max_keys
         self.client_free = client_free if client_free is not None else 4 * free
-        self.account_free = account_free if account_free is not None else 10 * free
         self.clock = clock
         self._lock = threading.Lock()
         self._counts: _MemoryCounts | _SharedCounts = _MemoryCounts(max_keys)
@@ -191,10 +210,10 @@ class RateLimiter:
         return cls(path=Path(settings.cache_dir) / STATE_FILE, **kwargs)
 
     @staticmethod
-    def keys(name: str, client: str) -> tuple[str, str, str]:
+    def keys(name: str, client: str) -> tuple[str, str]:
         """The keys one sign-in of ``name`` from ``client`` counts against."""
         name = name.strip().lower()
-        return f"user:{name}|{client}", f"client:{client}", f"user:{name}"  # "|" is in no user name
+        return f"user:{name}|{client}", f"client:{client}"  # "|" is in no user name
 
     @property
     def shared(self) -> bool:
@@ -218,9 +237,7 @@ class RateLimiter:
                 return getattr(self._counts, method)(*args)
 
     def _free(self, key: str) -> int:
-        if key.startswith("client:"):
-            return self.client_free
-        return self.free if "|" in key else self.account_free
+        return self.client_free if key.startswith("client:") else self.free
 
     def _count(self, now: float) -> Callable[[str, _Failures], _Failures]:
         def change(key: str, entry: _Failures) -> _Failures:
@@ -264,17 +281,35 @@ TOKEN_BYTES = 32
 
 
 class SignInEnded(PermissionDenied):
-    """The sign-in an identity came from no longer holds (signed out, expired, account removed or disabled)."""
+    """The sign-in an identity came from no longer holds (signed out, expired, its credential no longer valid)."""
 
     def __init__(self):
-        super().__init__("this sign-in has ended (signed out, expired, or the account was removed or disabled); "
-                         "sign in again")
+        super().__init__("this sign-in has ended (signed out, expired, its account removed, disabled, added again "
+                         "or given a new password, or the shared credential changed); sign in again")
+
+
+SharedCredential = Callable[[Settings], "str | None"]
+
+
+def _settings_credential(settings: Settings) -> str | None:
+    return settings.annotator_token
+
+
+def _bound(token: str, shared: str) -> str:
+    """What a shared-credential session records of that credential: an HMAC keyed by the session's own token,
+    so that the sessions file tells nothing about the credential to someone without the token."""
+    return hmac.new(token.encode("utf-8", "surrogatepass"), shared.encode("utf-8", "surrogatepass"),
+                    hashlib.sha256).hexdigest()
+
+
+_COLUMNS = ("digest", "name", "role", "account", "account_id", "credential", "expires_at", "revoked")
 
 
 class SessionStore:
-    """Server-side sessions in a SQLite file of the cache dir, shared by every process of a server: a session
-    is found by its token (only the token's SHA-256 is stored), expires ``session_ttl`` seconds after the
-    sign-in and is revoked by signing out."""
+    """Server-side sessions in a SQLite file of the cache dir (mode 0600), shared by every process of a server:
+    a session is found by its token (only the token's SHA-256 is stored), records the account's id and
+    credential version (or a keyed digest of the shared credential), expires ``session_ttl`` seconds after the
+    sign-in and is revoked by signing out, or with every other session of its name by :meth:`end_all`."""
 
     _ready: set[Path] = set()  # files whose table this process has made (a lookup then takes no write lock)
 
@@ -283,11 +318,15 @@ class SessionStore:
         if self.path in self._ready and self.path.is_file():
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)
             with self._connection() as db:
+                found = [row[1] for row in db.execute("PRAGMA table_info(sessions)")]
+                if found and tuple(found) != _COLUMNS:
+                    # Sessions of an older version were bound to nothing but a name: they all end here.
+                    db.execute("DROP TABLE sessions")
                 db.execute("CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, name TEXT NOT NULL, "
-                           "role TEXT NOT NULL, account INTEGER NOT NULL, expires_at REAL NOT NULL, "
-                           "revoked INTEGER NOT NULL DEFAULT 0)")
+                           "role TEXT NOT NULL, account INTEGER NOT NULL, account_id TEXT NOT NULL, "
+                           "credential TEXT NOT NULL, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
         except (OSError, sqlite3.Error) as exc:
             raise MuttlabError(f"sessions {self.path}: cannot be used ({exc}); set MUTTLAB_CACHE_DIR to a "
                                "writable folder") from None
@@ -304,34 +343,43 @@ class SessionStore:
     def _digest(token: str) -> str:
         return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def create(self, identity: Identity, ttl: float, account: bool) -> "Session":
-        """A new session for ``identity`` (``account``: signed in with the users file, re-checked there)."""
+    def create(self, identity: Identity, ttl: float, account: User | None = None, shared: str | None = None,
+               shared_credential: SharedCredential = _settings_credential) -> "Session":
+        """A new session for ``identity``, bound to ``account`` (its id and credential version, as they were
+        when the password was checked) or, without one, to the shared credential ``shared``."""
+        if (account is None) == (shared is None):
+            raise ValueError("a session is bound to an account or to the shared credential")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         now = self.clock()
+        bound = (account.id, account.credential) if account is not None else ("", _bound(token, shared))
         with self._connection() as db:
             db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-            db.execute("INSERT INTO sessions (digest, name, role, account, expires_at) VALUES (?, ?, ?, ?, ?)",
-                       (self._digest(token), identity.name, identity.role.value, int(account), now + ttl))
-        credential = SignedIn(token, self.path, self.clock)
+            db.execute("INSERT INTO sessions (digest, name, role, account, account_id, credential, expires_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (self._digest(token), identity.name, identity.role.value,
+                                                        int(account is not None), *bound, now + ttl))
+        credential = SignedIn(token, self.path, self.clock, shared_credential)
         return Session(Identity(identity.name, identity.role, credential), now + ttl, token)
 
-    def identity(self, token: str, settings: Settings) -> Identity | None:
+    def identity(self, token: str, settings: Settings,
+                 shared_credential: SharedCredential = _settings_credential) -> Identity | None:
         """The identity of a live session as it stands now: None when the token names no session, or an
-        expired or revoked one, or its account is gone or disabled; the account's current role otherwise."""
+        expired or revoked one, or one whose credential no longer holds (its account removed, disabled, added
+        again or given a new password; the shared credential changed, or replaced by accounts); the account's
+        current role otherwise. ``shared_credential`` gives the shared annotator credential as it is now."""
         if not isinstance(token, str) or not token or len(token) > 4 * TOKEN_BYTES:
             return None
         try:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
             try:
-                row = db.execute("SELECT name, role, account, expires_at, revoked FROM sessions WHERE digest = ?",
-                                 (self._digest(token),)).fetchone()
+                row = db.execute("SELECT name, role, account, account_id, credential, expires_at, revoked "
+                                 "FROM sessions WHERE digest = ?", (self._digest(token),)).fetchone()
             finally:
                 db.close()
         except sqlite3.Error:
             return None
         if row is None:
             return None
-        name, role, account, expires_at, revoked = row
+        name, role, account, account_id, credential, expires_at, revoked = row
         if revoked or self.clock() >= expires_at:
             return None
         role = Role(role)
@@ -339,14 +387,43 @@ class SessionStore:
             if settings.users_file is None:
                 return None
             user = UserStore.of(settings).account(name)
-            if user is None:
+            if user is None or not hmac.compare_digest(f"{user.id}|{user.credential}", f"{account_id}|{credential}"):
                 return None
             role = user.role
-        return Identity(name, role, SignedIn(token, self.path, self.clock))
+        else:
+            shared = shared_credential(settings)
+            if settings.users_file is not None or not shared or \
+                    not hmac.compare_digest(_bound(token, shared), credential):
+                return None
+        return Identity(name, role, SignedIn(token, self.path, self.clock, shared_credential))
 
     def revoke(self, token: str) -> None:
         with self._connection() as db:
             db.execute("UPDATE sessions SET revoked = 1 WHERE digest = ?", (self._digest(token),))
+
+    def end_all(self, name: str) -> int:
+        """Sign ``name`` out everywhere: revoke every live session of that name (an account's, or one opened
+        with the shared credential under that name); returns how many were live."""
+        with self._connection() as db:
+            cursor = db.execute("UPDATE sessions SET revoked = 1 WHERE name = ? AND revoked = 0 AND expires_at > ?",
+                                (name, self.clock()))
+            return cursor.rowcount
+
+
+def end_sessions(actor: Identity, settings: Settings, name: str) -> int:
+    """Sign ``name`` out everywhere on this server (:meth:`SessionStore.end_all`): asked by a maintainer (the
+    command line's local operator is one), or by ``name`` itself while its sign-in holds. Returns how many
+    sessions ended."""
+    from muttlab.access.users import check_name
+
+    name = check_name(name)
+    own = actor is not None and actor.credential is not None and actor.name == name
+    if own:
+        actor.credential.recheck(settings)  # SignInEnded when it no longer holds
+    else:
+        require(actor, Action.MANAGE_USERS, settings)
+    path = Path(settings.cache_dir) / SESSIONS_FILE
+    return SessionStore(path).end_all(name) if path.is_file() else 0
 
 
 @dataclass(frozen=True)
@@ -356,9 +433,10 @@ class SignedIn:
     token: str = field(repr=False)
     path: Path
     clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
+    shared_credential: SharedCredential = field(default=_settings_credential, repr=False, compare=False)
 
     def recheck(self, settings: Settings) -> Identity:
-        identity = SessionStore(self.path, self.clock).identity(self.token, settings)
+        identity = SessionStore(self.path, self.clock).identity(self.token, settings, self.shared_credential)
         if identity is None:
             raise SignInEnded()
         return identity
@@ -379,19 +457,23 @@ class Session:
 
 class Authenticator:
     """Sign-in for one server: the limiter, a slot among :data:`MAX_VERIFICATIONS`, then the users file (or
-    the annotator token); a correct sign-in opens a server-side session."""
+    the annotator token); a correct sign-in opens a server-side session.
+
+    ``shared_credential`` gives the shared annotator credential as it is now (the dashboard's reads its
+    secrets too); a session opened with it ends as soon as it changes."""
 
     def __init__(self, settings: Settings, limiter: RateLimiter | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, shared_credential: SharedCredential | None = None):
         self.settings = settings
         self.limiter = limiter or RateLimiter.for_settings(settings)
         self.clock = clock
+        self.shared_credential = shared_credential or _settings_credential
 
     @property
     def sessions(self) -> SessionStore:
         return SessionStore.for_settings(self.settings, self.clock)
 
-    def _guarded(self, name: str, client: str, check: Callable[[], Identity | None], account: bool) -> Session:
+    def _guarded(self, name: str, client: str, check: Callable[[], "tuple[Identity, dict] | None"]) -> Session:
         keys = RateLimiter.keys(name, client)
         if not _VERIFY_SLOTS.acquire(timeout=VERIFY_WAIT_S):
             raise SignInRefused("the server is busy checking other sign-ins; try again in a few seconds",
@@ -406,31 +488,38 @@ class Authenticator:
         if identity is None:
             raise SignInRefused("that name and password do not match an account")
         self.limiter.succeeded(*keys)
-        return self.sessions.create(identity, self.settings.session_ttl, account)
+        identity, binding = identity
+        return self.sessions.create(identity, self.settings.session_ttl, shared_credential=self.shared_credential,
+                                    **binding)
 
     def sign_in(self, name: str, password: str, client: str) -> Session:
-        """A session for a correct name and password; :class:`SignInRefused` otherwise or when backing off."""
+        """A session for a correct name and password, bound to the account as it was checked;
+        :class:`SignInRefused` otherwise or when backing off."""
         if self.settings.read_only:
             raise SignInRefused("this server is read-only: there is nothing to sign in for")
         store = UserStore.of(self.settings)
-        return self._guarded(name, client, lambda: store.verify(name, password), account=True)
+
+        def check():
+            user = store.verify_account(name, password)
+            return (Identity(user.name, user.role), {"account": user}) if user is not None else None
+
+        return self._guarded(name, client, check)
 
     def sign_in_with_token(self, name: str, token: str, expected: str | None, client: str) -> Session:
-        """The older shared annotator credential: a correct token makes ``name`` an annotator (no other role)."""
-        import hmac
-
+        """The older shared annotator credential: a correct token makes ``name`` an annotator (no other role); the
+        session ends when the credential changes or accounts replace it."""
         from muttlab.access.users import check_name
 
         if self.settings.read_only:
             raise SignInRefused("this server is read-only: there is nothing to sign in for")
         name = check_name(name)
 
-        def check() -> Identity | None:
+        def check():
             if expected and token and hmac.compare_digest(token.encode("utf-8"), expected.encode("utf-8")):
-                return Identity(name, Role.ANNOTATOR)
+                return Identity(name, Role.ANNOTATOR), {"shared": expected}
             return None
 
-        return self._guarded(name, client, check, account=False)
+        return self._guarded(name, client, check)
 
     def current(self, session: Session | None) -> Identity | None:
         """The session's identity as it stands now; None once it has expired, been revoked or lost its account."""
@@ -438,11 +527,11 @@ class Authenticator:
             return None
         if not session.token:
             return session.current(self.clock())
-        return self.sessions.identity(session.token, self.settings)
+        return self.sessions.identity(session.token, self.settings, self.shared_credential)
 
     def resume(self, token: str | None) -> Identity | None:
         """The identity of the session a browser's cookie names, if it is live."""
-        return self.sessions.identity(token, self.settings) if token else None
+        return self.sessions.identity(token, self.settings, self.shared_credential) if token else None
 
     def sign_out(self, token: str | None) -> None:
         """Revoke the session: its token no longer names anyone, in any tab or process."""

@@ -4,12 +4,20 @@ argon2id password hashes (RFC 9106, through ``argon2-cffi``'s recommended parame
 The file is written atomically (a temporary file renamed over it) with mode 0600; no password is ever
 stored or logged in clear. Only a maintainer changes it (:func:`muttlab.access.roles.require`); the
 command line (``muttlab users``) acts as the local operator, who owns the file anyway.
+
+Each account has an id, made at random when it is added (a name removed and added again is another account),
+and a credential version, the SHA-256 of its password hash (which holds a fresh salt: every ``users passwd``
+gives a new one). A sign-in's session records both (:mod:`muttlab.access.sessions`), so it ends when the account
+is removed, re-added or given a new password.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import secrets
+import stat
 import tempfile
 import threading
 import time
@@ -72,10 +80,21 @@ def check_password(password: str) -> None:
 
 @dataclass(frozen=True)
 class User:
+    """An account as the users file has it now; ``id`` and ``credential`` bind its sessions to it."""
+
     name: str
     role: Role
     created: str
     disabled: bool = False
+    id: str = ""
+    credential: str = ""
+
+
+def _user(name: str, entry: dict) -> User:
+    # Accounts written before ids existed are known by their name until they are added again.
+    return User(name, Role(entry["role"]), entry.get("created", ""), bool(entry.get("disabled")),
+                id=str(entry.get("id") or f"name:{name}"),
+                credential=hashlib.sha256(str(entry["hash"]).encode("utf-8")).hexdigest())
 
 
 class UserStore:
@@ -93,7 +112,21 @@ class UserStore:
 
     # ----------------------------------------------------------------- reading
 
+    def _checked_path(self) -> None:
+        """A users file that exists must be a regular file (a folder, a pipe or a device never is one)."""
+        try:
+            mode = self.path.stat().st_mode
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise DataError(self.path, f"cannot be read ({exc.strerror or exc})",
+                            fix="point MUTTLAB_USERS_FILE at a file this user may read") from None
+        if not stat.S_ISREG(mode):
+            raise DataError(self.path, "is a folder or a special file, not a users file",
+                            fix="point MUTTLAB_USERS_FILE at a file, e.g. /srv/muttlab/secret/users.json") from None
+
     def _read(self) -> dict[str, dict]:
+        self._checked_path()
         if not self.path.is_file():
             return {}
         try:
@@ -110,23 +143,24 @@ class UserStore:
         return users
 
     def users(self) -> list[User]:
-        return [User(name, Role(e["role"]), e.get("created", ""), bool(e.get("disabled")))
-                for name, e in sorted(self._read().items())]
+        return [_user(name, e) for name, e in sorted(self._read().items())]
 
     def account(self, name: str) -> User | None:
-        """The account ``name`` as the file has it now; None when there is none or it is disabled."""
+        """The account ``name`` as the file has it now (with its id and credential version); None when there
+        is none or it is disabled."""
         entry = self._read().get(name)
         if entry is None or entry.get("disabled"):
             return None
-        return User(name, Role(entry["role"]), entry.get("created", ""))
+        return _user(name, entry)
 
-    def verify(self, name: str, password: str) -> Identity | None:
-        """The identity for a correct name and password of an enabled account, else None (never says which
-        of the two was wrong; every name costs one verification)."""
+    def verify_account(self, name: str, password: str) -> User | None:
+        """The account, as it was when its password was checked, for a correct name and password of an enabled
+        account, else None (never says which of the two was wrong; every name costs one verification)."""
         from argon2.exceptions import InvalidHashError, VerificationError
 
         dummy = _dummy_hash()
-        entry = self._read().get((name or "").strip())
+        name = (name or "").strip()
+        entry = self._read().get(name)
         if not isinstance(password, str) or len(password) > MAX_PASSWORD:
             return None
         try:
@@ -135,19 +169,33 @@ class UserStore:
             return None
         if entry is None or entry.get("disabled"):
             return None
-        return Identity(name.strip(), Role(entry["role"]))
+        return _user(name, entry)
+
+    def verify(self, name: str, password: str) -> Identity | None:
+        """The identity for a correct name and password of an enabled account, else None."""
+        user = self.verify_account(name, password)
+        return Identity(user.name, user.role) if user is not None else None
 
     # ----------------------------------------------------------------- writing (maintainers only)
 
     def _write(self, users: dict[str, dict]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".users-", dir=self.path.parent)
+        self._checked_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".users-", dir=self.path.parent)
+        except OSError as exc:
+            raise DataError(self.path, f"cannot be written ({exc.strerror or exc})",
+                            fix="point MUTTLAB_USERS_FILE at a file in a folder this user may write") from None
         try:
             os.chmod(tmp, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump({"format": 1, "users": users}, out, indent=2, sort_keys=True)
                 out.write("\n")
             os.replace(tmp, self.path)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise DataError(self.path, f"cannot be written ({exc.strerror or exc})",
+                            fix="point MUTTLAB_USERS_FILE at a file in a folder this user may write") from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -160,10 +208,10 @@ class UserStore:
             users = self._read()
             if name in users:
                 raise MuttlabError(f"user {name!r} exists; change the password with `muttlab users passwd {name}`")
-            users[name] = {"role": role.value, "hash": hashed, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                                      time.gmtime())}
+            users[name] = {"role": role.value, "hash": hashed, "id": secrets.token_hex(16),
+                           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             self._write(users)
-        return User(name, role, users[name]["created"])
+        return _user(name, users[name])
 
     def remove(self, actor: Identity, settings: Settings, name: str) -> None:
         require(actor, Action.MANAGE_USERS, settings)

@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
     "meta-eval": ("meta_eval", "meta-evaluate metrics against human judgments of system outputs (MQM, your own)"),
     "models": ("models", "list, install and uninstall the learned metrics' models"),
-    "users": ("users", "dashboard accounts: add, remove, passwd, list"),
+    "users": ("users", "dashboard accounts: add, remove, passwd, signout, list"),
     "report": ("report", "write a dashboard view as one offline HTML file"),
 }
 

@@ -207,7 +207,15 @@ def progress_bar():
 
 def emit(text: str, output: Path | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        # Started with its standard output closed (`muttlab metrics >&-`), Python has no sys.stdout at all.
+        if sys.stdout is None:
+            raise MuttlabError("standard output is closed, so nothing can be printed; write to a file with -o FILE")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as exc:
+            raise MuttlabError(f"cannot write to standard output ({exc.strerror or exc}); write to a file with "
+                               "-o FILE") from None
         return
     try:
         output.write_text(text, encoding="utf-8")

@@ -38,7 +38,8 @@ APP = None  # the served app, for uvicorn, which takes it by import name
 # environment so that an outer value cannot leak past an explicit option.
 SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
                       "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS",
-                      "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR")
+                      "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR", "MUTTLAB_TRUSTED_PROXIES",
+                      "MUTTLAB_DASK_TLS_CA", "MUTTLAB_DASK_TLS_CERT", "MUTTLAB_DASK_TLS_KEY")
 
 
 def register(subparsers, common: argparse.ArgumentParser) -> None:
@@ -77,6 +78,15 @@ def environment(settings: Settings, base: Mapping[str, str]) -> dict[str, str]:
         env["MUTTLAB_MODEL_DIR"] = str(Path(settings.model_dir_override).resolve())
     if settings.metric_paths:
         env["MUTTLAB_METRICS"] = ",".join(settings.metric_paths)
+    for name in ("ca", "cert", "key"):
+        path = getattr(settings, f"dask_tls_{name}")
+        if path is not None:
+            env[f"MUTTLAB_DASK_TLS_{name.upper()}"] = str(Path(path).resolve())
+    if settings.trusted_proxies:
+        env["MUTTLAB_TRUSTED_PROXIES"] = ",".join(settings.trusted_proxies)
+    # uvicorn believes X-Forwarded-For and X-Forwarded-Proto from the addresses in FORWARDED_ALLOW_IPS, and from
+    # 127.0.0.1 when it is unset: only the proxies the operator lists are believed, none by default.
+    env["FORWARDED_ALLOW_IPS"] = ",".join(settings.trusted_proxies)
     return env
 
 

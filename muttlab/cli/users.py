@@ -67,6 +67,14 @@ def _passwd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _signout(args: argparse.Namespace) -> int:
+    from muttlab import api
+
+    ended = api.sign_out_everywhere(settings_from_args(args), args.name)
+    print(f"signed {args.name} out everywhere: {ended} session{'' if ended == 1 else 's'} ended")
+    return 0
+
+
 def _list(args: argparse.Namespace) -> int:
     _, store = _store(args)
     for user in store.users():
@@ -93,6 +101,11 @@ def register(subparsers, common) -> None:
     remove = actions.add_parser("remove", parents=[common], help="remove an account")
     remove.add_argument("name")
     remove.set_defaults(handler=_remove)
+    signout = actions.add_parser("signout", parents=[common],
+                                 help="end every session of an account (or of a name signed in with the shared "
+                                      "credential), in every browser and server process")
+    signout.add_argument("name")
+    signout.set_defaults(handler=_signout)
     listing = actions.add_parser("list", parents=[common], help="names, roles and creation dates")
     listing.set_defaults(handler=_list)
     parser.set_defaults(handler=lambda args: parser.print_help() or 2)

@@ -226,7 +226,9 @@ class ScoreCache:
                 self._fall_back(_describe(exc, self.path))
         return found
 
-    def put_many(self, items: dict[bytes, float]) -> None:
+    def put_many(self, items: dict[bytes, float], shared: bool = True) -> None:
+        """Store scores: in the file when ``shared`` (and the file can be written), else in this object's
+        memory only, where they serve this cache's later look-ups but reach no other process."""
         if self.path is None or not items:
             return
         # The check of _valid, inlined: a grid writes ~80,000 scores. Sorted by key, the rows go into the
@@ -234,7 +236,7 @@ class ScoreCache:
         isfinite = math.isfinite
         rows = sorted((k, v) for k, v in zip(items, map(float, items.values()))
                       if isfinite(v) and k.__class__ is bytes and len(k) == KEY_BYTES)
-        if self.mode == "disk":
+        if self.mode == "disk" and shared:
             try:
                 conn = self._connect()
                 conn.execute("BEGIN")

@@ -24,8 +24,8 @@ from muttlab.errors import MuttlabError
 from muttlab.rules import DEFAULT_RULES, Rules
 from muttlab.settings import Settings
 from muttlab.trials import Suite, count_in_splits
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
-from muttlab.metrics.registry import Registry
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, signature_of
+from muttlab.metrics.registry import Registry, shares_scores
 
 if TYPE_CHECKING:  # `muttlab run --format csv/json` never needs a frame: pandas is imported when one is asked for
     import pandas as pd
@@ -109,9 +109,21 @@ def writable_model_dir(settings: Settings) -> Path:
     return folder
 
 
+def protected_paths(settings: Settings) -> list[Path]:
+    """What the worker process of outside metrics must never be able to write: the cache dir (scores,
+    sessions, the pair store's SQLite file), the model folder, the users file, the data dir and a SQLite pair
+    store elsewhere (:mod:`muttlab.metrics.outside` adds the package and its Python)."""
+    paths = [settings.cache_dir, settings.model_dir, settings.users_file, settings.data_dir]
+    if settings.store_url.startswith("sqlite:///"):
+        paths.append(Path(settings.store_url[len("sqlite:///"):]))
+    return [Path(p) for p in paths if p is not None]
+
+
 def registry_for(settings: Settings) -> Registry:
-    """The metric registry for these settings: outside metrics registered, learned metrics' model folder set."""
-    return Registry(extra_paths=settings.metric_paths, model_dir=model_dir(settings))
+    """The metric registry for these settings: outside metrics registered (scored by a worker process that
+    cannot write what :func:`protected_paths` names), learned metrics' model folder set."""
+    return Registry(extra_paths=settings.metric_paths, model_dir=model_dir(settings), isolate=True,
+                    protect=protected_paths(settings))
 
 
 # --------------------------------------------------------------------------- scoring with the cache
@@ -119,14 +131,14 @@ def registry_for(settings: Settings) -> Registry:
 _WORKER_REGISTRY: Registry | None = None
 
 
-def _init_worker(metric_paths: tuple[str, ...], models: Path | None) -> None:
+def _init_worker(metric_paths: tuple[str, ...], models: Path | None, entry_points: bool) -> None:
     global _WORKER_REGISTRY
-    _WORKER_REGISTRY = Registry(extra_paths=metric_paths, model_dir=models)
+    _WORKER_REGISTRY = Registry(extra_paths=metric_paths, model_dir=models, use_entry_points=entry_points)
 
 
 def _score_in_worker(name: str, candidates: list[str], references: list[list[str]]) -> tuple[str, np.ndarray]:
     metric = _WORKER_REGISTRY.get(name)
-    return metric.signature(), metric.score(candidates, references)
+    return signature_of(metric), metric.score(candidates, references)
 
 
 @dataclass
@@ -183,13 +195,13 @@ class _Scorer:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker,
-                                             initargs=(self.registry.extra_paths, self.registry.model_dir))
+                                             initargs=self._worker_registry())
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
         done = []
         for future, (c, _) in zip(futures, jobs):
             done.append(future.result())
             self._scored(len(c))
-        if any(signature != metric.signature() for signature, _ in done):
+        if any(signature != signature_of(metric) for signature, _ in done):
             # A worker built another model (one was installed meanwhile): its scores would be cached under
             # this metric's key, so they are dropped and the jobs scored here instead.
             return [metric.score(c, r) for c, r in jobs]
@@ -200,7 +212,7 @@ class _Scorer:
         if not metric.parallel or metric.name not in self.registry.names:
             return False
         try:
-            return self.registry.get(metric.name).signature() == metric.signature()
+            return signature_of(self.registry.get(metric.name)) == signature_of(metric)
         except MetricUnavailable:
             return False
 
@@ -216,7 +228,7 @@ class _Scorer:
         """One score array per batch, from the cache where possible."""
         plan = self._plan(metric, batches)
         self._planned(metric, batches, plan)
-        return self._store(plan, self._parallel(metric, plan.jobs))
+        return self._store(plan, self._parallel(metric, plan.jobs), self.shares(metric))
 
     def score_each(self, metrics: Sequence[Metric], batches: Sequence[Batch], fork: bool = False):
         """:meth:`score` of each metric, in order (a generator: each metric is scored when its turn comes).
@@ -245,14 +257,14 @@ class _Scorer:
                 self._planned(metric, batches, plan)
                 job_scores = next(results)
                 self._scored(sum(len(c) for c, _ in plan.jobs))
-                yield self._store(plan, job_scores)
+                yield self._store(plan, job_scores, self.shares(metric))
         finally:
             if child is not None:
                 child.close()
 
     def _plan(self, metric: Metric, batches: Sequence[Batch]) -> _Plan:
         """The cache keys of every item, the scores the cache has, and the jobs that score the rest."""
-        signature = metric.signature()
+        signature = signature_of(metric)
         contexts = [context_key(refs) if metric.corpus_dependent else "" for _, refs in batches]
         keys = [item_keys(signature, ctx, cands, self._refs_keys_of(refs))
                 for (cands, refs), ctx in zip(batches, contexts)]
@@ -276,12 +288,26 @@ class _Scorer:
         return _Plan(keys, cached, [([c for c, _ in items[s:s + size]], [r for _, r in items[s:s + size]])
                                     for s in starts], [item_keys_[s:s + size] for s in starts])
 
-    def _store(self, plan: _Plan, job_scores: list[np.ndarray]) -> list[np.ndarray]:
-        """The plan's jobs' scores into the cache; one score array per batch, cached scores filled in."""
+    def shares(self, metric: Metric) -> bool:
+        """Whether ``metric``'s new scores go into the shared cache, or only into this run's memory
+        (:func:`muttlab.metrics.registry.shares_scores`: a process that loaded outside code stores no built-in
+        metric's scores)."""
+        return shares_scores(metric)
+
+    def _worker_registry(self) -> tuple:
+        """How a worker of the pool builds its registry: an isolated registry's outside metrics are scored by
+        its own worker process only, so the pool's registry holds the built-in metrics alone."""
+        if self.registry.isolated:
+            return (), self.registry.model_dir, False
+        return self.registry.extra_paths, self.registry.model_dir, True
+
+    def _store(self, plan: _Plan, job_scores: list[np.ndarray], shared: bool = True) -> list[np.ndarray]:
+        """The plan's jobs' scores into the cache (the shared file, or this run's memory only when not
+        ``shared``); one score array per batch, cached scores filled in."""
         new: dict[bytes, float] = {}
         for ks, scores in zip(plan.job_keys, job_scores):
             new.update(zip(ks, scores.tolist()))
-        self.cache.put_many(new)
+        self.cache.put_many(new, shared=shared)
         cached = plan.cached
         return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in plan.keys]
 
@@ -398,7 +424,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
     tracker = RunProgress(progress, names, sum(len(c) for c, _ in batches)) if progress else None
     metric_objs = resolve_metrics(names, registry, tracker.loading if tracker else None)
     # Bound before anything is scored: a metric the rules cannot judge (no calibration) is refused at once.
-    bound = {m.name: verdict.rules_for(settings, m.name, m.signature(), m.noise_floor, suite.languages)
+    bound = {m.name: verdict.rules_for(settings, m.name, signature_of(m), m.noise_floor, suite.languages)
              for m in metric_objs}
     # A scorer built here may fork to score some metrics on a second core (a cluster's scorer does not).
     fork = scorer is None and settings.workers > 1
@@ -440,5 +466,5 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
     table = {c: np.concatenate(v) if v and isinstance(v[0], np.ndarray) else np.array(v, dtype=object)
              for c, v in columns.items()}
     warnings = [w for w in (sick_overlap_warning(m, suite.trials) for m in metric_objs) if w]
-    return Results(columns=table, signatures={m.name: m.signature() for m in metric_objs}, suite=suite.name,
+    return Results(columns=table, signatures={m.name: signature_of(m) for m in metric_objs}, suite=suite.name,
                    is_sample=suite.is_sample, rules=settings.rules, metric_rules=bound, warnings=warnings)

@@ -23,7 +23,7 @@ from muttlab.corruptions.extract import EXTRACTORS, Extracted
 from muttlab.corruptions.generate import GENERATORS
 from muttlab.errors import MuttlabError
 from muttlab.engine.pools import load_pools
-from muttlab.settings import DEFAULT_SEED, Settings
+from muttlab.settings import DEFAULT_SEED, Limits, Settings, active_limits
 from muttlab.sources import (DATA_LAYOUT, SAMPLE_SCENES, SAMPLE_TRIALS, join_sick, load_sample_scenes,
                                     load_sick)
 from muttlab.pairs.store import ACCEPTED, EDITED, PROPOSED, open_store
@@ -71,22 +71,40 @@ def _parse(sentences: Sequence[str]):
 
 
 def generated_trials(items: Sequence[tuple[str, str, tuple[str, ...], str]], types: Sequence[str],
-                     seed: int) -> list[Trial]:
+                     seed: int, not_applied: list[tuple[str, str, str]] | None = None) -> list[Trial]:
     """Trials made by the generators from (id stem, clean sentence, references, source) items.
 
     Sentences are parsed in one batch; each type that applies gives a trial ``<type>/<stem>``. The
-    order is type by type (catalogue order), items in the given order.
+    order is type by type (catalogue order), items in the given order. A corruption that comes out over the
+    sentence limits (``MUTTLAB_MAX_WORDS`` / ``MUTTLAB_MAX_CHARS``: Duplicated PP grows a 186-word sentence to
+    213 words) is no trial, since no metric may score it; it is appended to ``not_applied`` as (stem, type,
+    reason) instead of failing the suite it belongs to.
     """
+    limits = active_limits()
     docs = _parse([sentence for _, sentence, _, _ in items])
     out: dict[str, list[Trial]] = {name: [] for name in types}
     for (stem, sentence, refs, source), doc in zip(items, docs):
         for name in types:
             corrupted = GENERATORS[name](doc, seed)
+            too_long = corrupted and _over_limits(corrupted, limits)
+            if too_long:
+                if not_applied is not None:
+                    not_applied.append((stem, name, too_long))
+                continue
             if corrupted and corrupted != sentence.strip():
                 out[name].append(Trial(id=f"{name}/{stem}", corruption=name, original=sentence,
                                        corrupted=corrupted, references=tuple(refs), source=source,
                                        status=PROPOSED))
     return [t for name in types for t in out[name]]
+
+
+def _over_limits(text: str, limits: Limits) -> str:
+    """Why ``text`` is over the sentence limits ('' when it is not)."""
+    try:
+        limits.check_text(text, "the corrupted sentence")
+    except MuttlabError as exc:
+        return str(exc)
+    return ""
 
 
 def _sick_trials(settings: Settings, types: Sequence[str], min_refs: int, seed: int) -> list[Trial]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muttlab.errors import DataError
+from muttlab.settings import active_limits
 from muttlab.sources import parse_json, read_lines
 from muttlab.metrics.delta_bleu import WeightedRef
 
@@ -39,8 +40,9 @@ class WeightedSegments:
 def _weight(path: Path, lineno: int, value) -> float:
     try:
         w = float(value)
-    except (TypeError, ValueError):
-        raise DataError(path, f"reference weight {value!r} is not a number", line=lineno, fix=FORMAT_HINT) from None
+    except (TypeError, ValueError, OverflowError):
+        raise DataError(path, f"reference weight {str(value)[:40]!r} is not a number in [-1, 1]", line=lineno,
+                        fix=FORMAT_HINT) from None
     if math.isnan(w) or not -1.0 <= w <= 1.0:
         raise DataError(path, f"reference weight {w} is outside [-1, 1]", line=lineno,
                         fix="ΔBLEU weights are human ratings rescaled to [-1, 1]")
@@ -82,9 +84,13 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         raise DataError(path, "no such file", fix="give the path of a ΔBLEU JSONL or TSV file")
     parse = _parse_jsonl if path.suffix.lower() in (".jsonl", ".json") else _parse_tsv
     hyps, refs, lines = [], [], []
+    limits = active_limits()
     for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        if len(hyps) == limits.max_pairs:  # before this segment is parsed
+            raise DataError(path, limits.exceeded("max_pairs", len(hyps) + 1, "the file") + " (or more); split it "
+                            "into smaller files", line=lineno)
         hyp, seg_refs = parse(path, lineno, line)
         if not hyp.strip():
             raise DataError(path, "the hypothesis is empty", line=lineno, fix="give a non-empty hypothesis")
@@ -97,5 +103,5 @@ def read_weighted_segments(path: Path) -> WeightedSegments:
         refs.append(seg_refs)
         lines.append(lineno)
     if not hyps:
-        raise DataError(path, "the file holds no segments", fix=FORMAT_HINT)
+        raise DataError(path, "the file holds no segments", line=1, fix=FORMAT_HINT)
     return WeightedSegments(hyps, refs, lines)

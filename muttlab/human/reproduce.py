@@ -36,7 +36,7 @@ from muttlab.sources import DATA_LAYOUT, data_file, load_mutt_experiments, read_
 from muttlab.errors import MuttlabError
 from muttlab.human import flickr, sick
 from muttlab.human import studies as study_registry
-from muttlab.metrics.base import MetricUnavailable
+from muttlab.metrics.base import MetricUnavailable, signature_of
 from muttlab.metrics.registry import Registry
 from muttlab.resources import bundled
 from muttlab.rules import EXACT_RULE, number_text
@@ -288,9 +288,9 @@ def measure_mutt_accuracy(settings: Settings, rows: pd.DataFrame, registry: Regi
             out.update({i: (np.nan, str(exc)) for i in mine})
             continue
         scorer = registry.get(metric)
-        judges = {"paper": verdict.rules_for(paper, metric, scorer.signature(), scorer.noise_floor)}
+        judges = {"paper": verdict.rules_for(paper, metric, signature_of(scorer), scorer.noise_floor)}
         try:
-            judges["lab"] = verdict.rules_for(settings, metric, scorer.signature(), scorer.noise_floor)
+            judges["lab"] = verdict.rules_for(settings, metric, signature_of(scorer), scorer.noise_floor)
         except MuttlabError:
             judges["lab"] = None
         for i in mine:

@@ -17,7 +17,7 @@ import numpy as np
 
 from muttlab.engine.cache import context_key, item_key
 from muttlab.engine.runner import cache_for
-from muttlab.metrics.base import Metric
+from muttlab.metrics.base import Metric, signature_of
 from muttlab.metrics.sacre import ChrF, SentenceBleu, Ter
 from muttlab.settings import Settings
 
@@ -62,7 +62,7 @@ def system_corpus_scores(metric: Metric, hypotheses: Sequence[Sequence[str]], re
     if scorer is None or len({len(r) for r in references}) != 1:
         return None
     cache = cache_for(settings)
-    signature = f"corpus:{metric.signature()}"
+    signature = f"corpus:{signature_of(metric)}"
     out = np.empty(len(hypotheses))
     for s, row in enumerate(hypotheses):
         keep = np.flatnonzero(judged[s])

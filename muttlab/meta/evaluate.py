@@ -21,7 +21,7 @@ from muttlab.meta import statistics as st
 from muttlab.meta.corpus import system_corpus_scores
 from muttlab.meta.judgments import Judgments
 from muttlab.meta.result import STATISTICS, SYSTEM_LEVEL, TIE_CALIBRATED, MetaEvaluation, Significance
-from muttlab.metrics.base import Metric
+from muttlab.metrics.base import Metric, signature_of
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
 
@@ -326,7 +326,7 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
                                           settings)
         system_raw[name] = corpus if corpus is not None else st.system_means(raw[name], gold)
         system_level[name] = "corpus" if corpus is not None else "mean"
-        signatures[name], higher[name] = metric.signature(), metric.higher_is_better
+        signatures[name], higher[name] = signature_of(metric), metric.higher_is_better
     random_scores = np.where(rated, np.random.default_rng(seed).random(judgments.shape), np.nan)
     for name, matrix, signature in ((CONSTANT, np.where(rated, 0.0, np.nan), "constant:0"),
                                     (RANDOM, random_scores, f"random:uniform(0,1)|seed:{seed}")):

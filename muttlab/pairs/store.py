@@ -747,14 +747,16 @@ def parse_jsonl(path: Path | str, status: str | None = None,
     """The valid pair records of a JSONL file as (line number, key, checked fields, source), and a report
     holding every rejected line with its number and problem. Lines end with LF (CRLF is accepted); any
     other Unicode line separator is part of the text. ``raw`` gives the file's bytes when already read.
-    A file over the pair limit is refused whole (MuttlabError)."""
+    A file over the pair limit is refused whole (DataError naming the first line over it)."""
     limits = active_limits()
     if raw is None:
         raw = read_bytes(path)
     lines = raw.split(b"\n")
     count = sum(1 for line in lines if line.strip())
     if count > limits.max_pairs:
-        raise MuttlabError(f"{path}: " + limits.exceeded("max_pairs", count, "the file"))
+        first = [number for number, line in enumerate(lines, start=1) if line.strip()][limits.max_pairs]
+        raise DataError(path, limits.exceeded("max_pairs", count, "the file") + "; split it into smaller files",
+                        line=first)
     report = ImportReport(path=str(path))
     records: list[tuple[int, str, dict, str]] = []
     seen: set[str] = set()

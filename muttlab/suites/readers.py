@@ -17,21 +17,22 @@
 
 An empty text (a good or incorrect translation, a reference) is a test item and is kept: an empty output is
 what some challenge sets test. A malformed row (a missing field, a value that is not a string, a missing
-label) is left out and reported with its line number (``SuiteFile.problems``); the good rows are kept. A file
-with no readable row, or that is not UTF-8 / not the format, raises :class:`DataError`.
+label, JSON nested too deeply or holding a number too long: :func:`muttlab.sources.parse_json`) is left out and
+reported with its line number (``SuiteFile.problems``); the good rows are kept. A file with no readable row,
+more rows than ``MUTTLAB_MAX_PAIRS`` (counted before any row is read), or that is not UTF-8 / not the format,
+raises :class:`DataError` naming the file and the line.
 These data sets are not redistributable: the lab reads the user's own copy.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
+import math
 from pathlib import Path
 from typing import Callable
 
-from muttlab.sources import read_bytes
+from muttlab.settings import active_limits
+from muttlab.sources import parse_json, read_bytes
 from muttlab.trials import Expectation, Suite, Trial
-from muttlab.errors import DataError
+from muttlab.errors import DataError, MuttlabError
 from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
                                   RowProblem, SuiteFile)
 
@@ -82,6 +83,15 @@ def _references(record: dict) -> tuple[str, ...]:
     return tuple(_text(r, "references") for r in refs)
 
 
+def _finite_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond any float
+        return False
+
+
 def _expectation(value) -> Expectation | None:
     if value is None:
         return None
@@ -92,7 +102,10 @@ def _expectation(value) -> Expectation | None:
 
 
 def target_language(lp: str) -> str:
-    """The target language of a language pair (``en-de`` -> ``de``); a bare code is itself."""
+    """The target language of a language pair (``en-de`` -> ``de``); a bare code is itself. A value that is no
+    string is a malformed row (a ValueError)."""
+    if lp is not None and not isinstance(lp, str):
+        raise _RowError(f"the language pair must be a string such as 'de-en', got {type(lp).__name__}")
     lp = (lp or "").strip().lower()
     return lp.rsplit("-", 1)[-1] if lp else "en"
 
@@ -102,8 +115,20 @@ def _builder(fmt: str, name: str):
     out = SuiteFile(Suite(name, trials), fmt)
     seen: set[str] = set()
 
+    limits = active_limits()
+
     def add(line: int, trial_id: str | None, phenomenon: str, good: str, incorrect: str, refs, source: str,
             lang: str, **extra) -> None:
+        # A row no metric may score (a sentence over the limits) is left out here, with its line, rather than
+        # failing the run that scores the file.
+        try:
+            for text, what in ((good, "the good text"), (incorrect, "the incorrect text"),
+                               *((r, f"reference {i + 1}") for i, r in enumerate(refs))):
+                limits.check_text(text, what)
+        except MuttlabError as exc:
+            raise _RowError(str(exc)) from None
+        if len(refs) > limits.max_refs:
+            raise _RowError(limits.exceeded("max_refs", len(refs), "the row"))
         trial_id = trial_id or f"{phenomenon}/{line}"
         if trial_id in seen:
             raise _RowError(f"id {trial_id!r} is used twice; ids must be unique")
@@ -118,17 +143,35 @@ def _builder(fmt: str, name: str):
 
 # --------------------------------------------------------------------------- JSON lines
 
-def jsonl_records(text: str):
-    """(line, record or None, problem or None) for each non-blank line of a JSON-lines text."""
+def check_rows(lines: list[str], name: str, first: int = 1) -> None:
+    """Refuse, before any row is read, a file of more non-blank ``lines`` (the first on line ``first``) than
+    ``MUTTLAB_MAX_PAIRS``: the DataError names the file and the first line over the cap."""
+    limits = active_limits()
+    if len(lines) <= limits.max_pairs:
+        return
+    seen = 0
+    for number, raw in enumerate(lines, start=first):
+        if raw.strip():
+            seen += 1
+            if seen > limits.max_pairs:
+                raise DataError(name, limits.exceeded("max_pairs", sum(1 for x in lines if x.strip()), "the file")
+                                + "; split it into smaller files", line=number)
+
+
+def jsonl_records(text: str, name: str = "suite"):
+    """(line, record or None, problem or None) for each non-blank line of a JSON-lines text (at most
+    ``MUTTLAB_MAX_PAIRS`` of them: :func:`check_rows`)."""
     # JSON Lines ends a record at \n only: splitlines() would also cut a sentence at U+2028, U+0085...,
     # which json.dumps(ensure_ascii=False) writes as they are.
-    for line, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    check_rows(lines, name)
+    for line, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            yield line, None, f"malformed JSON: {exc.msg}"
+            record = parse_json(raw, name, line=line)
+        except DataError as exc:
+            yield line, None, exc.problem
             continue
         if not isinstance(record, dict):
             yield line, None, "each line must be a JSON object"
@@ -136,15 +179,15 @@ def jsonl_records(text: str):
         yield line, record, None
 
 
-def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
+def _read_trials_jsonl(text: str, name: str, label: str = "") -> SuiteFile:
     out, add = _builder(TRIALS_JSONL, name)
-    for line, record, problem in jsonl_records(text):
+    for line, record, problem in jsonl_records(text, label or name):
         try:
             if problem:
                 raise _RowError(problem)
             human = record.get("human_score")
-            if human is not None and not isinstance(human, (int, float)):
-                raise _RowError("'human_score' must be a number")
+            if human is not None and not _finite_number(human):
+                raise _RowError("'human_score' must be a finite number")
             severity = _text(record.get("severity"), "severity", required=False) or None
             add(line, _text(record.get("id"), "id", required=False) or None, _label(record.get("corruption"),
                 "corruption"), _text(record.get("original"), "original"), _text(record.get("corrupted"),
@@ -156,9 +199,9 @@ def _read_trials_jsonl(text: str, name: str) -> SuiteFile:
     return out
 
 
-def _read_contrastive_jsonl(text: str, name: str) -> SuiteFile:
+def _read_contrastive_jsonl(text: str, name: str, label: str = "") -> SuiteFile:
     out, add = _builder(CONTRASTIVE_JSONL, name)
-    for line, record, problem in jsonl_records(text):
+    for line, record, problem in jsonl_records(text, label or name):
         try:
             if problem:
                 raise _RowError(problem)
@@ -177,17 +220,18 @@ def _read_contrastive_jsonl(text: str, name: str) -> SuiteFile:
 def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
     lines = text.splitlines()
     if not lines:
-        raise DataError(name, f"empty file; a {fmt} file starts with the header {' '.join(columns)}")
+        raise DataError(name, f"empty file; a {fmt} file starts with the header {' '.join(columns)}", line=1)
     header = [h.strip() for h in lines[0].split("\t")]
     missing = [c for c in columns if c not in header]
     if missing:
         raise DataError(name, f"header lacks {', '.join(missing)}; a {fmt} file has the tab-separated columns "
                               f"{', '.join(columns)}", line=1)
+    check_rows(lines[1:], name, first=2)
     # Sentences carry quotes of their own: a tab is the only separator.
     for line, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
-        cells = next(csv.reader(io.StringIO(raw), delimiter="\t", quoting=csv.QUOTE_NONE))
+        cells = raw.split("\t")  # no quoting: the csv module would also cap a field at 128 KiB
         if len(cells) != len(header):
             yield line, None, f"expected {len(header)} tab-separated columns, found {len(cells)}"
             continue
@@ -201,9 +245,10 @@ _ACES_FIELDS = {"good": "good-translation", "incorrect": "incorrect-translation"
                 "source": "source", "phenomenon": "phenomena", "lp": "langpair"}
 
 
-def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dict[str, str]) -> SuiteFile:
+def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dict[str, str],
+              label: str = "") -> SuiteFile:
     out, add = _builder(fmt, name)
-    for line, row, problem in _tsv_rows(text, name, columns, fmt):
+    for line, row, problem in _tsv_rows(text, label or name, columns, fmt):
         try:
             if problem:
                 raise _RowError(problem)
@@ -215,12 +260,12 @@ def _read_tsv(text: str, name: str, fmt: str, columns: tuple[str, ...], col: dic
     return out
 
 
-def _read_wmt_tsv(text: str, name: str) -> SuiteFile:
-    return _read_tsv(text, name, WMT_TSV, WMT_COLUMNS, _WMT_FIELDS)
+def _read_wmt_tsv(text: str, name: str, label: str = "") -> SuiteFile:
+    return _read_tsv(text, name, WMT_TSV, WMT_COLUMNS, _WMT_FIELDS, label)
 
 
-def _read_aces_tsv(text: str, name: str) -> SuiteFile:
-    return _read_tsv(text, name, ACES_TSV, ACES_COLUMNS, _ACES_FIELDS)
+def _read_aces_tsv(text: str, name: str, label: str = "") -> SuiteFile:
+    return _read_tsv(text, name, ACES_TSV, ACES_COLUMNS, _ACES_FIELDS, label)
 
 
 # --------------------------------------------------------------------------- DEMETR JSON
@@ -230,13 +275,15 @@ DEMETR_REFERENCE_BASELINE = 35
 DEMETR_SEVERITIES = ("base", "minor", "major", "critical")
 
 
-def _read_demetr_json(text: str, name: str) -> SuiteFile:
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(name, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+def _read_demetr_json(text: str, name: str, label: str = "") -> SuiteFile:
+    records = parse_json(text, label or name)
     if not isinstance(records, list):
-        raise DataError(name, "a DEMETR file is a JSON list of records with src_sent, eng_sent, mt_sent, pert_sent")
+        raise DataError(label or name, "a DEMETR file is a JSON list of records with src_sent, eng_sent, mt_sent, pert_sent",
+                        line=1)
+    limits = active_limits()
+    if len(records) > limits.max_pairs:
+        raise DataError(label or name, limits.exceeded("max_pairs", len(records), "the file") + "; split it into smaller "
+                        f"files (record {limits.max_pairs + 1:,} is the first over it)", line=1)
     out, add = _builder(DEMETR_JSON, name)
     for number, record in enumerate(records, start=1):
         try:
@@ -265,7 +312,8 @@ def _read_demetr_json(text: str, name: str) -> SuiteFile:
     return out
 
 
-READERS: dict[str, Callable[[str, str], SuiteFile]] = {
+# (text, suite name, what errors call the file) -> SuiteFile
+READERS: dict[str, Callable[[str, str, str], SuiteFile]] = {
     TRIALS_JSONL: _read_trials_jsonl,
     CONTRASTIVE_JSONL: _read_contrastive_jsonl,
     WMT_TSV: _read_wmt_tsv,
@@ -293,27 +341,34 @@ def detect_format(text: str, name: str = "", suffix: str = "") -> str:
         raise DataError(name or "suite", "cannot tell the format: a TSV header must be the WMT challenge-set columns "
                         f"({' '.join(WMT_COLUMNS)}) or ACES' ({' '.join(ACES_COLUMNS)})", line=1,
                         fix="or pass --format-in")
-    for line in text.splitlines():
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError:
-                raise DataError(name or "suite", "malformed JSON in the first record", line=1) from None
+            first = parse_json(line, name or "suite", line=number, fix="or pass --format-in")
             if isinstance(first, dict) and "good" in first and "incorrect" in first:
                 return CONTRASTIVE_JSONL
             if isinstance(first, dict) and "original" in first and "corrupted" in first:
                 return TRIALS_JSONL
             break
+    first_line = next((n for n, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
     raise DataError(name or "suite", "cannot tell the format: JSONL records need either original/corrupted "
-                    "(a trial suite) or good/incorrect (a contrastive set)", fix="or pass --format-in")
+                    "(a trial suite) or good/incorrect (a contrastive set)", line=first_line, fix="or pass --format-in")
 
 
 def _parquet_as_jsonl(path: Path) -> bytes:
     import pyarrow.parquet as pq
+    limits = active_limits()
     try:
-        records = pq.read_table(path).to_pylist()
+        parquet = pq.ParquetFile(path)
+        rows = parquet.metadata.num_rows
+        if rows > limits.max_pairs:  # told by the file's footer, before any row is read
+            raise DataError(path, limits.exceeded("max_pairs", rows, "the file") + "; split it into smaller files")
+        records = parquet.read().to_pylist()
+    except DataError:
+        raise
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise DataError(path, f"cannot read as Parquet: {exc}") from None
+    import json
+
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
 
@@ -342,9 +397,10 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
     if format is not None and format not in FORMATS:
         raise DataError(label, f"unknown suite format {format!r}; choose one of {', '.join(FORMATS)}")
     fmt = format or detect_format(text, label, suffix)
-    result = READERS[fmt](text, name or "upload")
+    result = READERS[fmt](text, name or "upload", label)
     if not result.suite.trials:
         first = f"; first problem: {result.problems[0]}" if result.problems else ""
         skipped = f"; {sum(result.not_applied.values())} record(s) not applied" if result.not_applied else ""
-        raise DataError(label, f"no readable {fmt} row{first}{skipped}")
+        raise DataError(label, f"no readable {fmt} row{first}{skipped}",
+                        line=result.problems[0].line if result.problems else 1)
     return result

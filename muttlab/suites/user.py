@@ -67,10 +67,13 @@ def sentences_format(name: str, text: str) -> str:
 
 def read_user_sentences(path: str | Path) -> UserSentences:
     """Read a user's sentences (JSONL, CSV or TSV by extension; see the module docstring)."""
+    from muttlab.sources import read_bytes
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(path, "no such file", fix="give a .jsonl, .csv or .tsv file of sentences with references")
-    return parse_user_sentences(path.read_bytes(), "csv" if path.suffix.lower() == ".csv" else
+    # The one reader of users' files: a folder, a pipe or a file over the size limit is a DataError.
+    return parse_user_sentences(read_bytes(path), "csv" if path.suffix.lower() == ".csv" else
                                 "tsv" if path.suffix.lower() == ".tsv" else "jsonl", path)
 
 
@@ -79,16 +82,21 @@ def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences"
     ``label`` names the input in errors."""
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DataError(label, "not valid UTF-8", fix="re-save the file as UTF-8") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(label, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line=data[:exc.start].count(b"\n") + 1,
+                        fix="re-save the file as UTF-8") from None
+    from muttlab.suites.readers import check_rows, jsonl_records
+
     out, seen = UserSentences(), set()
     if kind in ("csv", "tsv"):
+        check_rows(text.split("\n")[1:], str(label), first=2)  # before the csv module reads a row
+        reader = csv.reader(io.StringIO(text), delimiter="\t" if kind == "tsv" else ",")
         try:
-            rows = list(csv.reader(io.StringIO(text), delimiter="\t" if kind == "tsv" else ","))
+            rows = list(reader)
         except csv.Error as exc:  # a field over the csv module's size limit, a stray quote at the end
-            raise DataError(label, f"not readable as {kind.upper()}: {exc}") from None
+            raise DataError(label, f"not readable as {kind.upper()}: {exc}", line=reader.line_num) from None
         if not rows:
-            raise DataError(label, "empty file; the header needs 'text' and at least one 'reference' column")
+            raise DataError(label, "empty file; the header needs 'text' and at least one 'reference' column", line=1)
         header = [h.strip().lower() for h in rows[0]]
         ref_cols = [i for i, h in enumerate(header) if h.startswith("reference") or h.startswith("ref")]
         if "text" not in header or not ref_cols:
@@ -104,21 +112,22 @@ def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences"
             _add(out, seen, line, row[id_col] if id_col is not None else None, row[text_col],
                  [row[i] for i in ref_cols])
     else:
-        from muttlab.suites.readers import jsonl_records
-        for line, record, problem in jsonl_records(text):
+        for line, record, problem in jsonl_records(text, str(label)):
             if problem:
                 out.problems.append(RowProblem(line, problem))
                 continue
             _add(out, seen, line, record.get("id"), record.get("text"), record.get("references"))
     if not out.items:
         first = f"; first problem: {out.problems[0]}" if out.problems else ""
-        raise DataError(label, f"no usable sentence{first}")
+        raise DataError(label, f"no usable sentence{first}", line=out.problems[0].line if out.problems else 1)
     return out
 
 
 def user_suite(sentences: UserSentences, types: Sequence[str] | None = None, seed: int = 13,
-               name: str = "user") -> Suite:
-    """Every generated corruption type (or the chosen ones) applied to each sentence that it fits."""
+               name: str = "user", not_applied: list[tuple[str, str, str]] | None = None) -> Suite:
+    """Every generated corruption type (or the chosen ones) applied to each sentence that it fits; a corruption
+    over the sentence limits is left out and appended to ``not_applied`` as (id, type, reason)
+    (:func:`muttlab.engine.suites.generated_trials`)."""
     from muttlab.corruptions import catalog
     from muttlab.engine.suites import generated_trials
 
@@ -127,4 +136,4 @@ def user_suite(sentences: UserSentences, types: Sequence[str] | None = None, see
         catalog.get(t)
     chosen = [t for t in chosen if catalog.get(t).generator is not None]
     items = [(ident, text, refs, f"user:{ident}") for ident, text, refs in sentences.items]
-    return Suite(name, generated_trials(items, chosen, seed))
+    return Suite(name, generated_trials(items, chosen, seed, not_applied))

@@ -112,6 +112,7 @@ class Fixtures:
             "snapshot": (api.snapshot, {"kind": "grid"}),
             "snapshot_differences": (api.snapshot_differences, {"settings": s, "shipped": api.snapshot("grid"),
                                                                 "signatures": {}}),
+            "sign_out_everywhere": (api.sign_out_everywhere, {"settings": s, "user": "nobody"}),
         }
 
 
@@ -178,25 +179,36 @@ def _alarm(signum, frame):
 
 
 def run_case(case: Case, fixtures: Fixtures, timeout: int = 120) -> Outcome:
-    from muttlab.errors import MuttlabError
-
     function, valid = fixtures.calls()[case.function]
     kwargs = dict(valid)
     if case.function == "load_settings" and case.argument.startswith("environ["):
         kwargs["environ"] = {case.argument[len("environ["):-1]: case.value}
     else:
         kwargs[case.argument] = case.value
+
+    def call() -> None:
+        function(**kwargs)  # whatever it returns is right: the fuzz looks at what it raises
+
+    return classified(case, call, lambda exc: _names(exc, case), timeout)
+
+
+def classified(case, call, names, timeout: int) -> Outcome:
+    """``call()`` under a SIGALRM ``timeout``, as an Outcome: returned (``call`` gives None; a text is what is
+    wrong with what it returned: unnamed), refused (a documented error for which ``names(exc)`` holds), unnamed,
+    undocumented (any other exception) or hang."""
+    from muttlab.errors import MuttlabError
+
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     try:
-        function(**kwargs)
-        return Outcome(case, "returned")
+        wrong = call()
+        return Outcome(case, "returned") if wrong is None else Outcome(case, "unnamed", wrong)
     except _Hang:
         return Outcome(case, "hang")
     except MuttlabError as exc:
         if not isinstance(exc, documented()):
             return Outcome(case, "undocumented", f"{type(exc).__module__}.{type(exc).__name__}: {exc}")
-        return Outcome(case, "refused" if _names(exc, case) else "unnamed", f"{type(exc).__name__}: {exc}")
+        return Outcome(case, "refused" if names(exc) else "unnamed", f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # the failure this fuzz looks for: reported, never hidden
         return Outcome(case, "undocumented", f"{type(exc).__module__}.{type(exc).__name__}: {exc}")
     finally:

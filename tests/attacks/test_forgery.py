@@ -178,7 +178,10 @@ def test_a_name_with_separators_cannot_spell_a_built_in_signature(data_dir, tmp_
     assert signature.endswith(hashlib.sha256((code / "pipe_named.py").read_bytes()).hexdigest())
     forged = _cell(_muttlab(["run", "--metric-path", "pipe_named:make", "--metrics", name, *RUN_BLEU[3:]], tmp_path,
                             code=code, data_dir=data_dir), name)
-    assert forged["passed"] == 0 and forged["signature"].startswith(signature + "|")
+    # Registered by path, its origin is the one the registry found: the path and the file it names.
+    digest = hashlib.sha256((code / "pipe_named.py").read_bytes()).hexdigest()
+    assert forged["passed"] == 0 and forged["signature"].startswith(
+        f"BLEU-4\\|n:4\\|tok:ptb\\|bp:closest|v:1|origin:import path pipe_named:make@sha256:{digest}|")
     plain = _cell(_muttlab(RUN_BLEU, tmp_path, data_dir=data_dir))
     assert plain["passed"] == _shipped_cell("BLEU-4", "neg_subj", 5)["passed"] == 327
 

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import json
+
 import inspect
 import threading
 
@@ -122,7 +124,10 @@ def test_a_removed_accounts_stale_callback_writes_nothing(settings, accounts, pa
 def test_a_demoted_accounts_stale_callback_writes_nothing(settings, accounts, pairs):
     session = Authenticator(settings).sign_in("ann", PASSWORD, client="c")
     view = guarded(pairs, session.identity, settings)
-    accounts.set_password(local_operator(), settings, "ann", PASSWORD, role="viewer")
+    # A maintainer edits the role in the users file, the password unchanged: the session holds, as a viewer.
+    raw = json.loads(settings.users_file.read_text())
+    raw["users"]["ann"]["role"] = "viewer"
+    settings.users_file.write_text(json.dumps(raw))
     with pytest.raises(PermissionDenied, match="viewer"):
         view.reject(1, base_version=2)
     assert len(pairs.history(1)) == 2
