@@ -252,7 +252,7 @@ class Calibrations:
 
         Raises:
           MuttlabError: unknown study or pair; no calibration of the metric under its current signature;
-          a calibration that is not informative; a target language other than the trials'.
+          a target language other than the trials'; a calibration that is not informative.
         """
         self.check(rule)
         mine = [c for c in self.entries if c.study == rule.study and c.pair == rule.pair and c.metric == metric]
@@ -264,16 +264,17 @@ class Calibrations:
             calibrated = sorted({c.metric for c in self.entries if c.study == rule.study and c.pair == rule.pair})
             raise MuttlabError(f"tie rule {rule}: {metric} has no calibration there; calibrated metrics: "
                                f"{', '.join(calibrated)}")
-        if not found.informative:
-            why = found.reason or (f"its ε = {found.epsilon!r} ties every pair of the study, so every strict trial "
-                                   "would fail")
-            raise MuttlabError(f"tie rule {rule}: {metric}'s calibration is not informative ({why}); judge it with "
-                               "another tie rule")
+        # The language first: an ε of other outputs says nothing of these trials, informative or not.
         other = sorted({lang for lang in languages if lang != found.target_language})
         if other:
             raise MuttlabError(f"tie rule {rule}: calibrated on translations into {found.target_language!r}, but "
                                f"the trials' target language is {', '.join(map(repr, other))} (MUTT and the sample "
                                "are English); choose a calibration whose target language is theirs")
+        if not found.informative:
+            why = found.reason or (f"its ε = {found.epsilon!r} ties every pair of the study, so every strict trial "
+                                   "would fail")
+            raise MuttlabError(f"tie rule {rule}: {metric}'s calibration is not informative ({why}); judge it with "
+                               "another tie rule")
         return found
 
 

@@ -98,10 +98,13 @@ def test_a_rule_that_cannot_be_used_is_refused_before_anything_is_read(rule, rea
     assert refused_in_one_line(done) and reason in done.stderr, done.stderr
 
 
-def test_a_calibration_that_is_not_informative_judges_nothing(sample_settings, data_dir):
-    # en-de's chrF ε ties every pair of the study (data/results/calibrations.json): never used, reason quoted.
+def test_a_calibration_that_is_not_informative_judges_nothing(sample_settings, data_dir, tmp_path):
+    # en-de's chrF ε ties every pair of the study (data/results/calibrations.json): on a suite of German outputs
+    # (where the language would allow it) it is still never used, and the reason is quoted.
+    from tests.profile.test_rule_change import german_suite
+
     settings = sample_settings.with_overrides(data_dir=data_dir)
-    result = api.compare_rules(settings, "calibrated:mqm-ted:en-de", ["chrF"], ["mutt"])
+    result = api.compare_rules(settings, "calibrated:mqm-ted:en-de", ["chrF"], [german_suite(data_dir, tmp_path)])
     assert result.table.empty and result.summary.empty and "chrF" not in result.epsilons
     (reason,) = result.refused["reason"]
     assert "chrF's calibration is not informative (ε = 92.59 ties every one of the 41,262 pairs" in reason

@@ -10,7 +10,7 @@ from muttlab import api
 from muttlab.errors import MuttlabError
 from muttlab.resources.bundled import results_dir
 from muttlab.sources import load_mutt_experiments
-from tests.profile.conftest import sacre_chrf, strictly_better
+from tests.profile.conftest import sacre_chrf, sacre_ter, strictly_better
 
 ZH_EN = "calibrated:mqm-ted:zh-en"
 
@@ -61,11 +61,42 @@ def test_en_de_calibrations_never_judge_english_suites(profile_settings, registr
     result = api.compare_rules(profile_settings, "calibrated:mqm-ted:en-de", ["chrF", "TER"], ["mutt"],
                                registry=registry)
     assert result.table.empty and result.summary.empty
-    reasons = dict(zip(result.refused["metric"], result.refused["reason"]))
-    # chrF's en-de ε ties every pair (not informative: refused with that reason, quoted from the calibration);
-    # TER's beats the constant baseline on a few untied pairs but is of German outputs.
-    assert _shipped_epsilon("en-de", "chrF")["reason"] in reasons["chrF"] and "not informative" in reasons["chrF"]
-    assert "calibrated on translations into 'de', but the trials' target language is 'en'" in reasons["TER"]
+    for reason in result.refused["reason"]:
+        assert "calibrated on translations into 'de', but the trials' target language is 'en'" in reason
+
+
+def german_suite(data_dir, folder) -> str:
+    """A suite file of one's own, translations into German: MSLC24-B en-de's second human translations (refB)
+    against the untranslated English source of the same segment, the reference beside them."""
+    root = data_dir / "mslc/2024/data/MSLC-B/en-de"
+    lines = {name: (root / f"{name}.txt").read_text(encoding="utf-8")[:-1].split("\n")
+             for name in ("source", "reference", "hypothesis")}
+    kinds = [line.split("\t")[1] for line in (root / "types.tsv").read_text(encoding="utf-8")[:-1].split("\n")]
+    rows = [{"good": h, "incorrect": s, "reference": r, "phenomenon": "untranslated", "lp": "en-de"}
+            for s, r, h, k in zip(lines["source"], lines["reference"], lines["hypothesis"], kinds)
+            if k == "correct-language"]
+    path = folder / "german.jsonl"
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_a_users_german_suite_under_the_en_de_calibrations(profile_settings, registry, data_dir, tmp_path):
+    path = german_suite(data_dir, tmp_path)
+    result = api.compare_rules(profile_settings, "calibrated:mqm-ted:en-de", ["chrF", "TER"], [path],
+                               registry=registry)
+    # chrF's en-de ε ties every pair of the study: not informative, refused with the calibration's own reason.
+    (reason,) = result.refused.loc[result.refused["metric"] == "chrF", "reason"]
+    assert f"chrF's calibration is not informative ({_shipped_epsilon('en-de', 'chrF')['reason']})" in reason
+    # TER earned ε = 300 on en-de (it beats tying everything on 29 pairs): every one of these pairs lies within it
+    # by sacreBLEU's own TER, so every trial ties and fails.
+    (row,) = result.table.itertuples(index=False)
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    deltas = [abs(sacre_ter(r["good"], [r["reference"]]) - sacre_ter(r["incorrect"], [r["reference"]])) for r in rows]
+    assert len(rows) == 10 and (row.metric, row.suite, row.n) == ("TER", "german", 10)
+    assert max(deltas) <= 300 and row.accuracy_compared == 0.0 and row.ties_compared == 100.0
+    assert row.accuracy_default == pytest.approx(100 * sum(
+        strictly_better(sacre_ter(r["good"], [r["reference"]]), sacre_ter(r["incorrect"], [r["reference"]]), False)
+        for r in rows) / len(rows))
 
 
 @pytest.mark.parametrize("rule, message", [
