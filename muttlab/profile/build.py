@@ -115,7 +115,7 @@ def build_profile(settings: Settings, metric: str, registry: Registry, grid: pd.
         if suite == "mutt" and grid is not None and not with_trials:
             profile.sections["mutt"], profile.origin["mutt"] = grid_section(grid), GRID
             continue
-        report(0, 1, f"{SUITE_TITLES[suite]}: judging {metric} ({COMPUTED})")
+        report(0, 1, f"{SUITE_TITLES[suite]}: judging {metric} here, through the score cache")
         try:
             why = oc.refusal(settings, suite, scorer)
             if why is not None:
@@ -133,7 +133,7 @@ def build_profile(settings: Settings, metric: str, registry: Registry, grid: pd.
         result = (meta or {}).get(pair)
         origin = SHIPPED_MQM
         if result is None or (metric not in result.values and metric not in result.skipped):
-            report(0, 1, f"MQM {pair}: meta-evaluating {metric} ({COMPUTED})")
+            report(0, 1, f"MQM {pair}: meta-evaluating {metric} here, through the score cache")
             try:
                 result = meta_evaluate(settings, mqm.load_ted(settings, pair), [metric], registry=registry)
             except DataError as exc:

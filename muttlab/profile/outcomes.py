@@ -68,14 +68,14 @@ class Outcomes:
         frame = self.frame if by != "severity" else self.frame.dropna(subset=["severity"])
         keys = frame[by].astype(str).tolist()
         refs = frame["refs"].to_numpy() if by == "group" else np.zeros(len(frame), dtype=np.int64)
-        margin = np.where(frame["supported"].to_numpy(dtype=bool), 0.0, np.nan)
+        supported = frame["supported"].to_numpy(dtype=bool)
+        # An unsupported trial has no margin: it counts in no cell's n (engine.accuracy).
         cells = accuracy_cells([self.metric] * len(frame), keys, refs, frame["passed"].to_numpy(dtype=bool),
-                               frame["tied"].to_numpy(dtype=bool), margin)
+                               frame["tied"].to_numpy(dtype=bool), np.where(supported, 0.0, np.nan))
         out = pd.DataFrame({by: cells["corruption"], "refs": cells["refs"], "n": cells["n"],
                             "passed": cells["passed"], "accuracy": cells["accuracy"], "ci_low": cells["ci_low"],
                             "ci_high": cells["ci_high"], "tie_rate": cells["tie_rate"]})
-        unscored = pd.Series(~frame["supported"].to_numpy(dtype=bool)).groupby(
-            [keys, frame["refs"].tolist() if by == "group" else [0] * len(frame)], sort=False).sum()
+        unscored = pd.Series(~supported).groupby([keys, refs.tolist()], sort=False).sum()
         out["unsupported"] = [int(unscored[(g, r)]) for g, r in zip(out[by], out["refs"])]
         if by == "severity" or not (out["refs"] > 0).any():
             out = out.drop(columns="refs")
