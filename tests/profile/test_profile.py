@@ -64,8 +64,8 @@ def test_the_mqm_rows_are_the_shipped_meta_evaluations(ter):
 
 
 @pytest.mark.parametrize("metric", sorted(DEMETR_ACCURACY))
-def test_the_shipped_demetr_severities_are_the_measured_table(metric):
-    profile = api.profile(api.load_settings(environ={}), metric)  # shipped: no data dir needed
+def test_the_shipped_demetr_severities_are_the_measured_table(metric, sample_settings):
+    profile = api.profile(sample_settings, metric)  # shipped: no data dir needed
     table = profile.sections["demetr_severity"].set_index("severity")
     assert list(table.index) == ["base", "minor", "major", "critical"]
     for severity, accuracy in DEMETR_ACCURACY[metric].items():
@@ -75,8 +75,8 @@ def test_the_shipped_demetr_severities_are_the_measured_table(metric):
     assert table["n"].sum() == profile.sections["demetr"]["n"].sum() == profile.trials["demetr"].supported.sum()
 
 
-def test_a_metric_that_cannot_score_a_language_says_so():
-    meteor = api.profile(api.load_settings(environ={}), "METEOR-1.5")
+def test_a_metric_that_cannot_score_a_language_says_so(sample_settings):
+    meteor = api.profile(sample_settings, "METEOR-1.5")
     assert "scores en only" in meteor.mqm_skipped["en-de"] and set(meteor.mqm["pair"]) == {"zh-en"}
     mslc = meteor.sections["mslc"]  # German, Spanish and Chinese outputs: every trial unsupported, none judged
     assert (mslc["n"] == 0).all() and mslc["unsupported"].sum() == 395
@@ -112,9 +112,9 @@ def test_two_profiles_compared_trial_by_trial(ter, profile_settings, registry):
     assert math.isnan(mqm.loc[("zh-en", "kendall_item"), "p_value"])  # no test of τ
 
 
-def test_profiles_and_comparisons_read_back_equal(ter, profile_settings):
+def test_profiles_and_comparisons_read_back_equal(ter, profile_settings, sample_settings):
     assert Profile.from_dict(json.loads(json.dumps(ter.to_dict(), allow_nan=False))) == ter
-    shipped = api.profile(api.load_settings(environ={}), "chrF")
+    shipped = api.profile(sample_settings, "chrF")
     assert Profile.from_dict(json.loads(json.dumps(shipped.to_dict()))) == shipped
     comparison = api.compare_profiles(profile_settings, "chrF", "TER", suites=["mslc"])
     back = ProfileComparison.from_dict(json.loads(json.dumps(comparison.to_dict(), allow_nan=False)))
