@@ -414,7 +414,7 @@ def check_rules(settings: Settings) -> None:
 
 
 def snapshot(kind: str) -> "Snapshot | None":
-    """The shipped snapshot of ``kind`` (``grid``, ``human``, ``published``, ``severity``:
+    """The shipped snapshot of ``kind`` (``grid``, ``human``, ``published``, ``severity``, ``meta_eval``, ``profiles``:
     :data:`muttlab.snapshots.KINDS`), read once per version of its file; None in a build without it.
 
     Its ``content`` is the kind's numbers (``muttlab.snapshots.grid.Grid``…), its ``stamp`` what they were
@@ -493,3 +493,226 @@ def severity_default() -> "CurveRequest":
     """The Severity page's first curve, shipped precomputed (:data:`muttlab.severity.DEFAULT_CURVE`)."""
     from muttlab.severity import DEFAULT_CURVE
     return DEFAULT_CURVE
+
+
+# --------------------------------------------------------------------------- tie rules compared, robustness profiles
+
+def compare_rules(settings: Settings, rule: str, metrics: Sequence[str] | str | None = None,
+                  suites: Sequence[str] = ("mutt", "demetr", "mslc"), progress: Progress | None = None,
+                  registry: Registry | None = None):
+    """How each metric's unit-test accuracies move from the settings' tie rule to ``rule`` (``exact``, a
+    relative tolerance, above all ``calibrated:<study>:<pair>``: the ε each metric earned on expert judgments),
+    per corruption type or phenomenon, with the ties under each (:mod:`muttlab.profile.rule_change`).
+
+    Args:
+      rule: a tie rule as ``--tie-rule`` writes it.
+      metrics: metric names (default :data:`DEFAULT_METRICS`).
+      suites: ``mutt``, ``demetr``, ``mslc`` (MSLC24-B's edge cases) or suite files' paths.
+    Returns:
+      :class:`muttlab.profile.rule_change.RulesComparison` (``summary``, ``table``, ``refused``, ``rows()``).
+    Raises:
+      MuttlabError: a malformed rule; a calibrated rule whose study or pair has no calibrations; an unknown
+        metric; a suite that cannot be read. A calibration that cannot judge a metric on a suite (not
+        informative, another target language) is no error: it is listed in ``refused`` with its reason.
+    """
+    from muttlab import checks
+    from muttlab.profile.outcomes import SUITES
+    from muttlab.profile.rule_change import compare_rules as _compare
+    from muttlab.rules import parse_tie_rule
+
+    settings, progress, registry = validation.arguments("compare_rules", settings=settings, progress=progress,
+                                                        registry=registry)
+    tie = parse_tie_rule(checks.name(rule, "compare_rules", "rule"), "rule")
+    metrics = list(DEFAULT_METRICS) if metrics is None else metrics
+    metrics = validation.arguments("compare_rules", metrics=metrics)
+    suites = _suites(suites, "compare_rules", SUITES)
+    reg = registry or registry_for(settings)
+    try:
+        return _compare(settings, tie, reg.resolve(metrics), reg, suites, progress)
+    finally:
+        if registry is None:
+            reg.close()
+
+
+def _suites(value, where: str, builtin: Sequence[str]) -> list[str]:
+    """Suite names (``builtin``) or suite files' paths, at least one."""
+    from muttlab import checks
+
+    given = [s.strip() for s in value.split(",")] if isinstance(value, str) else checks.names(value, where, "suites")
+    given = list(dict.fromkeys(s for s in given if s))
+    if not given:
+        raise InvalidArgument(where, "suites", f"names no suite; give {', '.join(builtin)} or a suite file's path")
+    return [s if s in builtin else str(checks.path(s, where, "suites")) for s in given]
+
+
+def _current(kind: str, settings: Settings, signatures: dict[str, str]):
+    """The shipped snapshot of ``kind`` and what differs from this server's stamp for these metrics (empty:
+    current), or (None, []) in a build without it."""
+    shipped = snapshot(kind)
+    if shipped is None:
+        return None, []
+    return shipped, snapshot_differences(settings, shipped, signatures=signatures)
+
+
+def profile(settings: Settings, metric: str, progress: Progress | None = None, registry: Registry | None = None,
+            with_trials: bool = False, suites: Sequence[str] = ("mutt", "demetr", "mslc")):
+    """One metric's robustness profile (:mod:`muttlab.profile`): its MUTT grid, DEMETR accuracy per severity and
+    perturbation, MSLC24-B edge cases and the MQM meta-evaluation of both TED pairs, side by side with their
+    intervals, under the settings' rules.
+
+    What ships and is current on this server is taken as it is (the shipped profile of a default metric; the
+    shipped grid's cells, the shipped meta-evaluation); only what is missing is computed, through the score cache,
+    with ``progress``. ``with_trials``: every unit-test section with its trials' outcomes (a comparison needs
+    them; the shipped grid has none, so MUTT is then judged here). ``suites``: the unit-test suites to include
+    (``mutt``, ``demetr``, ``mslc``; all by default).
+
+    Returns:
+      :class:`muttlab.profile.result.Profile` (``tables()``, ``to_dict()``; ``Profile.from_dict`` reads it back).
+    Raises:
+      UnknownMetric, MetricUnavailable; MuttlabError for rules that cannot be used at all.
+    """
+    from muttlab import checks
+    from muttlab.profile.build import build_profile
+    from muttlab.profile.outcomes import SUITES
+
+    settings, progress, registry = validation.arguments("profile", settings=settings, progress=progress,
+                                                        registry=registry)
+    metric = checks.name(metric, "profile", "metric")
+    with_trials = checks.instance(with_trials, "profile", "with_trials", bool, "True or False")
+    suites = _suites(suites, "profile", SUITES)
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        raise InvalidArgument("profile", "suites", f"names {unknown[0][:60]!r}; a profile reads "
+                                                   f"{', '.join(SUITES)}")
+    verdict.check_rules(settings)
+    reg = registry or registry_for(settings)
+    try:
+        signature = reg.get(metric).signature()
+        shipped, differences = _current("profiles", settings, {metric: signature})
+        if shipped is not None and metric in shipped.content.profiles and not differences \
+                and shipped.stamp.signatures.get(metric) == signature and list(suites) == list(SUITES):
+            return shipped.content.profiles[metric]
+        grid, differences = _current("grid", settings, {metric: signature})
+        cells = None
+        if grid is not None and not differences and metric in grid.content.metrics:
+            cells = grid.content.select([metric])
+        meta, differences = _current("meta_eval", settings, {metric: signature})
+        results = None if meta is None else dict(meta.content.results)
+        if meta is not None and differences and settings.data_dir is not None:
+            results = None  # computed again here, where the data are
+        built = build_profile(settings, metric, reg, grid=cells, meta=results, with_trials=with_trials,
+                              suites=suites, progress=progress)
+        if meta is not None and results is not None and differences:
+            built.notes.append("MQM: the shipped meta-evaluation, computed under another stamp: "
+                               + "; ".join(differences))
+        return built
+    finally:
+        if registry is None:
+            reg.close()
+
+
+def compare_profiles(settings: Settings, first: str, second: str, alpha: float = 0.05,
+                     progress: Progress | None = None, registry: Registry | None = None,
+                     suites: Sequence[str] = ("mutt", "demetr", "mslc")):
+    """Two metrics' profiles compared (:mod:`muttlab.profile.compare`): per MUTT cell, DEMETR perturbation and
+    MSLC24-B case both accuracies on the trials both scored, McNemar's test and which one catches what the other
+    misses; per TED pair and statistic the meta-evaluation's own significance of their difference.
+
+    Returns:
+      :class:`muttlab.profile.result.ProfileComparison`.
+    """
+    from muttlab import checks
+    from muttlab.meta import mqm
+    from muttlab.meta.evaluate import meta_evaluate as _evaluate
+    from muttlab.profile.compare import compare_profiles as _compare
+
+    settings, progress, registry = validation.arguments("compare_profiles", settings=settings, progress=progress,
+                                                        registry=registry)
+    first, second = (checks.name(v, "compare_profiles", a) for v, a in ((first, "first"), (second, "second")))
+    alpha = checks.real(alpha, "compare_profiles", "alpha", 0.0, 1.0)
+    if first == second:
+        raise InvalidArgument("compare_profiles", "second", f"is {first!r} again; compare two different metrics")
+    reg = registry or registry_for(settings)
+    try:
+        profiles = [profile(settings, m, progress, reg, with_trials=True, suites=suites) for m in (first, second)]
+        together = {}
+        meta = snapshot("meta_eval")
+        for pair in mqm.TED_PAIRS:
+            result = None if meta is None else meta.content.results.get(pair)
+            if result is not None and first in result.values and second in result.values \
+                    and all(result.metrics[m] == p.signature for m, p in zip((first, second), profiles)):
+                together[pair] = result
+            elif settings.data_dir is not None and all(pair in set(p.mqm["pair"]) for p in profiles):
+                together[pair] = _evaluate(settings, mqm.load_ted(settings, pair), [first, second], registry=reg,
+                                           progress=progress)
+        return _compare(profiles[0], profiles[1], together, alpha)
+    finally:
+        if registry is None:
+            reg.close()
+
+
+# --------------------------------------------------------------------------- what a meta-evaluation page shows
+
+def shipped_meta_evaluation(pair: str, with_scores: bool = False):
+    """The shipped meta-evaluation of a TED pair (``en-de``, ``zh-en``) as
+    :class:`muttlab.meta.result.MetaEvaluation`, or None in a build without it; ``with_scores``: holding the
+    shipped per-output scores (:data:`muttlab.snapshots.meta_eval.SCORED`). Whether it is this server's numbers:
+    :func:`snapshot_differences` of ``snapshot("meta_eval")``."""
+    from muttlab import checks
+
+    pair = checks.name(pair, "shipped_meta_evaluation", "pair")
+    with_scores = checks.instance(with_scores, "shipped_meta_evaluation", "with_scores", bool, "True or False")
+    shipped = snapshot("meta_eval")
+    if shipped is None:
+        return None
+    if pair not in shipped.content.results:
+        raise UnknownName(pair, shipped.content.pairs)
+    return shipped.content.result(pair, with_scores=with_scores)
+
+
+def meta_ranking(result) -> pd.DataFrame:
+    """The ranking table of a meta-evaluation: one row per metric and baseline, best first by its first
+    statistic, each statistic's value, interval, ε and cluster, and a ``baseline`` column; the metrics it could
+    not evaluate last, with their ``reason``."""
+    from muttlab.meta.result import MetaEvaluation
+
+    validation.instance(result, "meta_ranking", "result", MetaEvaluation, "a MetaEvaluation")
+    table = result.table()
+    table.insert(1, "baseline", table["metric"].isin(result.baselines))
+    table["reason"] = table["metric"].map(lambda m: result.skipped.get(m, ""))
+    return table
+
+
+def meta_pairs(result, metric: str, statistic: str = "acc_eq_item") -> pd.DataFrame:
+    """Every item-grouped pair of outputs for a scatter of Δmetric against Δhuman (:mod:`muttlab.meta.pairs`):
+    columns item, system_a, system_b, delta_human, delta_metric (oriented: larger is better for the first
+    output), tied_human, tied_metric (|Δmetric| ≤ ε, the statistic's ε), right; ``attrs["epsilon"]`` is ε.
+
+    Raises:
+      MuttlabError: the result holds no scores of ``metric`` (keep_scores, or the shipped ones of
+        :data:`muttlab.snapshots.meta_eval.SCORED`).
+    """
+    from muttlab import checks
+    from muttlab.meta.pairs import item_pair_table
+    from muttlab.meta.result import MetaEvaluation
+
+    validation.instance(result, "meta_pairs", "result", MetaEvaluation, "a MetaEvaluation")
+    metric = checks.name(metric, "meta_pairs", "metric")
+    statistic = checks.name(statistic, "meta_pairs", "statistic")
+    return item_pair_table(result, metric, statistic)
+
+
+def segment_outputs(settings: Settings, data, item: int, **reading) -> pd.DataFrame:
+    """One item's judged outputs, as a page shows them when a segment is clicked: columns system, output, human
+    (the score), errors (the MQM error spans, each {start, end, category, severity, rater} in the output with
+    the ``<v>`` marks removed), and ``attrs`` with the item's id, source, references and the source's spans.
+
+    Args:
+      data: what :func:`load_judgments` reads (``mqm-ted:zh-en``…); item: the item's column (0-based).
+    """
+    from muttlab import checks
+    from muttlab.meta.judgments import segment_table
+
+    judgments = load_judgments(settings, data, **reading)
+    item = checks.whole(item, "segment_outputs", "item", 0, max(0, len(judgments.items) - 1))
+    return segment_table(judgments, item)

@@ -132,7 +132,10 @@ class Calibration:
     Attributes:
       epsilon: the absolute score difference (in the metric's units) experts do not tell apart: the smallest
         ε reaching the maximum acc*_eq on the study (Deutsch, Foster & Freitag 2023, §3).
-      informative: False when ε ties every pair of the study: judged with it, every strict trial would fail.
+      informative: whether the metric earned ε: it leaves pairs of the study untied and the metric's acc*_eq
+        beats the constant baseline's (which ties every pair) on them; judged with an ε that is not, every
+        strict trial would be a tie, or no better than one.
+      reason: why it is (or is not) informative, in words; quoted when the rule refuses it.
       signature: the metric's ``signature()`` when calibrated: a changed metric is not calibrated.
       data_digest: sha256 of the judgments the calibration was computed on.
     """
@@ -147,6 +150,7 @@ class Calibration:
     informative: bool
     acc_eq: float
     n_pairs: int
+    reason: str = ""
 
     @property
     def name(self) -> str:
@@ -155,6 +159,9 @@ class Calibration:
 
 _CALIBRATION_FIELDS = {"study": str, "pair": str, "target_language": str, "metric": str, "signature": str,
                        "data_digest": str, "epsilon": float, "informative": bool, "acc_eq": float, "n_pairs": int}
+# A record's fields in the order the file writes them; ``reason`` may be missing from a file written before it.
+CALIBRATION_FIELDS = ("study", "pair", "target_language", "metric", "signature", "data_digest", "epsilon",
+                      "informative", "reason", "acc_eq", "n_pairs")
 
 
 def _field(entry: dict, name: str, kind: type, where: str, index: int):
@@ -188,6 +195,11 @@ class Calibrations:
             if not isinstance(entry, dict):
                 raise DataError(where, f"calibration {i} is not an object", fix="write the file again")
             values = {name: _field(entry, name, kind, where, i) for name, kind in _CALIBRATION_FIELDS.items()}
+            values["reason"] = entry.get("reason", "")
+            if not isinstance(values["reason"], str):
+                raise DataError(where, f"calibration {i}: field 'reason' must be a string, got "
+                                       f"{repr(values['reason'])[:60]}", fix="write the file again with the "
+                                                                          "meta-evaluation")
             if values["epsilon"] < 0:
                 raise DataError(where, f"calibration {i}: epsilon {values['epsilon']} is negative")
             entries.append(Calibration(**values))
@@ -217,7 +229,7 @@ class Calibrations:
         """The JSON document of these calibrations (what :meth:`parse` reads): the meta-evaluation writes its
         calibrations with it, so the file is always in the format this module reads."""
         return {"version": CALIBRATIONS_VERSION,
-                "calibrations": [{name: getattr(c, name) for name in _CALIBRATION_FIELDS} for c in self.entries]}
+                "calibrations": [{name: getattr(c, name) for name in CALIBRATION_FIELDS} for c in self.entries]}
 
     def studies(self) -> list[str]:
         return sorted({c.study for c in self.entries})
@@ -240,7 +252,7 @@ class Calibrations:
 
         Raises:
           MuttlabError: unknown study or pair; no calibration of the metric under its current signature;
-          a calibration that is not informative; a target language other than the trials'.
+          a target language other than the trials'; a calibration that is not informative.
         """
         self.check(rule)
         mine = [c for c in self.entries if c.study == rule.study and c.pair == rule.pair and c.metric == metric]
@@ -252,15 +264,17 @@ class Calibrations:
             calibrated = sorted({c.metric for c in self.entries if c.study == rule.study and c.pair == rule.pair})
             raise MuttlabError(f"tie rule {rule}: {metric} has no calibration there; calibrated metrics: "
                                f"{', '.join(calibrated)}")
-        if not found.informative:
-            raise MuttlabError(f"tie rule {rule}: {metric}'s calibration is not informative (its ε = "
-                               f"{found.epsilon!r} ties every pair of the study, so every strict trial would fail); "
-                               "judge it with another tie rule")
+        # The language first: an ε of other outputs says nothing of these trials, informative or not.
         other = sorted({lang for lang in languages if lang != found.target_language})
         if other:
             raise MuttlabError(f"tie rule {rule}: calibrated on translations into {found.target_language!r}, but "
                                f"the trials' target language is {', '.join(map(repr, other))} (MUTT and the sample "
                                "are English); choose a calibration whose target language is theirs")
+        if not found.informative:
+            why = found.reason or (f"its ε = {found.epsilon!r} ties every pair of the study, so every strict trial "
+                                   "would fail")
+            raise MuttlabError(f"tie rule {rule}: {metric}'s calibration is not informative ({why}); judge it with "
+                               "another tie rule")
         return found
 
 

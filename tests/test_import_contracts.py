@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("judged", "pairs"),
     ("engine",),
     ("suites", "severity", "conformance", "learned", "meta"),
-    ("human", "validation"),
+    ("human", "validation", "profile"),
     ("snapshots",),
     ("api",),
     ("cli", "dashboard"),

@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "correlate": ("correlate", "correlate metrics with human judgments (Flickr8K, SICK, ΔBLEU units)"),
     "reproduce": ("reproduce", "set every published number beside the one measured here"),
     "meta-eval": ("meta_eval", "meta-evaluate metrics against human judgments of system outputs (MQM, your own)"),
+    "compare-rules": ("compare_rules", "how each metric's unit-test accuracies move under another tie rule"),
+    "profile": ("profile", "one metric's robustness profile (MUTT, DEMETR, MSLC, MQM), or two compared"),
     "models": ("models", "list, install and uninstall the learned metrics' models"),
     "users": ("users", "dashboard accounts: add, remove, passwd, signout, list"),
     "report": ("report", "write a dashboard view as one offline HTML file"),

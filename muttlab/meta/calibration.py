@@ -9,7 +9,10 @@ other a tie. A record names what it holds:
 ``metric``, ``signature``                  the metric and its exact settings (:meth:`Metric.signature`)
 ``data_digest``                            sha256 of the judgment files read
 ``epsilon``                                ε, an absolute difference in the metric's own units
-``informative``                            False when ε ties every pair (every strict comparison would tie)
+``informative``, ``reason``                whether the metric has earned ε, and why: ε must leave pairs untied and
+                                           the metric's acc*_eq beat the constant baseline's (which ties every pair)
+                                           on the same pairs, significantly where tested
+                                           (:func:`muttlab.meta.evaluate.calibration_verdict`)
 ``acc_eq``, ``n_pairs``                    the acc*_eq reached and the item-grouped pairs it was measured on
 
 The file is ``{"version": 1, "calibrations": [record, ...]}`` (``data/results/calibrations.json`` ships the
@@ -22,12 +25,11 @@ from pathlib import Path
 from typing import Sequence
 
 from muttlab.errors import MuttlabError
+from muttlab.rules import CALIBRATION_FIELDS, CALIBRATIONS_VERSION, Calibrations
 from muttlab.meta.result import MetaEvaluation
 
-VERSION = 1
 STATISTIC = "acc_eq_item"
-FIELDS = ("study", "pair", "target_language", "metric", "signature", "data_digest", "epsilon", "informative",
-          "acc_eq", "n_pairs")
+FIELDS = CALIBRATION_FIELDS
 
 
 def calibration_records(result: MetaEvaluation, study: str | None = None) -> list[dict]:
@@ -48,13 +50,16 @@ def calibration_records(result: MetaEvaluation, study: str | None = None) -> lis
     return [{"study": study, "pair": result.pair, "target_language": result.target_language, "metric": metric,
              "signature": result.metrics[metric], "data_digest": result.data_digest,
              "epsilon": result.epsilons[metric][STATISTIC], "informative": result.informative[metric][STATISTIC],
-             "acc_eq": result.values[metric][STATISTIC], "n_pairs": result.pairs[STATISTIC]}
+             "reason": result.reasons[metric][STATISTIC], "acc_eq": result.values[metric][STATISTIC],
+             "n_pairs": result.pairs[STATISTIC]}
             for metric in result.metrics if metric not in result.baselines]
 
 
 def calibrations_document(records: Sequence[dict]) -> dict:
-    """The calibrations file's JSON document."""
-    return {"version": VERSION, "calibrations": [{k: record[k] for k in FIELDS} for record in records]}
+    """The calibrations file's JSON document, written by the reader of the calibrated tie rule
+    (:meth:`muttlab.rules.Calibrations.document`), so the file is always one it reads."""
+    document = {"version": CALIBRATIONS_VERSION, "calibrations": [dict(record) for record in records]}
+    return Calibrations.parse(document, "the meta-evaluation's calibrations").document()
 
 
 def write_calibrations(path: Path, records: Sequence[dict]) -> None:

@@ -24,6 +24,7 @@ from muttlab.meta.result import STATISTICS, SYSTEM_LEVEL, TIE_CALIBRATED, MetaEv
 from muttlab.metrics.base import Metric, signature_of
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
+from muttlab.stats import bootstrap_ci
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -185,9 +186,22 @@ def score_metrics(settings: Settings, judgments: Judgments, metrics: Sequence[st
 
 # --------------------------------------------------------------------------- statistics
 
+def item_interval(gold: np.ndarray, oriented: np.ndarray, epsilon: float, n_resamples: int,
+                  seed: int) -> list[float]:
+    """95% percentile bootstrap interval of an item-grouped acc_eq at a fixed ε: the items (source segments)
+    resampled with replacement, each keeping its pairs (:func:`muttlab.stats.bootstrap_ci`). The ε is the one
+    the search found on all items, so the interval leaves out the search's own uncertainty."""
+    right, valid = st.grouped_outcomes(gold, oriented, epsilon)
+    sizes = valid.sum(axis=0)
+    per_item = right.sum(axis=0)[sizes > 0] / sizes[sizes > 0]
+    found = bootstrap_ci(lambda v: v.mean(axis=-1), (per_item,), n_boot=n_resamples, seed=seed)
+    return [found.ci_low, found.ci_high]
+
+
 def _statistics_of(gold: np.ndarray, oriented: np.ndarray, system_gold: np.ndarray, system_oriented: np.ndarray,
-                   wanted: list[str], max_exact_pairs: int, seed: int) -> tuple[dict, dict, dict, dict]:
-    values, epsilons, informative, search = {}, {}, {}, {}
+                   wanted: list[str], max_exact_pairs: int, seed: int, n_resamples: int,
+                   ) -> tuple[dict, dict, dict, dict, dict]:
+    values, epsilons, informative, search, intervals = {}, {}, {}, {}, {}
     for statistic in wanted:
         if statistic in TIE_CALIBRATED:
             found = st.tie_calibrated_accuracy(gold, oriented, grouped=statistic == "acc_eq_item",
@@ -195,9 +209,13 @@ def _statistics_of(gold: np.ndarray, oriented: np.ndarray, system_gold: np.ndarr
             values[statistic], epsilons[statistic], informative[statistic] = (found.accuracy, found.epsilon,
                                                                             found.informative)
             search[statistic] = {"candidates": found.candidates, "sample_rate": found.sample_rate,
-                                 "estimate": found.estimate, "pairs": found.n_pairs, "groups": found.n_groups}
+                                 "estimate": found.estimate, "pairs": found.n_pairs, "groups": found.n_groups,
+                                 "untied": found.untied, "constant": found.constant}
+            if statistic == "acc_eq_item":
+                intervals[statistic] = item_interval(gold, oriented, found.epsilon, n_resamples, seed)
         elif statistic == "pairwise_acc_item":
             values[statistic] = st.accuracy_with_ties(gold, oriented, 0.0, grouped=True).accuracy
+            intervals[statistic] = item_interval(gold, oriented, 0.0, n_resamples, seed)
         elif statistic == "pairwise_acc":
             values[statistic] = st.accuracy_with_ties(gold, oriented, 0.0, grouped=False).accuracy
         elif statistic in ("kendall_item", "kendall"):
@@ -208,7 +226,39 @@ def _statistics_of(gold: np.ndarray, oriented: np.ndarray, system_gold: np.ndarr
             values[statistic] = st.pairwise_accuracy(system_gold, system_oriented)
         elif statistic == "pearson_sys":
             values[statistic] = st.pearson_vector(system_gold, system_oriented)
-    return values, epsilons, informative, search
+    return values, epsilons, informative, search, intervals
+
+
+def calibration_verdict(metric: str, beats: bool, accuracy: float, epsilon: float, search: dict,
+                        significance: Significance | None, alpha: float, n_resamples: int) -> tuple[bool, str]:
+    """Whether a tie-calibrated ε is informative, and why, in words.
+
+    Informative: ε leaves some pair untied AND the metric's acc*_eq beats the constant baseline's (which ties
+    every pair) on the same pairs — significantly, where the statistic was tested (the swap test of its
+    clusters, each metric keeping its ε). A metric that does no better than tying everything has earned no ε:
+    judged with it, every strict trial would be a tie, or its verdicts no better than calling everything one.
+    ``beats``: the search's exact comparison (:attr:`muttlab.meta.statistics.TieCalibration.informative`)."""
+    pairs, untied, constant = search["pairs"], search["untied"], search["constant"]
+    at = f"acc*_eq {accuracy:.4f} at ε = {epsilon:.4g}"
+    if metric == CONSTANT:
+        return False, "ties every pair: the baseline a calibration has to beat"
+    if not untied:
+        return False, f"ε = {epsilon:.4g} ties every one of the {pairs:,} pairs: every strict trial would be a tie"
+    left = f"{untied:,} of {pairs:,} pairs left untied"
+    if not beats:
+        return False, (f"{at} does not beat the constant baseline's {constant:.4f} on the same pairs ({left}): a "
+                       "metric that does no better than tying everything earns no ε")
+    p = None
+    if significance is not None and metric in significance.ranking and CONSTANT in significance.ranking:
+        k, c = significance.ranking.index(metric), significance.ranking.index(CONSTANT)
+        p = significance.p_values[k][c] if k < c else 1.0
+    if p is None:
+        return True, f"{at} beats the constant baseline's {constant:.4f} ({left}; not tested for significance)"
+    shown = f"p < {1 / n_resamples:g}" if p == 0 else f"p = {p:.3g}"
+    if p >= alpha:
+        return False, (f"{at} beats the constant baseline's {constant:.4f} only by chance ({shown} ≥ {alpha:g}, "
+                       f"{n_resamples:,} resamples; {left})")
+    return True, f"{at} beats the constant baseline's {constant:.4f} ({shown}, {n_resamples:,} resamples; {left})"
 
 
 def _rng(seed: int, statistic: str, first: str, second: str) -> np.random.Generator:
@@ -286,7 +336,7 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
       max_exact_pairs: ungrouped acc*_eq is searched exactly up to this many pairs of outputs, else over sampled
         thresholds (:func:`muttlab.meta.statistics.tie_calibrated_accuracy`); beyond it the ungrouped pairwise
         accuracies are not tested for significance.
-      keep_scores: keep each metric's segment scores in the result (``scores``).
+      keep_scores: keep each metric's segment scores in the result (``scores``), and the human ones (``gold``).
     Returns:
       :class:`~muttlab.meta.result.MetaEvaluation`.
     """
@@ -333,13 +383,13 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
         oriented[name], system_raw[name], system_level[name] = matrix, st.system_means(matrix, gold), "mean"
         signatures[name], higher[name] = signature, True
 
-    values, epsilons, informative, search = {}, {}, {}, {}
+    values, epsilons, informative, search, intervals = {}, {}, {}, {}, {}
     names = list(oriented)
     for step, name in enumerate(names):
         report(step, len(names), f"statistics of {name}")
         sign = 1.0 if higher[name] else -1.0
-        values[name], epsilons[name], informative[name], search[name] = _statistics_of(
-            gold, oriented[name], system_gold, sign * system_raw[name], wanted, max_exact_pairs, seed)
+        values[name], epsilons[name], informative[name], search[name], intervals[name] = _statistics_of(
+            gold, oriented[name], system_gold, sign * system_raw[name], wanted, max_exact_pairs, seed, n_resamples)
 
     notes = list(judgments.notes)
     outputs = judgments.n_outputs
@@ -370,6 +420,12 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
             [[None if math.isnan(v) else float(v) for v in row] for row in p],
             st.clusters(np.nan_to_num(p, nan=1.0), alpha))
     report(1, 1, "done")
+    reasons: dict[str, dict[str, str]] = {name: {} for name in names}
+    for statistic in (s for s in wanted if s in TIE_CALIBRATED):
+        for name in names:
+            informative[name][statistic], reasons[name][statistic] = calibration_verdict(
+                name, informative[name][statistic], values[name][statistic], epsilons[name][statistic],
+                search[name][statistic], tested_results.get(statistic), alpha, n_resamples)
     pairs_counted = {s: next(iter(search.values()))[s]["pairs"] for s in wanted if s in TIE_CALIBRATED}
     pairs_counted.update({s: len(judgments.systems) * (len(judgments.systems) - 1) // 2
                           for s in wanted if s in SYSTEM_LEVEL})
@@ -377,8 +433,10 @@ def meta_evaluate(settings: Settings, judgments: Judgments, metrics: Sequence[st
         name=judgments.name, pair=judgments.pair, target_language=judgments.target_language, human=judgments.human,
         data_digest=judgments.data_digest, systems=list(judgments.systems), items=len(judgments.items),
         outputs=judgments.n_outputs, statistics=wanted, metrics=signatures, baselines=list(BASELINES),
-        higher_is_better=higher, values=values, epsilons=epsilons, informative=informative, pairs=pairs_counted,
+        higher_is_better=higher, values=values, epsilons=epsilons, informative=informative, reasons=reasons,
+        intervals=intervals, pairs=pairs_counted,
         search=search, system_gold=[float(v) for v in system_gold],
         system_scores={m: [float(v) for v in system_raw[m]] for m in names}, system_level=system_level,
         significance=tested_results, n_resamples=n_resamples, seed=seed, alpha=alpha, skipped=skipped,
-        notes=notes, scores={m: raw[m] for m in chosen} if keep_scores else None)
+        notes=notes, scores={m: raw[m] for m in chosen} if keep_scores else None,
+        gold=gold.copy() if keep_scores else None)

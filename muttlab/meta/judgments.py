@@ -124,3 +124,36 @@ class Judgments:
                        errors={k: v for k, v in self.errors.items() if k[1] < count},
                        reference_gold=None if self.reference_gold is None else self.reference_gold[keep],
                        scores={k: v[:, keep] for k, v in self.scores.items()})
+
+
+SEGMENT_COLUMNS = ["system", "output", "human", "errors"]
+
+
+def _spans(spans) -> list[dict]:
+    return [{"start": e.start, "end": e.end, "category": e.category, "severity": e.severity, "rater": e.rater}
+            for e in spans]
+
+
+def segment_table(judgments: Judgments, item: int):
+    """One item's judged outputs (columns :data:`SEGMENT_COLUMNS`; ``errors``: each output's marked spans, as
+    dicts, in the text with the marks removed), systems in the judgments' order; ``attrs``: ``item`` (its id),
+    ``source``, ``references``, the human translation used as the reference and its score
+    (``reference_system``, ``reference_human``) and ``source_errors`` (spans marked in the source)."""
+    import pandas as pd
+
+    rows, source_spans = [], []
+    for s, system in enumerate(judgments.systems):
+        spans = judgments.errors.get((s, item), ())
+        source_spans += _spans(e for e in spans if e.in_source)
+        if not np.isnan(judgments.gold[s, item]):
+            rows.append({"system": system, "output": judgments.hypotheses[s][item],
+                         "human": float(judgments.gold[s, item]) + 0.0,  # MQM negated: -0.0 is no error
+                         "errors": _spans(e for e in spans if not e.in_source)})
+    frame = pd.DataFrame(rows, columns=SEGMENT_COLUMNS)
+    reference_human = None
+    if judgments.reference_gold is not None and not np.isnan(judgments.reference_gold[item]):
+        reference_human = float(judgments.reference_gold[item]) + 0.0
+    frame.attrs.update(item=judgments.items[item], source=judgments.sources[item],
+                       references=list(judgments.references[item]), reference_system=judgments.reference_system,
+                       reference_human=reference_human, source_errors=source_spans)
+    return frame

@@ -39,7 +39,7 @@ STATISTICS: dict[str, str] = {
 }
 TIE_CALIBRATED = ("acc_eq_item", "acc_eq")
 SYSTEM_LEVEL = ("pairwise_acc_sys", "pearson_sys")
-FORMAT = 1
+FORMAT = 2  # 2: why each ε is informative or not, and the item-level intervals
 
 
 @dataclass
@@ -60,9 +60,13 @@ class MetaEvaluation:
 
     ``values[metric][statistic]`` is the number (NaN where undefined: a constant metric has no Pearson r);
     ``epsilons`` the tie threshold of each tie-calibrated statistic, in the metric's own units;
-    ``informative`` whether that ε leaves some pair untied. ``skipped`` names the metrics that could not score
+    ``informative`` whether that ε is one the metric has earned (it leaves pairs untied and beats the constant
+    baseline on the same pairs, significantly where tested) and ``reasons`` why, in words
+    (:func:`muttlab.meta.evaluate.calibration_verdict`). ``intervals`` holds a 95% bootstrap interval over items
+    of the item-grouped accuracies (``acc_eq_item`` at its ε, ``pairwise_acc_item``;
+    :func:`muttlab.meta.evaluate.item_interval`). ``skipped`` names the metrics that could not score
     these outputs, with why. ``scores`` (optional) holds each metric's segment scores, systems × items, in its
-    own orientation (NaN where not judged).
+    own orientation (NaN where not judged), and ``gold`` the human scores they were compared with.
     """
 
     name: str
@@ -80,6 +84,8 @@ class MetaEvaluation:
     values: dict[str, dict[str, float]]
     epsilons: dict[str, dict[str, float]] = field(default_factory=dict)
     informative: dict[str, dict[str, bool]] = field(default_factory=dict)
+    reasons: dict[str, dict[str, str]] = field(default_factory=dict)
+    intervals: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # metric -> statistic -> [low, high]
     pairs: dict[str, int] = field(default_factory=dict)  # statistic -> pairs counted
     search: dict[str, dict[str, dict]] = field(default_factory=dict)  # metric -> statistic -> candidates, rate
     system_gold: list[float] = field(default_factory=list)
@@ -92,6 +98,7 @@ class MetaEvaluation:
     skipped: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     scores: dict[str, np.ndarray] | None = None
+    gold: np.ndarray | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -120,8 +127,9 @@ class MetaEvaluation:
     def rows(self) -> list[dict]:
         """One row per (metric, statistic), metrics in the order of the first statistic's ranking: ``metric``,
         ``statistic``, ``value`` (None where undefined), ``epsilon`` for a tie-calibrated statistic, then
-        ``informative``, ``rank`` and ``cluster`` where significance was tested, ``baseline``; a skipped metric
-        has one row per statistic with value None and its ``reason``. The JSON form of ``muttlab meta-eval``."""
+        ``informative`` and ``informative_reason``, ``ci_low`` and ``ci_high`` where there is an interval,
+        ``rank`` and ``cluster`` where significance was tested, ``baseline``; a skipped metric has one row per
+        statistic with value None and its ``reason``. The JSON form of ``muttlab meta-eval``."""
         out = []
         order = self.ranking(self.statistics[0]) if self.statistics else list(self.values)
         for metric in order:
@@ -131,6 +139,10 @@ class MetaEvaluation:
                 if statistic in TIE_CALIBRATED:
                     row["epsilon"] = self.epsilons[metric][statistic]
                     row["informative"] = self.informative[metric][statistic]
+                    row["informative_reason"] = self.reasons.get(metric, {}).get(statistic, "")
+                interval = self.intervals.get(metric, {}).get(statistic)
+                if interval is not None:
+                    row["ci_low"], row["ci_high"] = (None if math.isnan(v) else v for v in interval)
                 sig = self.significance.get(statistic)
                 if sig is not None and metric in sig.ranking:
                     row["rank"] = sig.ranking.index(metric) + 1
@@ -143,8 +155,9 @@ class MetaEvaluation:
         return out
 
     def table(self):
-        """A wide frame, one row per metric (ranked by the first statistic): each statistic's value, its ε
-        (``<statistic> eps``) and cluster (``<statistic> cluster``) where it has them."""
+        """A wide frame, one row per metric (ranked by the first statistic): each statistic's value, its 95%
+        interval (``<statistic> low``, ``<statistic> high``), ε (``<statistic> eps``) and cluster
+        (``<statistic> cluster``) where it has them."""
         import pandas as pd
 
         records = []
@@ -153,6 +166,9 @@ class MetaEvaluation:
             record: dict = {"metric": metric}
             for statistic in self.statistics:
                 record[statistic] = self.values[metric][statistic]
+                interval = self.intervals.get(metric, {}).get(statistic)
+                if interval is not None:
+                    record[f"{statistic} low"], record[f"{statistic} high"] = interval
                 if statistic in TIE_CALIBRATED:
                     record[f"{statistic} eps"] = self.epsilons[metric][statistic]
                 if statistic in self.significance:
@@ -184,6 +200,8 @@ class MetaEvaluation:
                 value = {k: asdict(v) for k, v in value.items()}
             elif f.name == "scores":
                 value = None if value is None else {k: _nulls(v.tolist()) for k, v in value.items()}
+            elif f.name == "gold":
+                value = None if value is None else _nulls(value.tolist())
             out[f.name] = _nulls(value)
         return out
 
@@ -193,7 +211,7 @@ class MetaEvaluation:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise DataError(where, f"not a format-{FORMAT} meta-evaluation")
         names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in data and n != "scores"]
+        missing = [n for n in names if n not in data and n not in ("scores", "gold")]
         if missing:
             raise DataError(where, f"lacks {', '.join(missing)}")
         try:
@@ -203,8 +221,12 @@ class MetaEvaluation:
             kwargs["system_gold"] = [_number(v) for v in data["system_gold"]]
             kwargs["system_scores"] = {m: [_number(v) for v in row] for m, row in data["system_scores"].items()}
             kwargs["significance"] = {k: Significance(**v) for k, v in data["significance"].items()}
+            kwargs["intervals"] = {m: {s: [_number(v) for v in pair] for s, pair in row.items()}
+                                   for m, row in data["intervals"].items()}
             if kwargs["scores"] is not None:
                 kwargs["scores"] = {k: np.array(v, dtype=np.float64) for k, v in kwargs["scores"].items()}
+            if kwargs["gold"] is not None:
+                kwargs["gold"] = np.array(kwargs["gold"], dtype=np.float64)
             return cls(**kwargs)
         except (TypeError, AttributeError, ValueError) as exc:
             raise DataError(where, f"malformed: {exc}") from None

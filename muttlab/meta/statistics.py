@@ -45,7 +45,7 @@ ranked into clusters (:func:`clusters`; mt-metrics-eval ``AssignRanks``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -122,8 +122,13 @@ class TieCalibration:
       candidates: the thresholds searched (0 and the distinct |Δm| that can raise acc_eq).
       sample_rate: 1.0 for the exact search; else the share of pairs whose |Δm| were the candidates.
       estimate: acc_eq at ``epsilon`` on the sampled pairs (equals ``accuracy`` for the exact search).
-      informative: False when ``epsilon`` ties every pair the metric was calibrated on (a constant metric, or
-        an ε as large as every difference): every strict comparison would then be a tie.
+      untied: the pairs ``epsilon`` leaves untied (|Δm| > ε), of all ``n_pairs``.
+      constant: acc_eq of a metric that ties every pair, on the same pairs (weighted alike): the share of pairs
+        the humans tie. A calibration has to beat it.
+      informative: whether ``epsilon`` leaves some pair untied AND ``accuracy`` beats ``constant`` (compared
+        exactly): a metric that does no better than tying everything has earned no ε (every strict comparison
+        judged with it would be a tie, or no better than one). Whether it beats it *significantly* is the
+        meta-evaluation's to say (:mod:`muttlab.meta.evaluate`).
     """
 
     accuracy: float
@@ -133,6 +138,8 @@ class TieCalibration:
     candidates: int
     sample_rate: float = 1.0
     estimate: float | None = None
+    untied: int = 0
+    constant: float = float("nan")
     informative: bool = True
 
 
@@ -182,8 +189,12 @@ def _grouped_search(gold: np.ndarray, metric: np.ndarray) -> TieCalibration:
     totals = base + cumulative[np.searchsorted(d_sorted, candidates, side="right")]
     best = int(np.argmax(totals))  # the first maximum: the smallest ε reaching it
     epsilon = float(candidates[best])
+    untied = int((valid & (d > epsilon)).sum())
+    # Tying every pair is right exactly on the human ties: in the same integer weights, so "beats" is exact.
+    constant = (human_tie.sum(axis=0) * weight).sum()
     return TieCalibration(float(totals[best] / scale), epsilon, int(n_g.sum()), len(groups), len(candidates),
-                          informative=bool((valid & (d > epsilon)).any()))
+                          untied=untied, constant=float(constant / scale),
+                          informative=bool(untied > 0 and totals[best] > constant))
 
 
 def _sorted_flat(gold: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -242,13 +253,15 @@ def _ungrouped_exact(h: np.ndarray, m: np.ndarray) -> TieCalibration:
             at_r, at_f = at_r + len(r), at_f + len(f)
     rises.sort()
     falls.sort()
-    return _best_threshold(rises, falls, counts.concordant, total, (m[-1] - m[0]))
+    found, right = _best_threshold(rises, falls, counts.concordant, total)
+    return _judged_ungrouped(found, h, m, right)
 
 
-def _best_threshold(rises: np.ndarray, falls: np.ndarray, concordant: int, total: int, spread: float,
-                    ) -> TieCalibration:
+def _best_threshold(rises: np.ndarray, falls: np.ndarray, concordant: int, total: int,
+                    ) -> tuple[TieCalibration, int]:
     """acc*_eq from the sorted Δm of the human ties (each raises acc_eq once tied) and of the concordant pairs
-    (each lowers it): candidates are 0 and each distinct rise, the first maximum wins."""
+    (each lowers it): candidates are 0 and each distinct rise, the first maximum wins. Also returns how many
+    pairs are right at that ε."""
     last = np.flatnonzero(np.r_[rises[1:] != rises[:-1], True]) if len(rises) else np.zeros(0, dtype=np.intp)
     candidates, tied_rises = rises[last], last + 1
     if not len(candidates) or candidates[0] != 0.0:
@@ -257,8 +270,18 @@ def _best_threshold(rises: np.ndarray, falls: np.ndarray, concordant: int, total
     best = int(np.argmax(correct))
     epsilon = float(candidates[best])
     accuracy = float(correct[best] / total)
-    return TieCalibration(accuracy, epsilon, total, 1, len(candidates), estimate=accuracy,
-                          informative=bool(spread > epsilon))
+    return TieCalibration(accuracy, epsilon, total, 1, len(candidates), estimate=accuracy), int(correct[best])
+
+
+def _judged_ungrouped(found: TieCalibration, h: np.ndarray, m: np.ndarray, right: int) -> TieCalibration:
+    """``found`` (over all pairs of the outputs sorted by metric score ``m``, ``right`` of them right at its ε)
+    with the pairs its ε leaves untied, the constant metric's accuracy and whether it beats it (exact counts)."""
+    total = found.n_pairs
+    untied = total - int((_window_ends(m, found.epsilon) - np.arange(len(m)) - 1).sum())
+    sizes = np.unique(h, return_counts=True)[1]
+    human_ties = int((sizes * (sizes - 1) // 2).sum())
+    return replace(found, untied=untied, constant=human_ties / total if total else float("nan"),
+                   informative=bool(untied > 0 and right > human_ties))
 
 
 def _ungrouped_sampled(h: np.ndarray, m: np.ndarray, sample: int, seed: int) -> TieCalibration:
@@ -281,10 +304,11 @@ def _ungrouped_sampled(h: np.ndarray, m: np.ndarray, sample: int, seed: int) -> 
         falls.append(d[same])
         concordant += int(same.sum())
     rises, falls = np.sort(np.concatenate(rises)), np.sort(np.concatenate(falls))
-    found = _best_threshold(rises, falls, concordant, sample, m[-1] - m[0])
+    found, _ = _best_threshold(rises, falls, concordant, sample)
     counts = ungrouped_counts(h, m, found.epsilon, presorted=True)
-    return TieCalibration(counts.accuracy, found.epsilon, total, 1, found.candidates, sample_rate=sample / total,
-                          estimate=found.accuracy, informative=found.informative)
+    exact = TieCalibration(counts.accuracy, found.epsilon, total, 1, found.candidates, sample_rate=sample / total,
+                           estimate=found.accuracy)
+    return _judged_ungrouped(exact, h, m, counts.concordant + counts.ties_both)
 
 
 def tie_calibrated_accuracy(gold, metric, grouped: bool = True, max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS,

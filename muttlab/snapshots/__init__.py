@@ -9,7 +9,7 @@ Front-ends reach them through :mod:`muttlab.api` (``api.snapshot``, ``api.snapsh
 """
 from __future__ import annotations
 
-from muttlab.snapshots import grid, human, published, severity
+from muttlab.snapshots import grid, human, meta_eval, profiles, published, severity
 from muttlab.snapshots.snapshot import (FORMAT, Kind, Snapshot, Stamp, code_digests, current_stamp, load, parse,
                                         path_of, sha256_file, write)
 
@@ -25,6 +25,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("severity", "scripts/precompute_severity.py",
          ("muttlab.severity", "muttlab.corruptions.generate", "muttlab.engine.verdict"),
          severity.data_files, True, severity.to_document, severity.parse),
+    Kind("meta_eval", "scripts/precompute_meta_eval.py", meta_eval.CODE_MODULES, meta_eval.data_files, False,
+         meta_eval.to_document, meta_eval.parse),
+    Kind("profiles", "scripts/precompute_profiles.py", profiles.CODE_MODULES, profiles.data_files, True,
+         profiles.to_document, profiles.parse),
 )}
 
 __all__ = ["FORMAT", "KINDS", "Kind", "Snapshot", "Stamp", "code_digests", "current_stamp", "load", "parse",

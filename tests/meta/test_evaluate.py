@@ -123,8 +123,8 @@ def test_the_json_form_is_lossless(small_results, ted_results):
     with_scores = ted_results["en-de"]
     back = MetaEvaluation.from_dict(json.loads(json.dumps(with_scores.to_dict())))
     assert all(np.array_equal(back.scores[m], with_scores.scores[m], equal_nan=True) for m in with_scores.scores)
-    with pytest.raises(DataError, match="not a format-1 meta-evaluation"):
-        MetaEvaluation.from_dict({"format": 2})
+    with pytest.raises(DataError, match="not a format-2 meta-evaluation"):
+        MetaEvaluation.from_dict({"format": 1})  # the format before the reasons and intervals
     with pytest.raises(DataError, match="lacks values"):
         MetaEvaluation.from_dict({k: v for k, v in with_scores.to_dict().items() if k != "values"})
 
@@ -192,3 +192,55 @@ def test_large_inputs_sample_thresholds_and_skip_pairwise_significance(meta_sett
     exact = api.meta_evaluate(meta_settings, part, "chrF", statistics="acc_eq", n_resamples=50)
     assert small.value("chrF", "acc_eq") == exact.value("chrF", "acc_eq")  # 20M samples > 8,385 pairs: exact
     assert small.search["chrF"]["acc_eq"]["sample_rate"] == 1.0
+
+
+def _untied(gold, metric, epsilon):
+    """Item-grouped pairs of judged outputs whose metric scores differ by more than ε, counted item by item."""
+    count = 0
+    for i in range(gold.shape[1]):
+        judged = [s for s in range(gold.shape[0]) if not np.isnan(gold[s, i])]
+        count += sum(abs(metric[a, i] - metric[b, i]) > epsilon for k, a in enumerate(judged) for b in judged[k + 1:])
+    return count
+
+
+@pytest.fixture(scope="module")
+def en_de_tested(meta_settings, ted):
+    """en-de's item-grouped acc*_eq of sentBLEU, chrF and TER, clustered (1,000 resamples, the settings' seed)."""
+    return api.meta_evaluate(meta_settings, ted["en-de"], metrics=["sentBLEU", "chrF", "TER"],
+                             statistics=["acc_eq_item"], significance=["acc_eq_item"], keep_scores=True)
+
+
+def test_an_epsilon_is_informative_only_where_it_beats_tying_everything(en_de_tested):
+    result = en_de_tested
+    constant = result.values["constant baseline"]["acc_eq_item"]
+    for metric in ("sentBLEU", "chrF", "TER"):
+        oriented = result.scores[metric] * (1 if result.higher_is_better[metric] else -1)
+        untied = _untied(result.gold, oriented, result.epsilons[metric]["acc_eq_item"])
+        informative, reason = result.informative[metric]["acc_eq_item"], result.reasons[metric]["acc_eq_item"]
+        if metric in ("sentBLEU", "chrF"):
+            # Their best ε on en-de is their whole range (tests/meta/fixtures/mtme_ted.json): every pair tied.
+            assert untied == 0 and not informative
+            assert reason.endswith(f"ties every one of the {41262:,} pairs: every strict trial would be a tie")
+        else:
+            # TER's ε = 300 leaves a handful of pairs untied, and on those it is right more often than not: it beats
+            # the constant metric by 0.0003, which the swap test (each metric keeping its ε) finds significant.
+            assert untied == 29 and result.values["TER"]["acc_eq_item"] > constant and informative
+            assert f"29 of {41262:,} pairs left untied" in reason and "beats the constant baseline's 0.4803 (p = " \
+                in reason
+    assert not result.informative["constant baseline"]["acc_eq_item"]
+    assert "the baseline a calibration has to beat" in result.reasons["constant baseline"]["acc_eq_item"]
+
+
+def test_a_refused_calibration_quotes_its_reason(en_de_tested, meta_settings, tmp_path):
+    from muttlab.engine import verdict
+    from muttlab.rules import parse_tie_rule
+
+    path = tmp_path / "calibrations.json"
+    calibration.write_calibrations(path, calibration.calibration_records(en_de_tested))
+    record = json.loads(path.read_text())["calibrations"][1]
+    assert (record["metric"], record["informative"]) == ("chrF", False) and record["reason"]
+    settings = meta_settings.with_overrides(calibrations_file=path).with_rules(
+        tie=parse_tie_rule("calibrated:mqm-ted:en-de", "test"))
+    with pytest.raises(MuttlabError) as refused:
+        verdict.rules_for(settings, "chrF", en_de_tested.metrics["chrF"], 0.0, ("de",))
+    assert f"chrF's calibration is not informative ({record['reason']})" in str(refused.value)

@@ -223,3 +223,43 @@ def test_bad_matrices_are_refused():
         st.tie_calibrated_accuracy(np.array([[0.0, np.nan], [np.nan, 1.0]]), np.zeros((2, 2)))
     with pytest.raises(MuttlabError, match="finite number >= 0"):
         st.accuracy_with_ties(np.zeros((2, 2)), np.zeros((2, 2)), -1.0)
+
+
+def brute_untied_and_constant(gold, metric, eps, grouped):
+    """(pairs with |Δm| > ε, acc_eq of a metric that ties every pair) by the definitions: the constant metric
+    is right exactly on the pairs the humans tie, item by item averaged when grouped."""
+    rated = ~np.isnan(gold)
+    groups = brute_groups(gold, metric) if grouped else [(gold[rated], metric[rated])]
+    untied, shares = 0, []
+    for h, m in groups:
+        pairs = list(itertools.combinations(range(len(h)), 2))
+        untied += sum(abs(m[i] - m[j]) > eps for i, j in pairs)
+        shares.append(sum(h[i] == h[j] for i, j in pairs) / len(pairs))
+    return untied, float(np.mean(shares))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_informative_means_pairs_left_untied_and_the_constant_metric_beaten(seed):
+    rng = np.random.default_rng(300 + seed)
+    gold, metric = random_case(rng, missing=0.1 if seed % 3 else 0.0)
+    if seed % 5 == 0:  # a metric that hardly separates anything: most pairs tie at any ε
+        metric = np.round(metric, 0)
+    for grouped in (True, False):
+        found = st.tie_calibrated_accuracy(gold, metric, grouped=grouped)
+        untied, constant = brute_untied_and_constant(gold, metric, found.epsilon, grouped)
+        assert found.untied == untied and found.constant == pytest.approx(constant, abs=1e-12)
+        assert found.informative == (untied > 0 and found.accuracy > constant + 1e-12)
+
+
+def test_a_metric_no_better_than_tying_everything_earns_no_epsilon():
+    # One item, h = (0, 0, 1), m = (0, 5, 1): pair (1, 2) a human tie with Δm 5, (1, 3) concordant with Δm 1,
+    # (2, 3) discordant with Δm -4. ε = 0: only (1, 3) is right, 1/3. ε = 1 or 4: no pair is right. ε = 5: only
+    # the human tie, 1/3. So acc*_eq = 1/3 at ε = 0, every pair untied -- and tying every pair gets 1/3 too.
+    gold, metric = np.array([[0], [0], [1]], float), np.array([[0], [5], [1]], float)
+    for grouped in (True, False):
+        found = st.tie_calibrated_accuracy(gold, metric, grouped=grouped)
+        assert (found.accuracy, found.epsilon, found.untied) == (pytest.approx(1 / 3), 0.0, 3)
+        assert found.constant == pytest.approx(1 / 3) and not found.informative
+    # One more concordant output beats it: h = (0, 0, 1, 2), m = (0, 5, 1, 6) adds three right pairs of six.
+    better = st.tie_calibrated_accuracy(np.array([[0], [0], [1], [2]], float), np.array([[0], [5], [1], [6]], float))
+    assert better.accuracy > better.constant and better.informative
