@@ -14,7 +14,10 @@ interleaves between chunks. The dispatcher picks
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
 :class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
 nobody waits for any more does not run: :func:`gather` waits in short steps, asks the waiting session whether
-it is still there, and cancels the session's jobs not yet started when it is not (a closed tab).
+it is still there, and cancels the session's jobs not yet started when it is not (a closed tab). A job already
+running is told too: :func:`checkpoint`, which a long job calls at each of its progress reports, raises
+:class:`Cancelled` in it from then on, so a published-numbers recomputation or a severity curve stops at its
+next report instead of running on for minutes after its tab closed.
 
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
@@ -54,6 +57,10 @@ class QueueFull(MuttlabError):
     """Too much work is waiting; the request was not queued."""
 
 
+class Cancelled(MuttlabError):
+    """A running job was stopped at a :func:`checkpoint`: nobody waits for its answer any more."""
+
+
 @dataclass(order=True)
 class _Job:
     cost: int
@@ -61,6 +68,19 @@ class _Job:
     fn: Callable[[], object] = field(compare=False)
     future: Future = field(compare=False)
     session: str = field(compare=False, default="")
+    # Set by gather when its waiter has gone: the job, if it runs, stops at its next checkpoint.
+    abandoned: threading.Event = field(compare=False, default_factory=threading.Event)
+
+
+_RUNNING = threading.local()  # the job a worker thread is running
+
+
+def checkpoint() -> None:
+    """Where a long job may stop: raises :class:`Cancelled` in a job whose waiters have all gone (:func:`gather`
+    abandoned it); does nothing elsewhere (outside the queue's threads, or for a job still wanted)."""
+    job = getattr(_RUNNING, "job", None)
+    if job is not None and job.abandoned.is_set():
+        raise Cancelled("stopped: nobody waits for this computation any more")
 
 
 class FairQueue:
@@ -101,7 +121,10 @@ class FairQueue:
                                 "before asking for more")
             if self.pending() >= self.max_pending:
                 raise QueueFull("the server has too much scoring work waiting; try again in a minute")
-            self._waiting[session].append(_Job(max(0, int(cost)), next(self._seq), fn, future, session))
+            job = _Job(max(0, int(cost)), next(self._seq), fn, future, session)
+            self._waiting[session].append(job)
+            # How gather tells a job that nobody waits for it (a Future holds no such flag of its own).
+            future.abandon = job.abandoned.set
             self._cond.notify()
         return future
 
@@ -146,10 +169,13 @@ class FairQueue:
                 self.running += 1
             try:
                 if job.future.set_running_or_notify_cancel():
+                    _RUNNING.job = job
                     try:
                         job.future.set_result(job.fn())
                     except BaseException as exc:  # handed to the waiting session, which shows it
                         job.future.set_exception(exc)
+                    finally:
+                        _RUNNING.job = None
             finally:
                 with self._cond:
                     self.running -= 1
@@ -173,10 +199,10 @@ def gather(futures: Sequence[Future], still_wanted: Callable[[], None],
     """The futures' values, in order, waiting for each in steps of ``poll_s``.
 
     Between steps ``still_wanted()`` is called; it raises when nobody waits for the answer any more (the
-    visitor closed the tab or asked for something else). Then, and on any other failure, every job of
-    ``futures`` not yet started is cancelled (the queue skips it) before the exception propagates; a job
-    already running finishes, since a thread cannot be stopped from outside. ``on_done(i)`` is called once the
-    ``i``-th value is in.
+    visitor closed the tab or asked for something else, or its share of the demo is used up). Then, and on any
+    other failure, every job of ``futures`` not yet started is cancelled (the queue skips it) and every one
+    already running is abandoned: a thread cannot be stopped from outside, so it stops at its next
+    :func:`checkpoint`. ``on_done(i)`` is called once the ``i``-th value is in.
     """
     values = []
     try:
@@ -189,6 +215,7 @@ def gather(futures: Sequence[Future], still_wanted: Callable[[], None],
     except BaseException:
         for future in futures:
             future.cancel()
+            getattr(future, "abandon", lambda: None)()
         raise
     return values
 
