@@ -56,8 +56,10 @@ def page() -> None:
         refs = far.selectbox("Refs", REF_CHOICES, key="sev-refs", help=glossary.term("references (5/10/20)"),
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
+    ui.demo_caption(settings)
+    request = ("severity", corruption, tuple(metrics), tuple(sorted(strengths)), refs)
     if submitted:
-        ui.ask(("severity",))
+        ui.ask(request)
         ui.write_query({"metrics": metrics, "corruption": corruption, "strengths": sorted(strengths), "refs": refs})
     elif wanted is None:  # a first visit: nothing is scored until asked (or a link asks)
         st.info("Choose metrics, a corruption type and its strengths, then press **Draw the curves**.",
@@ -68,7 +70,12 @@ def page() -> None:
         st.warning("Choose at least one metric and at least two strengths.")
         return
     strengths = tuple(sorted(strengths))
-    if ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
+    # A link fills the form; its curves are drawn at once only when this server has them already.
+    if ui.waits_for_click(request, "Draw the curves of this link", "sev-link",
+                          "This link's curves are in the form above; this server has not drawn them yet. Press the "
+                          "button to corrupt and score the sentences.",
+                          finished=services.is_memoised(services.severity_key(settings, corruption, tuple(metrics),
+                                                                              strengths, refs))):
         return
     curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(
         settings, corruption, tuple(metrics), strengths, refs, progress),
