@@ -19,11 +19,12 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
                                              metric_catalogue, shipped_reproduction,
-                                             optional_module, queued, registry, report_frame, reproduce_available,
+                                             optional_module, queued, queued_study, registry, report_frame,
+                                             reproduce_available,
                                              reproduction, reval_evaluation, score_sentences, session_id, settings,
                                              severity, severity_key, shipped_grid, shipped_grid_html, still_wanted,
                                              store, store_revision, study_warnings, suite, suite_named, trials_by_id)
-from muttlab.dashboard.services.budget import DemoLimit, governs, slow_metrics
+from muttlab.dashboard.services.budget import DemoLimit, governs, scoring_settings, slow_metrics
 from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
@@ -36,9 +37,11 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SEVERITY_DEFAULT"
            "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types", "governs", "is_memoised", "is_quick",
-           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "read_challenge",
+           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "queued_study",
+           "read_challenge",
            "registry", "report_frame", "reproduce_available", "reproduction", "reval_evaluation", "run_grid",
-           "score_sentences", "session_id", "settings", "severity", "severity_key", "shipped_grid", "shipped_grid_html",
+           "score_sentences", "scoring_settings", "session_id", "settings", "severity", "severity_key", "shipped_grid",
+           "shipped_grid_html",
            "shipped_reproduction", "slow_metrics", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",

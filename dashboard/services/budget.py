@@ -226,6 +226,13 @@ def governed(settings: Settings | None, what: str, compute: Callable[[], object]
         budget.give_back(lease)
 
 
+def scoring_settings(settings: Settings) -> Settings:
+    """The settings a visitor's big job scores with: on the demo, in this process only (``workers=1``), where its
+    progress reports stop it once its visitor has gone; scoring workers of their own (a METEOR process each)
+    would run on after it, out of the queue's reach. Elsewhere ``settings`` as they are."""
+    return settings.with_overrides(workers=1) if governs(settings) else settings
+
+
 def check() -> None:
     """In a page's thread: raises DemoLimit when the computation under way has used up its visitor's share."""
     lease = getattr(_CURRENT, "lease", None)

@@ -43,6 +43,8 @@ from muttlab.settings import Settings, load_settings
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
 DEFAULT_METRICS = api.DEFAULT_METRICS
+# A study's whole scoring as one job of the fair queue: far above its small jobs (engine.queue.SMALL_COST).
+STUDY_COST = 10 ** 6
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 
@@ -129,6 +131,13 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
 
     job = work_queue.shared_queue().submit(session_id(), lambda: fn(report), cost)
     return work_queue.gather([job], poll)[0]
+
+
+def queued_study(fn: Callable[[Callable[[int, int, str], None]], object],
+                 progress: Callable[[int, int, str], None] | None):
+    """A study's scoring, ``fn(report)``, as one big job on the fair queue (:func:`queued_with_progress`): the
+    metric objects are used by the queue's thread only, and small requests pass at each of its reports."""
+    return queued_with_progress(fn, STUDY_COST, progress)
 
 
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
@@ -420,7 +429,8 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
     """
     def compute() -> pd.DataFrame:
         return queued_with_progress(lambda report: api.severity(
-            settings, corruption, list(metrics), list(strengths), refs=refs, registry=registry(settings),
+            budget.scoring_settings(settings), corruption, list(metrics), list(strengths), refs=refs,
+            registry=registry(settings),
             progress=report), len(metrics) * len(strengths) * 50, progress)
 
     return memoised(severity_key(settings, corruption, metrics, strengths, refs), compute, settings,

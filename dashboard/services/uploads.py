@@ -9,6 +9,7 @@ from typing import Callable
 
 from muttlab import api
 from muttlab.dashboard.cell_view import read_data_file
+from muttlab.dashboard.services import budget
 from muttlab.dashboard.services.core import queued_with_progress, registry
 from muttlab.dashboard.services.memo import memoised, uploads_memo
 from muttlab.errors import DataError, MuttlabError
@@ -68,7 +69,8 @@ def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[st
     """
     def compute():
         def score(report):
-            return api.run_challenge(settings, suite_file, list(metrics), progress=report, registry=registry(settings))
+            return api.run_challenge(budget.scoring_settings(settings), suite_file, list(metrics), progress=report,
+                                     registry=registry(settings))
         return queued_with_progress(score, 2 * len(metrics) * len(suite_file.suite.trials), progress)
 
     return memoised(challenge_key(settings, file_key, metrics), compute, settings,

@@ -108,8 +108,9 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
                           finished=services.is_memoised(key)):
         return query
     study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
-        key, lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
-                                                registry=services.registry(settings), progress=progress),
+        key, lambda: services.queued_study(lambda report: flickr.flickr_correlations(
+            services.scoring_settings(settings), list(metrics), datasets=datasets, n_boot=n_boot,
+            registry=services.registry(settings), progress=report), progress),
         settings, costly="the Flickr8K correlations", metrics=metrics))
     if study is None:
         return query

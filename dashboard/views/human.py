@@ -40,8 +40,9 @@ def _study_key(settings, corruption, wanted, method, reference, reading) -> tupl
 def _live_study(settings, sick, corruption, wanted, method, reference, reading):
     return ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
         _study_key(settings, corruption, wanted, method, reference, reading),
-        lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
-                                registry=services.registry(settings), progress=progress, reading=reading),
+        lambda: services.queued_study(lambda report: sick.sick_study(
+            services.scoring_settings(settings), corruption, list(wanted), method=method, reference=reference,
+            registry=services.registry(settings), progress=report, reading=reading), progress),
         settings, costly="the SICK study", metrics=wanted))
 
 

@@ -9,7 +9,10 @@ interleaves between chunks. The dispatcher picks
    answered in about one chunk's time while a full grid runs;
 2. among jobs of the same class, sessions in turn (round-robin: the session served longest ago first),
    so two visitors' grids share the workers instead of one waiting for the other;
-3. within a session, its cheapest job first, then first come first served.
+3. within a session, its cheapest job first, then first come first served;
+4. a big job that cannot be cut (a severity curve, a study, a challenge set's scores) lets the small jobs
+   waiting run at each of its progress reports (:func:`checkpoint`), in its own thread, for up to
+   :data:`YIELD_S` seconds each time.
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
 :class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
@@ -17,7 +20,8 @@ nobody waits for any more does not run: :func:`gather` waits in short steps, ask
 it is still there, and cancels the session's jobs not yet started when it is not (a closed tab). A job already
 running is told too: :func:`checkpoint`, which a long job calls at each of its progress reports, raises
 :class:`Cancelled` in it from then on, so a published-numbers recomputation or a severity curve stops at its
-next report instead of running on for minutes after its tab closed.
+next report instead of running on for minutes after its tab closed. The same checkpoint is where a big job
+still wanted lets the small jobs that arrived meanwhile run (4. below).
 
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import defaultdict
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
@@ -51,6 +56,7 @@ SMALL_COST = 3000
 MAX_PER_SESSION = 256
 MAX_PENDING = 2048
 POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
+YIELD_S = 2.0  # the most a big job lets small ones run at one of its checkpoints before it goes on
 
 
 class QueueFull(MuttlabError):
@@ -76,11 +82,17 @@ _RUNNING = threading.local()  # the job a worker thread is running
 
 
 def checkpoint() -> None:
-    """Where a long job may stop: raises :class:`Cancelled` in a job whose waiters have all gone (:func:`gather`
-    abandoned it); does nothing elsewhere (outside the queue's threads, or for a job still wanted)."""
+    """Where a long job may stop, and lets others pass: raises :class:`Cancelled` in a job whose waiters have all
+    gone (:func:`gather` abandoned it); in a big job still wanted, runs the small jobs waiting meanwhile
+    (:meth:`FairQueue.serve_small`); does nothing outside the queue's threads."""
     job = getattr(_RUNNING, "job", None)
-    if job is not None and job.abandoned.is_set():
+    if job is None:
+        return
+    if job.abandoned.is_set():
         raise Cancelled("stopped: nobody waits for this computation any more")
+    queue = getattr(_RUNNING, "queue", None)
+    if queue is not None and job.cost > queue.small:
+        queue.serve_small()
 
 
 class FairQueue:
@@ -138,13 +150,16 @@ class FairQueue:
 
     # ----------------------------------------------------------------- dispatching
 
-    def _next(self) -> _Job | None:
-        """The job to run next, removed from the waiting lists (caller holds the lock)."""
+    def _next(self, small_only: bool = False) -> _Job | None:
+        """The job to run next (with ``small_only``, the next small one), removed from the waiting lists (caller
+        holds the lock)."""
         best, best_key = None, None
         for session, jobs in self._waiting.items():
             if not jobs:
                 continue
             job = min(jobs)  # cheapest, then oldest
+            if small_only and job.cost > self.small:
+                continue
             key = (job.cost > self.small, self._last_served.get(session, -1), job.seq)
             if best_key is None or key < best_key:
                 best, best_key = job, key
@@ -158,6 +173,7 @@ class FairQueue:
         return best
 
     def _work(self) -> None:
+        _RUNNING.queue = self
         while True:
             with self._cond:
                 job = self._next()
@@ -167,18 +183,41 @@ class FairQueue:
                     self._cond.wait()
                     job = self._next()
                 self.running += 1
-            try:
-                if job.future.set_running_or_notify_cancel():
-                    _RUNNING.job = job
-                    try:
-                        job.future.set_result(job.fn())
-                    except BaseException as exc:  # handed to the waiting session, which shows it
-                        job.future.set_exception(exc)
-                    finally:
-                        _RUNNING.job = None
-            finally:
-                with self._cond:
-                    self.running -= 1
+            self._execute(job)
+
+    def _execute(self, job: _Job) -> None:
+        """Run ``job`` in this worker thread (unless it was cancelled), its value or exception into its Future;
+        the caller counted it in ``running`` when it took it."""
+        outer = getattr(_RUNNING, "job", None)
+        try:
+            if job.future.set_running_or_notify_cancel():
+                _RUNNING.job = job
+                try:
+                    job.future.set_result(job.fn())
+                except BaseException as exc:  # handed to the waiting session, which shows it
+                    job.future.set_exception(exc)
+        finally:
+            _RUNNING.job = outer
+            with self._cond:
+                self.running -= 1
+
+    def serve_small(self, seconds: float = YIELD_S) -> int:
+        """In a worker thread, inside a big job at one of its checkpoints: run the small jobs waiting now, for at
+        most ``seconds``, before the big job goes on. Returns how many ran.
+
+        The big job is between two steps there (its progress report), using no metric object, so the small jobs
+        use them alone, in this thread, as they would between two jobs: a Playground request waits for a big job's
+        next report instead of its end."""
+        deadline, ran = time.monotonic() + seconds, 0
+        while time.monotonic() < deadline:
+            with self._cond:
+                job = self._next(small_only=True)
+                if job is None:
+                    break
+                self.running += 1
+            self._execute(job)
+            ran += 1
+        return ran
 
     def close(self, wait: bool = True) -> None:
         """Stop taking jobs; cancel the waiting ones; let running ones finish."""

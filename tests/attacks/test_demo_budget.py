@@ -242,5 +242,30 @@ def test_a_study_the_service_runs_stops_when_the_session_goes(demo, monkeypatch)
     assert ended.wait(5) and len(steps) < 40  # of 50: stopped at the report after the poll that found it gone
 
 
+def test_a_big_job_lets_small_requests_pass_at_its_reports():
+    """An attacker's big job (a severity curve, a study, a challenge set: one piece of work each) holds the queue's
+    one worker; another visitor's Playground request is answered at the big job's next report, not at its end (on
+    6c8e244 it waited for the end: 31 s at p95 in the load scenario)."""
+    queue = work_queue.FairQueue()
+    order: list[tuple] = []
+
+    def big():
+        for step in range(40):
+            order.append(("big", step))
+            time.sleep(0.05)
+            work_queue.checkpoint()  # its progress report
+        return "big"
+
+    attacker = queue.submit("attacker", big, cost=10 ** 6)
+    while not order:
+        time.sleep(0.01)
+    visitor = queue.submit("visitor", lambda: order.append(("small",)) or "small", cost=8)
+    assert visitor.result(timeout=10) == "small"
+    assert attacker.result(timeout=10) == "big"
+    before = order[:order.index(("small",))]
+    assert len(before) < 10  # answered a report or two after it came, of the big job's 40
+    queue.close()
+
+
 def test_cancelled_is_a_message_not_a_traceback():
     assert issubclass(work_queue.Cancelled, MuttlabError) and issubclass(budget.DemoLimit, MuttlabError)
