@@ -164,8 +164,9 @@ class ScoreCache:
             return
         self.mode = "read-only"
         if cause is not None:
-            _warn_once(self.path, problem, "its scores are used, new ones " + (
-                "go to this server's own cache" if self._overflow is not None else "are kept in memory for this process"))
+            where = ("go to this server's own cache" if self._overflow is not None
+                     else "are kept in memory for this process")
+            _warn_once(self.path, problem, f"its scores are used, new ones {where}")
 
     def _read_only_queries(self) -> list[str]:
         queries = ["mode=ro"]
