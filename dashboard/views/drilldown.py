@@ -21,6 +21,7 @@ from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
+SHOW_PENDING_KEY = "dd-show-pending"  # a link's show= that waits for its comparison (scored after a click)
 PAGE_SIZE = 15
 SHOW_LABELS = {"fails": "fails", "passes": "passes", "all": "all"}
 
@@ -202,6 +203,10 @@ def page() -> None:
         linked_show = ui.query_value("show", "fails")
         st.session_state["dd-verdict"] = linked_show if linked_show in shows else "fails"
         st.session_state["dd-query"] = ui.query_value("q", "")
+        if linked_show not in shows:  # "only …": it applies once the comparison the link names is scored
+            st.session_state[SHOW_PENDING_KEY] = linked_show
+    elif st.session_state.get(SHOW_PENDING_KEY) in shows:
+        st.session_state["dd-verdict"] = st.session_state.pop(SHOW_PENDING_KEY)
     elif st.session_state["dd-verdict"] not in shows:
         st.session_state["dd-verdict"] = "fails"
     verdict = f1.segmented_control("Show", shows, format_func=show_labels.get, key="dd-verdict") or "fails"
@@ -211,7 +216,8 @@ def page() -> None:
     ui.write_query({"metric": metric, "corruption": corruption, "refs": refs,
                     "vs": st.session_state.get("dd-vs-chosen"),
                     "suite": suite_name if suite_name != "default" else None, "format": fmt,
-                    "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
+                    "show": verdict if verdict != "fails" else st.session_state.get(SHOW_PENDING_KEY),
+                    "q": query.strip() or None, "trial": trial_id})
     other = comparison.other if comparison is not None else None
     st.html(trial_card.CSS)
     if trial_id:
