@@ -34,7 +34,7 @@ pytestmark = pytest.mark.browser
 PASSWORD = "D3moStore-PW-9"
 STORE_URL = f"postgresql+psycopg://mutt:{PASSWORD}@127.0.0.1:1/pairs"
 WAIT_MS = 180_000
-SHARE_S = 90
+SHARE_S = 600  # longer than the test: the first tab's grid must still run when it closes
 PASTE_LIMIT = 512 * 1024  # MUTTLAB_MAX_SUITE_KB's default, in characters
 
 
@@ -177,11 +177,13 @@ def test_two_tabs_have_one_share_and_a_closed_tabs_computation_stops(demo, brows
         second.goto(f"{demo.url}/learned")
         _settled(second, "this public demo does not offer it")
         assert second.get_by_role("button", name="Evaluate").count() == 0
-        busy = demo.cpu_over(5)
+        busy = demo.cpu_over(10)
+        expect(first.get_by_text("Cancel").first).to_be_visible()  # the grid is still running
         first.close()  # the visitor leaves the tab whose grid is running
         time.sleep(15)  # the piece under way (one grid cell) ends
         after = demo.cpu_over(15)
-        assert busy > 2.0 and after < 1.5, (busy, after)  # computing before, idle once the tab had closed
+        # Computing before (whatever share of the shared cores it got), idle once the tab had closed.
+        assert busy > 0.5 and after < min(1.5, busy), (busy, after)
         # The share is the visitor's again: the second tab's button now starts its computation.
         second.goto(f"{demo.url}/correlation?assignments=37")
         second.get_by_role("button", name="Run the unit study of this link").click()
