@@ -22,6 +22,24 @@ response comes once the run has settled, i.e. when the visitor would see the sco
 fair queue (:func:`muttlab.engine.queue.shared_queue`) in this process, no Streamlit.
 
     MUTTLAB_DATA_DIR=../shared/data nice -n 5 .venv/bin/python benchmarks/bench_load.py [--sessions 20] [--warm-all]
+
+``--mode demo`` is the read-only demo under the attacks of issues 34 and 35, one scenario: the server as
+``muttlab serve --read-only`` starts it on the data dir (a private shared cache and demo cache, the agent API on
+for this server, agent sessions ending ``--session-ttl`` seconds after their last call), once its warm-up is done:
+
+* ``--sessions`` (20) visitors: 2 **uploaders**, each a Chromium tab uploading the largest challenge set the caps
+  allow (``MUTTLAB_MAX_PAIRS`` WMT rows, just under ``server.maxUploadSize``, every upload different), again and
+  again; 2 **link openers** opening distinct links to expensive views (ΔBLEU units, severity curves, SICK
+  choices, challenge sets and their drill-downs, ``run=1``), each in a new session; 2 **button pressers**
+  pressing every expensive button in turn (Run on the full grid, Draw the curves, Correlate, Run the unit study,
+  Score the pairs, Score the challenge set and its drill-down, Recompute on this server, Evaluate); the
+  **other** visitors each open ``--requests`` pages (a new session each, as a new tab) and score a new pair on
+  the Playground after each, paced like a person;
+* printed: the other visitors' page loads and Playground answers (median, p95, max), how each expensive action
+  was answered, the server's resident memory (the process tree) at its peak, and its CPU seconds after the last
+  visitor left: in the first 60 s and in the 10 s after them (no work left: near nothing).
+
+    MUTTLAB_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_load.py --mode demo
 """
 from __future__ import annotations
 
@@ -49,8 +67,9 @@ INTERACT = "/_stcore/agent/interact"
 OVERSIZED = "word " * 200_000  # a 200,000-word Playground candidate (--oversized)
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` and all its descendants (the JVMs, the workers), in MB."""
+def _tree_sum(pid: int, measure) -> float:
+    """``measure(process)`` summed over process ``pid`` and all its descendants (the JVMs, the workers); a
+    process that ends meanwhile counts 0."""
     import psutil
 
     try:
@@ -58,13 +77,35 @@ def tree_rss_mb(pid: int) -> float:
         procs = [me, *me.children(recursive=True)]
     except psutil.NoSuchProcess:
         return 0.0
-    total = 0
+    total = 0.0
     for p in procs:
         try:
-            total += p.memory_info().rss
+            total += measure(p)
         except psutil.NoSuchProcess:
             pass
-    return total / 2 ** 20
+    return total
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` and all its descendants (the JVMs, the workers), in MB."""
+    return _tree_sum(pid, lambda p: p.memory_info().rss) / 2 ** 20
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and all its descendants so far."""
+    return _tree_sum(pid, lambda p: sum(p.cpu_times()[:2]))
+
+
+def process_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds so far of process ``pid`` and each descendant, by ``name pid`` (which of them still works)."""
+    found: dict[str, float] = {}
+
+    def note(p) -> float:
+        found[f"{p.name()} {p.pid}"] = sum(p.cpu_times()[:2])
+        return 0.0
+
+    _tree_sum(pid, note)
+    return found
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -84,13 +125,15 @@ def summary(latencies: list[float]) -> str:
 class Server:
     """``muttlab serve``'s command line and environment, with the agent API on; stopped on exit."""
 
-    def __init__(self, settings, wait_timeout: int):
+    def __init__(self, settings, wait_timeout: int, session_ttl: int | None = None):
         from muttlab.cli import serve
 
         self.port = free_port()
         argv = serve.command(self.port, "127.0.0.1") + [
             "--server.enableAgentApi", "true", "--server.agentWaitTimeout", str(wait_timeout),
-            "--server.agentMaxSessions", "200"]
+            "--server.agentMaxSessions", "400"]
+        if session_ttl is not None:
+            argv += ["--server.agentSessionTTL", str(session_ttl)]
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-load-server-", suffix=".log", delete=False)
         self.proc = subprocess.Popen(argv, env=serve.environment(settings, os.environ), stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
@@ -116,12 +159,14 @@ class Server:
 
 
 class Session:
-    """One visitor: an agent-API session of the server (an ordinary Streamlit AppSession)."""
+    """One visitor: an agent-API session of the server (an ordinary Streamlit AppSession), opened on ``page``
+    with the link's ``query``."""
 
-    def __init__(self, server: Server, page: str):
+    def __init__(self, server: Server, page: str, query: dict | None = None):
         self.server = server
         self.id: str | None = None
-        self.snapshot = self.send({"page": page})
+        self.snapshot = self.send({"page": page, **({"query_params": {k: [v] for k, v in query.items()}}
+                                                    if query else {})})
 
     def send(self, body: dict) -> dict:
         if self.id is not None:
@@ -145,6 +190,9 @@ class Session:
 
     def trigger_key(self, label: str) -> str:
         return next(a["key"] for a in self.snapshot["actions"] if a["kind"] == "trigger" and a["label"] == label)
+
+    def offers(self, label: str) -> bool:
+        return any(a["kind"] == "trigger" and a["label"] == label for a in self.snapshot.get("actions", []))
 
 
 def problems(snapshot: dict) -> list[str]:
@@ -300,6 +348,282 @@ def _nodes(node):
             yield from _nodes(child)
 
 
+# --------------------------------------------------------------------------- the read-only demo under attack
+
+# What the other visitors open (the Run page is ""): every page of the navigation.
+PAGES = ("", "drilldown", "published", "playground", "severity", "challenge", "mine", "human", "correlation",
+         "learned", "annotate")
+DEMETR = "demetr/dataset"
+WMT_HEADER = "lp\tsource\tgood\tincorrect\treference\tphenomena\n"
+
+
+def expensive_link(k: int, sets: list[str]) -> tuple[str, dict]:
+    """The ``k``-th distinct link to an expensive view (each a computation the server has not done)."""
+    chosen = sets[k % len(sets)]
+    links = [("correlation", {"assignments": str(10 + k % 1990)}),
+             ("severity", {"metrics": "BLEU-4,METEOR-1.5", "corruption": ("typo", "drop_content")[k % 2],
+                           "strengths": f"1,{2 + k % 4}", "refs": str((1, 3, 5, 10)[k % 4])}),
+             ("human", {"corruption": ("det_sub", "passive", "neg_verb", "syn_phrase")[k % 4], "metric": "BLEU-4",
+                        "metrics": "BLEU-4,ROUGE-L", "reference": "sentence"}),
+             ("drilldown", {"suite": f"file:{DEMETR}/{chosen}", "metric": "BLEU-4",
+                            "corruption": chosen.removesuffix(".json")}),
+             ("challenge", {"file": f"{DEMETR}/{chosen}", "metrics": "BLEU-4,chrF"}),
+             ("", {"metrics": "BLEU-4,METEOR-1.5", "corruptions": "all", "refs": "5,10,20", "run": "1"})]
+    return links[k % len(links)]
+
+
+def expensive_buttons(sets: list[str]) -> list[tuple[str, dict, dict, str]]:
+    """Every expensive button of the dashboard: (page, link, widgets set before, the button's label)."""
+    return [("", {"corruptions": "all", "refs": "5,10,20"}, {}, "Run"),
+            ("severity", {"metrics": "BLEU-4,METEOR-1.5,CIDEr-D", "corruption": "swap_chunks", "strengths": "1,2,3",
+                          "refs": "5"}, {}, "Draw the curves"),
+            ("correlation", {"metrics": "BLEU-4,METEOR-1.5", "boot": "300"}, {}, "Correlate"),
+            ("correlation", {}, {"dbleu-assignments": 250}, "Run the unit study"),
+            ("human", {"corruption": "det_sub", "metric": "BLEU-4", "metrics": "BLEU-4,METEOR-1.5",
+                       "reference": "sentence"}, {}, "Score the pairs of this view"),
+            ("challenge", {"file": f"{DEMETR}/{sets[0]}", "metrics": "BLEU-4,chrF,METEOR-1.5"}, {},
+             "Score the challenge set"),
+            ("drilldown", {"suite": f"file:{DEMETR}/{sets[1]}", "metric": "METEOR-1.5",
+                           "corruption": sets[1].removesuffix(".json")}, {}, "Score METEOR-1.5 on this challenge set"),
+            ("published", {}, {}, "Recompute on this server"),
+            ("learned", {}, {}, "Evaluate")]
+
+
+def largest_upload(k: int, pairs: int, max_bytes: int) -> bytes:
+    """A WMT challenge-set TSV of ``pairs`` rows as long as fits in ``max_bytes``, different for each ``k``."""
+    def row(i: int, width: int) -> str:
+        word = ("lorem ipsum dolor sit amet consectetur " * (width // 30 + 2))[:width]
+        return f"en-de\t{word} {k}.{i}\t{word} good\t{word} bad\t{word} ref\tphenomenon-{i % 50}\n"
+
+    width = (max_bytes - len(WMT_HEADER)) // pairs // 4
+    while width > 8 and len(row(pairs, width)) * pairs + len(WMT_HEADER) > max_bytes:
+        width -= 1
+    return (WMT_HEADER + "".join(row(i, width) for i in range(pairs))).encode()
+
+
+def answer(snapshot: dict) -> str:
+    """What a settled run showed, in a few words: refused by the demo, an error, or done."""
+    text = json.dumps(snapshot.get("tree", {}))
+    for words, label in (("Your other tab", "refused: another computation of this address"),
+                         ("right now, as many as it takes at once", "refused: the server's cap"),
+                         ("was stopped: this public demo", "stopped: share used up"),
+                         ("yours is used up: nothing was started", "refused: share used up"),
+                         ("computes only the quick metrics live", "refused: slow metric"),
+                         ("switched off on this public demo", "refused: not on the demo"),
+                         ("over the limit", "refused: over a cap")):
+        if words in text:
+            return label
+    return "error" if problems(snapshot) else "done"
+
+
+def uploader(url: str, k: int, stop: threading.Event, pairs: int, max_bytes: int, record) -> None:
+    """A Chromium tab on the Challenge page uploading the largest file again and again, until ``stop``: each time
+    it takes the last file away, then uploads a new one and waits for the page to name it or to say why not."""
+    from playwright.sync_api import sync_playwright
+
+    waiting = '[data-testid="stStatusWidget"]'
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as folder:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.set_default_timeout(600_000)
+        page.goto(f"{url}/challenge")
+        empty = page.get_by_text("Upload a challenge set or name one in the data dir")
+        empty.wait_for()
+        i = 0
+        while not stop.is_set():
+            name = f"largest-{k}-{i}"
+            path = Path(folder) / f"{name}.tsv"
+            path.write_bytes(largest_upload(1000 * k + i, pairs, max_bytes))
+            start = time.perf_counter()
+            page.locator('input[type="file"]').set_input_files(str(path))
+            empty.wait_for(state="hidden")  # the page runs with the new file
+            page.wait_for_selector(waiting, state="detached")
+            shown = page.inner_text("body")
+            record(time.perf_counter() - start, path.stat().st_size,
+                   "read" if f"{name}: {pairs:,} pairs read as" in shown
+                   else answer({"tree": shown, "status": "ready"}))
+            page.locator('[data-testid="stFileChipDeleteBtn"]').first.click()
+            empty.wait_for()
+            path.unlink()
+            i += 1
+            time.sleep(random.Random(i).uniform(0.5, 2.0))
+        browser.close()
+
+
+class Demo:
+    """One demo server and what its visitors saw: the other visitors' page loads and Playground answers (per
+    phase), how each expensive action was answered, the uploads' times and answers, what went wrong."""
+
+    def __init__(self, server: Server, suite, sets: list[str], max_pairs: int, upload_bytes: int):
+        self.server, self.suite, self.sets = server, suite, sets
+        self.max_pairs, self.upload_bytes = max_pairs, upload_bytes
+        self.lock = threading.Lock()
+        self.actions: dict[str, list[str]] = {}
+        self.uploads: list[tuple[float, int, str]] = []
+        self.errors: list[str] = []
+
+    def note(self, kind: str, what: str) -> None:
+        with self.lock:
+            self.actions.setdefault(kind, []).append(what)
+
+    def regular(self, k: int, requests: int, loads: list[float], answers: list[float]) -> None:
+        """A visitor opening ``requests`` pages (a new session each) and scoring a new pair after each."""
+        rng = random.Random(k)
+        try:
+            playground = Session(self.server, "playground")
+            for _ in range(requests):
+                start = time.perf_counter()
+                opened = Session(self.server, rng.choice(PAGES))
+                seconds = time.perf_counter() - start
+                t = rng.choice(self.suite.trials)
+                state = {"pg-candidate": f"{t.original} {k}{rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
+                         "pg-metrics": list(PLAYGROUND)}
+                start = time.perf_counter()
+                settled = playground.send({"widget_state": state, "trigger": {"key": playground.trigger_key("Score")}})
+                with self.lock:
+                    loads.append(seconds)
+                    answers.append(time.perf_counter() - start)
+                    self.errors.extend(f"visitor {k}: {p}" for p in problems(opened.snapshot) + problems(settled))
+                time.sleep(rng.uniform(0.5, 2.0))
+        except Exception as exc:  # noqa: BLE001 (a benchmark reports every failure and goes on)
+            with self.lock:
+                self.errors.append(f"visitor {k}: {exc}")
+
+    def link_opener(self, k: int, stop: threading.Event) -> None:
+        n, rng = k, random.Random(100 + k)
+        while not stop.is_set():
+            page, query = expensive_link(n, self.sets)
+            try:
+                self.note("links", answer(Session(self.server, page, query).snapshot))
+            except Exception as exc:  # noqa: BLE001
+                self.note("links", f"failed: {str(exc)[:80]}")
+            n += 2
+            time.sleep(rng.uniform(0.5, 2.0))  # paced like the others: a flood is the proxy's to limit
+
+    def presser(self, k: int, stop: threading.Event) -> None:
+        buttons = expensive_buttons(self.sets)
+        n, rng = k, random.Random(200 + k)
+        while not stop.is_set():
+            page, query, widgets, label = buttons[n % len(buttons)]
+            n += 1
+            time.sleep(rng.uniform(0.5, 2.0))
+            try:
+                session = Session(self.server, page, query)
+                if not session.offers(label):  # refused before its button, or not on the demo at all
+                    shown = answer(session.snapshot)
+                    self.note(label, "not offered" if shown == "done" else shown)
+                    continue
+                settled = session.send({"widget_state": widgets, "trigger": {"key": session.trigger_key(label)}})
+                self.note(label, answer(settled))
+            except Exception as exc:  # noqa: BLE001
+                self.note(label, f"failed: {str(exc)[:80]}")
+
+    def uploaded(self, seconds: float, size: int, how: str) -> None:
+        with self.lock:
+            self.uploads.append((seconds, size, how))
+
+    def upload(self, k: int, stop: threading.Event) -> None:
+        try:
+            uploader(self.server.url, k, stop, self.max_pairs, self.upload_bytes, self.uploaded)
+        except Exception as exc:  # noqa: BLE001
+            with self.lock:
+                self.errors.append(f"uploader {k}: {str(exc)[:300]}")
+
+    def phase(self, others: int, requests: int, attacked: bool) -> tuple[list[float], list[float], float]:
+        """``others`` visitors' page loads and Playground answers, with the six attackers at work or without."""
+        loads: list[float] = []
+        answers: list[float] = []
+        stop = threading.Event()
+        attackers = [] if not attacked else (
+            [threading.Thread(target=self.upload, args=(k, stop)) for k in range(2)]
+            + [threading.Thread(target=self.link_opener, args=(k, stop)) for k in range(2)]
+            + [threading.Thread(target=self.presser, args=(k, stop)) for k in range(2)])
+        visitors = [threading.Thread(target=self.regular, args=(k, requests, loads, answers)) for k in range(others)]
+        start = time.perf_counter()
+        for thread in attackers + visitors:
+            thread.start()
+        for thread in visitors:
+            thread.join()
+        stop.set()
+        for thread in attackers:
+            thread.join()
+        return loads, answers, time.perf_counter() - start
+
+
+def run_demo(args, settings) -> int:
+    from muttlab.settings import Limits
+
+    with tempfile.TemporaryDirectory() as own:
+        os.environ["MUTTLAB_DEMO_CACHE_DIR"] = own  # the demo's own score cache: fresh, like its shared one
+        server = Server(settings.with_overrides(read_only=True), wait_timeout=args.wait_timeout,
+                        session_ttl=args.session_ttl)
+        limits = Limits.from_env(os.environ)
+        sets = sorted(p.name for p in (Path(settings.data_dir) / DEMETR).glob("critical_*.json"))
+        samples: list[float] = []
+        stop_sampling = threading.Event()
+        others = args.sessions - 6
+        try:
+            server.wait_healthy()
+            Session(server, "")  # under `streamlit run` the warm-up starts with the first session
+            deadline = time.monotonic() + 1200
+            while "warm-up done" not in Path(server.log.name).read_text(errors="replace"):
+                if time.monotonic() > deadline:
+                    raise SystemExit("the warm-up did not end in 20 minutes")
+                time.sleep(2)
+
+            def sample() -> None:
+                while not stop_sampling.wait(2.0):
+                    samples.append(tree_rss_mb(server.proc.pid))
+
+            threading.Thread(target=sample, daemon=True).start()
+            # The browser's check of server.maxUploadSize counts a megabyte as 10^6 bytes (the server's, 2^20).
+            demo = Demo(server, api.load_suite(settings, "mutt"), sets, limits.max_pairs,
+                        args.upload_mb * 10 ** 6 - 4096)
+            # The baseline of the same run: the other visitors alone on the warm demo.
+            alone_loads, alone_answers, _ = demo.phase(others, args.requests, attacked=False)
+            loads, answers, load_seconds = demo.phase(others, args.requests, attacked=True)
+            left = time.monotonic()
+            cpu0 = tree_cpu_s(server.proc.pid)
+            time.sleep(max(0.0, left + 60 - time.monotonic()))
+            cpu60 = tree_cpu_s(server.proc.pid)
+            before = process_cpu(server.proc.pid)
+            time.sleep(10)
+            cpu70 = tree_cpu_s(server.proc.pid)
+            busy = {name: cpu - before.get(name, 0.0) for name, cpu in process_cpu(server.proc.pid).items()}
+            stop_sampling.set()
+            rss_after = tree_rss_mb(server.proc.pid)
+        finally:
+            stop_sampling.set()
+            server.stop()
+
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (shared with other people's jobs); the "
+          f"read-only demo (muttlab serve --read-only's command line + agent API), {args.sessions} visitors for "
+          f"{load_seconds:.0f} s: {others} opening {args.requests} pages each and scoring a new pair on the "
+          f"Playground after each, 2 uploading, 2 opening expensive links, 2 pressing expensive buttons")
+    for what, alone, attacked in (("page loads", alone_loads, loads), ("Playground answers", alone_answers, answers)):
+        print(f"{what} of the other {others}, alone: {summary(alone)}")
+        print(f"{what} of the other {others}, under the attacks: {summary(attacked)}"
+              + (f"; p95 {percentile(attacked, 0.95) / percentile(alone, 0.95):.1f}x alone's" if alone and attacked
+                 else ""))
+    sizes = sorted({size for _, size, _ in demo.uploads})
+    print(f"uploads ({limits.max_pairs:,} pairs, {sizes[-1] / 2 ** 20:.1f} MiB each): "
+          f"{summary([s for s, _, _ in demo.uploads])}; "
+          + ", ".join(f"{how} x{sum(1 for *_, h in demo.uploads if h == how)}"
+                      for how in dict.fromkeys(h for *_, h in demo.uploads))
+          if demo.uploads else "uploads: none finished")
+    for kind, seen in sorted(demo.actions.items()):
+        print(f"  {kind}: " + ", ".join(f"{how} x{seen.count(how)}" for how in dict.fromkeys(seen)))
+    print(f"server RSS (process tree): peak {max(samples, default=0):.0f} MB, {rss_after:.0f} MB at the end")
+    print(f"server CPU after the last visitor left: {cpu60 - cpu0:.1f} s in the first 60 s, "
+          f"{cpu70 - cpu60:.2f} s in the 10 s after them"
+          + "".join(f"; {name} {cpu:.2f} s" for name, cpu in sorted(busy.items(), key=lambda i: -i[1])[:3]
+                    if cpu >= 0.05))
+    print(f"errors: {len(demo.errors)}" + "".join(f"\n  {e}" for e in demo.errors[:20]))
+    print(f"server log: {server.log.name}")
+    return 0 if not demo.errors else 1
+
+
 # --------------------------------------------------------------------------- in this process, no Streamlit
 
 def run_in_process(args, settings, suite) -> int:
@@ -363,7 +687,7 @@ def run_in_process(args, settings, suite) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("sessions", "in-process"), default="sessions")
+    parser.add_argument("--mode", choices=("sessions", "in-process", "demo"), default="sessions")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--requests", type=int, default=5, help="Playground requests per session")
     parser.add_argument("--oversized", type=int, default=0, help="how many of the sessions send a 200,000-word "
@@ -373,9 +697,17 @@ def main() -> int:
     parser.add_argument("--wait-timeout", type=int, default=600, help="seconds one agent request waits for a "
                         "run before asking again (server.agentWaitTimeout)")
     parser.add_argument("--warm-all", action="store_true", help="also score once with every available metric")
+    parser.add_argument("--session-ttl", type=int, default=20, help="seconds an agent session lives after its "
+                        "last call (demo mode: when a visitor has left)")
+    parser.add_argument("--upload-mb", type=int, default=20, help="the upload limit the uploaders fill (demo mode; "
+                        "server.maxUploadSize)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         settings = load_settings(cache_dir=Path(cache))
+        if args.mode == "demo":
+            if settings.data_dir is None:
+                raise SystemExit("demo mode needs the data dir (MUTTLAB_DATA_DIR)")
+            return run_demo(args, settings)
         suite = api.load_suite(settings, "mutt" if settings.data_dir else "sample")
         if args.mode == "sessions":
             return run_sessions(args, settings, suite)

@@ -52,17 +52,24 @@ def served() -> bool:
     return bool(sys.argv) and Path(sys.argv[0]).resolve() == Path(__file__).resolve()
 
 
+# The browser tab's icon. An emoji, which the browser draws itself: a ":material/…:" icon here makes every
+# visitor's browser fetch it from Google's font host (the pages' own icons come with Streamlit's bundled font).
+PAGE_ICON = "🧪"
+
+
 def main() -> None:
     # Before anything is cached: no browser message may empty the caches other visitors rely on.
     refuse_client_cache_clearing()
-    st.set_page_config(page_title="MUTT Lab", page_icon=":material/science:", layout="wide")
+    st.set_page_config(page_title="MUTT Lab", page_icon=PAGE_ICON, layout="wide")
     # Imported here: the entry point stays importable (tests read PAGES) without the engine.
     from muttlab.dashboard import services, ui
-    if served():
-        services.warm_start(services.settings())  # once per process: models and JVMs load in the background
-    navigation = st.navigation(pages())
-    navigation.run()
-    ui.footer()
+    # The one error boundary of every page: what a page does not handle is shown scrubbed and logged whole.
+    with ui.error_boundary():
+        if served():
+            services.warm_start(services.settings())  # once per process: models and JVMs load in the background
+        navigation = st.navigation(pages())
+        navigation.run()
+        ui.footer()
 
 
 if __name__ == "__main__":

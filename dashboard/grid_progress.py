@@ -28,6 +28,9 @@ def run_with_progress(settings, selection: services.Selection, suite_name: str, 
 
     try:
         return services.run_grid(settings, selection, progress=progress, suite_name=suite_name)
+    except services.DemoLimit as exc:
+        ui.demo_limit(exc)
+        return None
     except MuttlabError as exc:
         st.error(f"The run failed: {ui.md_text(exc)}")
         return None

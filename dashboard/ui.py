@@ -10,8 +10,12 @@ it is shown as characters and never fetched.
 from __future__ import annotations
 
 import html
+import json
+import logging
 import re
-from typing import Callable, Sequence
+import secrets
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -23,8 +27,10 @@ from muttlab.dashboard.diff import DIFF_CSS
 from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.redact import scrub
-from muttlab.settings import Settings
+from muttlab.settings import Settings, load_settings
 from muttlab.trials import Suite
+
+LOG = logging.getLogger("muttlab.dashboard")
 
 SAMPLE_BANNER = ("**Sample data.** No data dir is configured, so this is MUTT Lab's small bundled sample "
                  "(sentences written for the project, corrupted by its own generators; no human scores). "
@@ -78,7 +84,12 @@ def md_text(text: object) -> str:
     """``text`` escaped for any Markdown element (``st.markdown``, ``st.caption``, ``st.info``, labels...):
     it shows as the same characters, with no link, image, emphasis or HTML, and with no secret or server
     folder (:func:`muttlab.redact.scrub`: anyone may open a page)."""
-    out = _MD_INLINE.sub(r"\\\1", scrub(text, services.settings()))
+    return md_escape(scrub(text, services.settings()))
+
+
+def md_escape(text: str) -> str:
+    """``text`` as Markdown that shows its characters (no link, image, emphasis or HTML); nothing scrubbed."""
+    out = _MD_INLINE.sub(r"\\\1", text)
     # GFM links URLs, "www." names and e-mail addresses found in the text once its escapes are read, so no
     # escape stops it: an invisible word joiner inside each keeps it text.
     out = _AUTOLINK.sub(lambda m: m.group() + WORD_JOINER if m.group().startswith("\\") else WORD_JOINER + m.group(),
@@ -167,21 +178,41 @@ def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str
 
 def with_progress(text: str, compute, failure: str = "The study failed", unit: str = ""):
     """Run ``compute(progress)`` under a progress bar fed by the engine's ``(step, total, message)`` callback.
+    Each report is also where the computation stops when its visitor has gone or used up their share of the
+    demo (``services.still_wanted``).
 
     Returns what ``compute`` returns, or None after showing the :class:`MuttlabError` it raised.
     """
     bar = st.progress(0.0, text=text)
 
     def progress(step: int, total: int, message: str) -> None:
+        services.still_wanted()
         bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total}{unit}")
 
     try:
         return compute(progress)
+    except services.DemoLimit as exc:
+        demo_limit(exc)
+        return None
     except MuttlabError as exc:
         st.error(f"{failure}: {md_text(exc)}")
         return None
     finally:
         bar.empty()
+
+
+def demo_limit(exc: MuttlabError) -> None:
+    """What the public demo refused or stopped, and why (:class:`muttlab.dashboard.services.DemoLimit`)."""
+    st.warning(md_text(exc), icon=":material/hourglass_disabled:")
+
+
+def demo_caption(settings: Settings) -> None:
+    """On the public demo, under a form that computes: what a visitor may ask of it."""
+    if services.governs(settings):
+        limits = settings.limits
+        st.caption(f"Public demo: each visitor has {limits.visitor_compute_s:,} s of computing in 15 minutes, one "
+                   "computation at a time, with the quick metrics (BLEU, ROUGE, CIDEr, METEOR, chrF, TER); what "
+                   "was computed before is answered at once.")
 
 
 def loadable_metrics(settings: Settings) -> list[str]:
@@ -196,6 +227,44 @@ def not_available(what: str, module: str, issue_hint: str = "") -> None:
     """The notice a page shows in place of a part of the project that is not installed."""
     st.warning(f"**{what} is not available in this installation** (the module `{module}` is missing). "
                f"{issue_hint}".strip(), icon=":material/construction:")
+
+
+# The browser's own check of a paste into a text box, before the text reaches the box: Streamlit's max_chars
+# refuses an over-long value only after the browser has put it in the box, which for half a megabyte froze the
+# tab for minutes. Static code: the box's label and limit are the only values written into it (as JSON).
+_PASTE_GUARD = """<div class="mutt-paste-note" role="alert" data-label="%(attribute)s" hidden
+  style="color:#a33f00;font-size:0.875rem;margin-top:-0.5rem"></div>
+<script>
+(() => {
+  const label = %(label)s, limit = %(limit)d;
+  const guards = (window.muttlabPasteGuards = window.muttlabPasteGuards || {});
+  if (guards[label]) { guards[label] = limit; return; }
+  guards[label] = limit;
+  document.addEventListener("beforeinput", (event) => {
+    const box = event.target;
+    if (!(box instanceof HTMLTextAreaElement) || box.getAttribute("aria-label") !== label) return;
+    const text = event.data || (event.dataTransfer ? event.dataTransfer.getData("text/plain") : "");
+    const room = guards[label] - (box.value.length - (box.selectionEnd - box.selectionStart));
+    const note = [...document.querySelectorAll(".mutt-paste-note")].find((n) => n.dataset.label === label);
+    if (text.length <= room) { if (note) note.hidden = true; return; }
+    event.preventDefault();
+    if (note) {
+      note.textContent = "Not pasted: the text holds " + text.length.toLocaleString("en") + " characters, and "
+        + "this box takes at most " + guards[label].toLocaleString("en") + " in all. The box keeps what it held. "
+        + "Split the text, or upload it as a file (the same limit applies).";
+      note.hidden = false;
+    }
+  }, true);
+})();
+</script>"""
+
+
+def paste_guard(label: str, limit: int) -> None:
+    """Below the text area labelled ``label``: a paste (or drop, or typed text) that would take it past ``limit``
+    characters is refused by the browser before it enters the box, which keeps what it held, and a note says
+    the limit (the text area's ``max_chars`` stays, checked again by the server)."""
+    st.html(_PASTE_GUARD % {"attribute": html.escape(label, quote=True), "label": json.dumps(label),
+                            "limit": int(limit)}, unsafe_allow_javascript=True)
 
 
 # --------------------------------------------------------------------------- state in the address bar
@@ -266,23 +335,32 @@ def asked(what: tuple) -> bool:
 
 
 def ask(what: tuple) -> None:
-    """Record that this session clicked to compute ``what``: a link alone never starts slow work (a metric
-    outside :func:`muttlab.dashboard.services.is_quick`), a visitor's click does."""
+    """Record that this session clicked to compute ``what``: a link alone never starts work that takes more than
+    a second, a visitor's click does."""
     st.session_state[ASKED_KEY] = {*st.session_state.get(ASKED_KEY, ()), what}
 
 
-def slow_and_unasked(metrics: Sequence[str], what: tuple, label: str, key: str) -> bool:
-    """True (after a button and a note) when ``metrics`` hold a slow one and this session has not asked for
-    ``what``: the page then waits for the button instead of scoring what a link named."""
-    slow = [m for m in metrics if not services.is_quick(m)]
-    if not slow or asked(what):
+def waits_for_click(what: tuple, label: str, key: str, note: str, finished: bool = False) -> bool:
+    """True (after a button and ``note``) while ``what`` is neither ``finished`` (the server has it: a memo, a
+    shipped result) nor asked for by this session with a click: a link fills the form, a click starts the work.
+    The button's click records ``what`` (:func:`ask`) and returns False at once."""
+    if finished or asked(what):
         return False
-    if st.button(label, key=key, icon=":material/play_arrow:"):
+    if st.button(label, key=key, type="primary", icon=":material/play_arrow:"):
         ask(what)
         return False
-    st.info(md_text(f"{', '.join(slow)} take a while to score; press the button to compute."),
-            icon=":material/touch_app:")
+    st.info(md_text(note), icon=":material/touch_app:")
     return True
+
+
+def slow_and_unasked(metrics: Sequence[str], what: tuple, label: str, key: str) -> bool:
+    """:func:`waits_for_click` when ``metrics`` hold a slow one (outside ``services.is_quick``): a quick metric's
+    one drill-down cell is small bounded work and opens at once."""
+    slow = [m for m in metrics if not services.is_quick(m)]
+    if not slow:
+        return False
+    return waits_for_click(what, label, key, f"{', '.join(slow)} take a while to score; press the button to "
+                                             "compute.")
 
 
 def encode_params(params: dict) -> dict[str, str]:
@@ -338,6 +416,38 @@ def copy_link(page: str | None = None) -> None:
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
             caption_text(f"Same file from the command line: muttlab report --view '{query}' --output report.html")
+
+
+# An absolute path of the server that no scrubbing named (a library's, the interpreter's): not after ":" or "/"
+# (a URL's), nor inside a word.
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.@+~-]+/)+[\w.@+~-]*")
+
+
+def _shown_error(exc: BaseException, reference: str) -> str:
+    """What a visitor reads of an error the page did not handle: a MuttlabError's message (it is written for
+    users), scrubbed of secrets and server paths; of any other error, only that it happened and its reference in
+    the log."""
+    if not isinstance(exc, MuttlabError):
+        return (f"Something went wrong on this page and it stopped. The server's log has the details under "
+                f"reference {reference}; reloading the page may help.")
+    try:
+        settings = load_settings()
+    except MuttlabError:  # the settings themselves are what is broken: hide every path
+        settings = None
+    return f"This page cannot be shown: {_SERVER_PATH.sub('<server path>', scrub(str(exc), settings))}"
+
+
+@contextmanager
+def error_boundary() -> Iterator[None]:
+    """Around a page's run (``app.py``): an error the page did not handle is shown as one scrubbed message
+    (:func:`_shown_error`: no secret, no server path, no stack) and logged whole with a reference that the
+    message names. Streamlit's stop and rerun signals are no Exceptions and pass through."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 (the one place a page's unexpected error is caught)
+        reference = secrets.token_hex(4)
+        LOG.error("a page failed (reference %s)", reference, exc_info=exc)
+        st.error(md_escape(_shown_error(exc, reference)), icon=":material/error:")
 
 
 def footer() -> None:

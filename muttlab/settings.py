@@ -66,18 +66,31 @@ class Limits:
     max_suite_sentences: int = 200  # sentences in one suite built on the dashboard
     max_suite_kb: int = 512  # size of the file or pasted text it is built from, in KiB
     max_suites: int = 4  # suites one visitor (browser session) keeps on the server at once
+    # A read-only server (the public demo), where every visitor is anonymous: what one visitor's computations
+    # (a grid, a study, a challenge set's scores) may take of it, and how many run at once for everyone
+    # (docs/security.md, "The demo's share per visitor").
+    visitor_compute_s: int = 120  # seconds of computing per visitor (client address) in 15 minutes
+    anonymous_jobs: int = 1  # such computations running at once on the whole server
+    # Memory the dashboard's memos of finished results may hold, and the size of a read-only server's own score
+    # cache (never the shared one), in MiB.
+    memo_mb: int = 384
+    demo_cache_mb: int = 256
 
     SETTING = {"max_words": "MUTTLAB_MAX_WORDS", "max_chars": "MUTTLAB_MAX_CHARS", "max_refs": "MUTTLAB_MAX_REFS",
                "max_pairs": "MUTTLAB_MAX_PAIRS", "max_upload_mb": "MUTTLAB_MAX_UPLOAD_MB",
                "max_suite_sentences": "MUTTLAB_MAX_SUITE_SENTENCES", "max_suite_kb": "MUTTLAB_MAX_SUITE_KB",
-               "max_suites": "MUTTLAB_MAX_SUITES"}
+               "max_suites": "MUTTLAB_MAX_SUITES", "visitor_compute_s": "MUTTLAB_VISITOR_COMPUTE_S",
+               "anonymous_jobs": "MUTTLAB_ANONYMOUS_JOBS", "memo_mb": "MUTTLAB_MEMO_MB",
+               "demo_cache_mb": "MUTTLAB_DEMO_CACHE_MB"}
 
     @property
     def max_upload_bytes(self) -> int:
         return self.max_upload_mb * 1024 * 1024
 
     UNIT = {"max_words": "words", "max_chars": "characters", "max_refs": "references", "max_pairs": "pairs",
-            "max_upload_mb": "MiB", "max_suite_sentences": "sentences", "max_suite_kb": "KiB", "max_suites": "suites"}
+            "max_upload_mb": "MiB", "max_suite_sentences": "sentences", "max_suite_kb": "KiB", "max_suites": "suites",
+            "visitor_compute_s": "seconds", "anonymous_jobs": "computations", "memo_mb": "MiB",
+            "demo_cache_mb": "MiB"}
 
     def exceeded(self, name: str, value: float, what: str) -> str:
         """The message for ``what`` holding ``value`` units over the cap ``name`` (one of SETTING's keys)."""
@@ -171,6 +184,8 @@ class Settings:
     # the address its connection comes from.
     trusted_proxies: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
+    # Where a read-only server keeps the scores it computes (MUTTLAB_DEMO_CACHE_DIR); None: demo_cache_dir's default.
+    demo_cache_override: Path | None = None
 
     @property
     def using_sample(self) -> bool:
@@ -185,6 +200,12 @@ class Settings:
         if self.read_only:
             return None
         return self.model_dir_override or self.cache_dir / "models"
+
+    @property
+    def demo_cache_dir(self) -> Path:
+        """The folder of a read-only server's own score cache (``MUTTLAB_DEMO_CACHE_DIR``, else
+        ``~/.cache/muttlab-demo``): written by that server only, never the shared cache it reads."""
+        return self.demo_cache_override or Path.home() / ".cache" / "muttlab-demo"
 
     @property
     def store_url(self) -> str:
@@ -274,7 +295,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     MUTTLAB_READ_ONLY, MUTTLAB_ANNOTATOR_TOKEN, MUTTLAB_WORKERS, MUTTLAB_METRICS (comma-separated
     import paths of outside metrics, ``package.module:callable``), MUTTLAB_USERS_FILE (dashboard accounts,
     kept outside the repository), MUTTLAB_SESSION_TTL (seconds a sign-in lasts), MUTTLAB_MODEL_DIR (trained
-    models; default ``<cache dir>/models``), MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
+    models; default ``<cache dir>/models``), MUTTLAB_DEMO_CACHE_DIR (a read-only server's own score cache),
+    MUTTLAB_SCHEDULER (a Dask scheduler address that runs are sent to),
     MUTTLAB_DASK_TLS_CA, MUTTLAB_DASK_TLS_CERT, MUTTLAB_DASK_TLS_KEY (mutual TLS with that cluster; docs/scale.md),
     MUTTLAB_TRUSTED_PROXIES (reverse proxies whose X-Forwarded-For is believed, comma-separated addresses or
     networks; default none; docs/security.md), MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15
@@ -315,6 +337,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     if env.get("MUTTLAB_TRUSTED_PROXIES"):
         settings = replace(settings, trusted_proxies=parse_proxies(env["MUTTLAB_TRUSTED_PROXIES"],
                                                                    "MUTTLAB_TRUSTED_PROXIES"))
+    if env.get("MUTTLAB_DEMO_CACHE_DIR"):
+        settings = replace(settings, demo_cache_override=Path(env["MUTTLAB_DEMO_CACHE_DIR"]).expanduser())
     if ttl:
         settings = replace(settings, session_ttl=max(60, ttl))
     settings = settings.with_overrides(**overrides)

@@ -2,7 +2,8 @@
 
 * :mod:`.core`: settings, the shared registry and suites, the fair queue's door, the Playground's scoring,
   the pair store, published numbers, severity curves;
-* :mod:`.memo`: the server-wide memos of finished runs and of pieces of pages;
+* :mod:`.memo`: the server-wide memos of finished runs, of pieces of pages and of uploads, capped in bytes;
+* :mod:`.budget`: the public demo's share per visitor and cap for the whole server;
 * :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor;
 * :mod:`.cells`: one Drill-down cell's trials, whatever the suite, and which of them are pairs of the store;
 * :mod:`.warmup`: the background warm-up;
@@ -21,27 +22,30 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
                                              metric_catalogue, shipped, shipped_differences, shipped_reproduction,
-                                             optional_module, queued, registry, report_frame, reproduce_available,
-                                             reproduction, score_sentences, session_id, settings, severity,
-                                             shipped_grid, shipped_grid_html, still_wanted, store, store_revision,
+                                             optional_module, queued, queued_study, registry, report_frame,
+                                             reproduce_available, reproduction, reval_evaluation, score_sentences,
+                                             session_id, settings, severity, severity_key, shipped_grid,
+                                             shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
+from muttlab.dashboard.services.budget import DemoLimit, governs, scoring_settings, slow_metrics
 from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
-from muttlab.dashboard.services.memo import memoised
+from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
-from muttlab.dashboard.services.uploads import challenge, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
+from muttlab.dashboard.services.warmup import SEVERITY_DEFAULT, WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
-__all__ = ["DEFAULT_METRICS", "LEARNED_METRICS", "SUITES", "Selection", "WarmState",
-           "available_metrics", "catalogue_frame", "challenge",
+__all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SEVERITY_DEFAULT", "SUITES", "Selection",
+           "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
-           "generator_types",
-           "is_quick",
-           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "read_challenge",
-           "registry", "report_frame", "reproduce_available", "reproduction", "run_grid", "score_sentences",
-           "session_id", "settings", "severity", "shipped", "shipped_differences", "shipped_grid", "shipped_grid_html",
-           "shipped_reproduction", "still_wanted", "store",
+           "generator_types", "governs", "is_memoised", "is_quick",
+           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "queued_study",
+           "read_challenge",
+           "registry", "report_frame", "reproduce_available", "reproduction", "reval_evaluation", "run_grid",
+           "score_sentences", "scoring_settings", "session_id", "settings", "severity", "severity_key", "shipped",
+           "shipped_differences", "shipped_grid", "shipped_grid_html",
+           "shipped_reproduction", "slow_metrics", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
            "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload",

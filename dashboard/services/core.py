@@ -29,7 +29,7 @@ import streamlit as st
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
-from muttlab.dashboard.services import user_suites
+from muttlab.dashboard.services import budget, user_suites
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
 from muttlab import sources
@@ -43,6 +43,8 @@ from muttlab.settings import Settings, load_settings
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
 DEFAULT_METRICS = api.DEFAULT_METRICS
+# A study's whole scoring as one job of the fair queue: far above its small jobs (engine.queue.SMALL_COST).
+STUDY_COST = 10 ** 6
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 
@@ -90,11 +92,14 @@ def session_id() -> str:
 
 def still_wanted() -> None:
     """Raises (Streamlit's stop or rerun signal) when the session waiting here has gone or asked for something
-    else; nothing outside a page. Reading session state is where Streamlit delivers those signals."""
+    else, and DemoLimit when the computation under way has used up its visitor's share of the demo
+    (:mod:`~muttlab.dashboard.services.budget`); nothing outside a page. Reading session state is where Streamlit
+    delivers those signals."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     if get_script_run_ctx(suppress_warning=True) is not None:
         st.session_state.get("muttlab-waiting")
+        budget.check()
 
 
 def queued(fn: Callable[[], object], cost: int):
@@ -111,7 +116,8 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
                          progress: Callable[[int, int, str], None] | None):
     """:func:`queued` for ``fn(report)``, a job that reports ``(step, total, message)``: its latest report is drawn
     with ``progress`` from this session's thread, at each poll of the queue (a Streamlit element cannot be updated
-    from the queue's thread)."""
+    from the queue's thread). Each report is also where the job stops once nobody waits for it
+    (:func:`muttlab.engine.queue.checkpoint`): a closed tab's study does not run on."""
     latest: list[tuple[int, int, str]] = []
 
     def poll() -> None:
@@ -119,8 +125,19 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
         if progress is not None and latest:
             progress(*latest[-1])
 
-    job = work_queue.shared_queue().submit(session_id(), lambda: fn(lambda *step: latest.append(step)), cost)
+    def report(*step) -> None:
+        work_queue.checkpoint()
+        latest.append(step)
+
+    job = work_queue.shared_queue().submit(session_id(), lambda: fn(report), cost)
     return work_queue.gather([job], poll)[0]
+
+
+def queued_study(fn: Callable[[Callable[[int, int, str], None]], object],
+                 progress: Callable[[int, int, str], None] | None):
+    """A study's scoring, ``fn(report)``, as one big job on the fair queue (:func:`queued_with_progress`): the
+    metric objects are used by the queue's thread only, and small requests pass at each of its reports."""
+    return queued_with_progress(fn, STUDY_COST, progress)
 
 
 def metric_catalogue(settings: Settings) -> list[MetricInfo]:
@@ -348,8 +365,16 @@ def reproduction(settings: Settings, progress: Callable[[int, int, str], None] |
     measured, difference, tolerance, within, reason), computed once for the whole server (:func:`memoised`).
 
     The whole report is one long job on the fair queue (it waits behind the small requests of other sessions),
-    its progress drawn by :func:`queued_with_progress`.
+    its progress drawn by :func:`queued_with_progress`. Not on the public demo, where it would hold the server
+    for minutes.
+
+    Raises:
+      DemoLimit: on a read-only server.
     """
+    budget.refuse_on_demo(settings, "Recomputing the published numbers",
+                          "The shipped numbers above were measured on the same data; `muttlab reproduce` measures "
+                          "them again on your own machine.")
+
     def compute() -> pd.DataFrame:
         return report_frame(queued_with_progress(lambda report: api.reproduce(settings, progress=report), 10 ** 9,
                                                  progress))
@@ -377,6 +402,24 @@ def report_frame(report) -> pd.DataFrame:
     raise MuttlabError("the reproduction report has no table this page can show")
 
 
+def reval_evaluation(settings: Settings, reval, model: str, split: str, checkpoint):
+    """``reval.evaluate_model`` (``reval``: :mod:`muttlab.learned.reval`, as the page found it) of the model the
+    metric uses, on a SICK split, once per checkpoint (its path and modification time) for the whole server. Not
+    on the public demo: one piece of work of about a minute that no report in between could stop.
+
+    Raises:
+      MuttlabError: no such model or split; DemoLimit on a read-only server.
+    """
+    from pathlib import Path
+
+    budget.refuse_on_demo(settings, "Evaluating ReVal on SICK",
+                          "Its published numbers are on the Published vs measured page; `muttlab reval eval` "
+                          "runs it on your own machine.")
+    stamp = Path(checkpoint).stat().st_mtime
+    return memoised(("reval-eval", settings, model, split, str(checkpoint), stamp),
+                    lambda: reval.evaluate_model(settings, model=model, split=split), settings)
+
+
 # --------------------------------------------------------------------------- research views
 
 def study_warnings(settings: Settings, study) -> list[str]:
@@ -401,12 +444,19 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
     at each poll of the queue, as :func:`reproduction`'s.
 
     Raises:
-      MuttlabError: a type without strength, no sentence taking every strength, unknown metric.
+      MuttlabError: a type without strength, no sentence taking every strength, unknown metric; DemoLimit.
     """
     def compute() -> pd.DataFrame:
         return queued_with_progress(lambda report: api.severity(
-            settings, corruption, list(metrics), list(strengths), refs=refs, registry=registry(settings),
+            budget.scoring_settings(settings), corruption, list(metrics), list(strengths), refs=refs,
+            registry=registry(settings),
             progress=report), len(metrics) * len(strengths) * 50, progress)
 
-    return memoised(("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths,
-                     refs), compute, settings)
+    return memoised(severity_key(settings, corruption, metrics, strengths, refs), compute, settings,
+                    costly="the severity curves", metrics=metrics)
+
+
+def severity_key(settings: Settings, corruption: str, metrics: tuple[str, ...], strengths: tuple[int, ...],
+                 refs: int) -> tuple:
+    """The memo's key of :func:`severity`'s curves (``services.is_memoised`` tells whether the server has them)."""
+    return ("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths, refs)

@@ -54,7 +54,8 @@ def run_grid(settings: Settings, selection: Selection,
     Callers treat the returned Results as read-only (they are shared between sessions).
 
     Raises:
-      MuttlabError: unknown or unavailable metric, impossible reference count, empty selection.
+      MuttlabError: unknown or unavailable metric, impossible reference count, empty selection; DemoLimit (on the
+        public demo: over the visitor's share or the server's cap, a slow metric).
     """
     chosen = suite_named(settings, suite_name)
 
@@ -63,7 +64,8 @@ def run_grid(settings: Settings, selection: Selection,
         return runner.run(part, list(selection.metrics), list(selection.ref_counts), settings, registry(settings),
                           progress=progress, scorer=_scorer(settings))
 
-    results = memoised(_run_key(settings, selection, suite_name, chosen), compute, settings)
+    results = memoised(_run_key(settings, selection, suite_name, chosen), compute, settings,
+                       costly="the grid run", metrics=selection.metrics)
     if progress is not None:  # a run served from memory ends its progress bar too
         progress(len(selection.metrics), len(selection.metrics), "done")
     return results

@@ -1,6 +1,7 @@
 """Challenge-set files on the Challenge and Drill-down pages: uploads and data-dir files read within the size
-limits, the uploads the server holds for links (``suite=upload:<sha256>``), and their scoring, once per file
-and metrics for the whole server."""
+and pair limits (the command line's ``MUTTLAB_MAX_UPLOAD_MB`` and ``MUTTLAB_MAX_PAIRS``), the uploads the server
+holds for links (``suite=upload:<sha256>``, in a memo capped in bytes), and their scoring, once per file and
+metrics for the whole server."""
 from __future__ import annotations
 
 import hashlib
@@ -8,10 +9,10 @@ from typing import Callable
 
 from muttlab import api
 from muttlab.dashboard.cell_view import read_data_file
+from muttlab.dashboard.services import budget
 from muttlab.dashboard.services.core import queued_with_progress, registry
-from muttlab.dashboard.services.memo import Memo, memoised
-from muttlab.dashboard.shared import singleton
-from muttlab.errors import MuttlabError
+from muttlab.dashboard.services.memo import memoised, uploads_memo
+from muttlab.errors import DataError, MuttlabError
 from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings
 
@@ -21,18 +22,39 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
     kept for the whole server by content, format and name; with that key, for :func:`challenge`.
 
     Raises:
-      MuttlabError (DataError): over the upload size limit, not UTF-8, no known format, no readable row.
+      MuttlabError (DataError): over the upload size limit or the pair limit, not UTF-8, no known format, no
+        readable row; DemoLimit (the public demo's share: reading is the visitor's computation too).
     """
     from muttlab.sources import active_limits
-    from muttlab.errors import DataError
 
     limits = active_limits()
     if len(data) > limits.max_upload_bytes:
         raise DataError(name, limits.exceeded("max_upload_mb", len(data) / 2 ** 20, "the file"))
+    _check_pairs(limits, _records_at_most(data), name)
     key = ("challenge-file", hashlib.sha256(data).hexdigest(), name, format)
     from muttlab.suites import read_suite  # the reader itself: api.read_suite names no upload
 
-    return memoised(key, lambda: read_suite(data, format=format, name=name), settings), key
+    def read():
+        suite_file = read_suite(data, format=format, name=name)
+        _check_pairs(limits, len(suite_file.suite.trials) + sum(suite_file.not_applied.values()), name)
+        return suite_file
+
+    return memoised(key, read, settings, costly="reading the challenge set"), key
+
+
+def _records_at_most(data: bytes) -> int:
+    """How many records a file can hold at most, counted before it is decoded: a line-based file (TSV, JSON
+    lines) one per line after the first (a header, or a record: one too many is harmless); a JSON document
+    (DEMETR's, a ``[`` first) cannot be told before it is parsed, so 0 here and its records are counted after."""
+    if data.lstrip()[:1] == b"[":
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
+
+
+def _check_pairs(limits, count: int, name: str) -> None:
+    if count > limits.max_pairs:
+        raise DataError(name, limits.exceeded("max_pairs", count, "the file") + "; split it, or score it with "
+                        "`muttlab run --suite FILE` on your own machine")
 
 
 def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...],
@@ -47,26 +69,24 @@ def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[st
     """
     def compute():
         def score(report):
-            return api.run_challenge(settings, suite_file, list(metrics), progress=report, registry=registry(settings))
+            return api.run_challenge(budget.scoring_settings(settings), suite_file, list(metrics), progress=report,
+                                     registry=registry(settings))
         return queued_with_progress(score, 2 * len(metrics) * len(suite_file.suite.trials), progress)
 
-    return memoised(("challenge", settings, installed_state(settings.model_dir), file_key, metrics),
-                    compute, settings)
+    return memoised(challenge_key(settings, file_key, metrics), compute, settings,
+                    costly="the challenge set's scores", metrics=metrics)
 
 
-UPLOADS_KEPT = 8  # uploaded files a link can name; each may be up to the upload size limit
-
-
-@singleton
-def _uploads() -> Memo:
-    return Memo(UPLOADS_KEPT)
+def challenge_key(settings: Settings, file_key: tuple, metrics: tuple[str, ...]) -> tuple:
+    """The memo's key of :func:`challenge`'s results (``services.is_memoised`` tells whether the server has them)."""
+    return ("challenge", settings, installed_state(settings.model_dir), file_key, metrics)
 
 
 def remember_upload(data: bytes, name: str) -> str:
     """Keep an uploaded file (content and name) while the server runs; returns the id a link names it by,
     ``upload:<sha256 of the content>``: only someone who has the file, or the link, can name it."""
     digest = hashlib.sha256(data).hexdigest()
-    _uploads().put(("upload", digest), (data, name))
+    uploads_memo().put(("upload", digest), (data, name))
     return f"upload:{digest}"
 
 
@@ -81,9 +101,9 @@ def challenge_source(settings: Settings, suite_name: str) -> tuple[bytes, str]:
     kind, _, rest = suite_name.partition(":")
     if kind == "file":
         return read_data_file(settings, rest)
-    found = _uploads().get(("upload", rest)) if kind == "upload" else None
+    found = uploads_memo().get(("upload", rest)) if kind == "upload" else None
     if found is None:
         raise MuttlabError("this server holds no such uploaded file (uploads are kept only while the server runs, "
-                           f"the newest {UPLOADS_KEPT}); upload the file again on the Challenge page and use its "
-                           "new links")
+                           "the newest that fit its memory for them); upload the file again on the Challenge page "
+                           "and use its new links")
     return found

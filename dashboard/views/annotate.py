@@ -344,7 +344,11 @@ def page() -> None:
     _access_panel(settings, access)
     _show_flash()
 
-    counts = store.counts()
+    try:
+        counts = store.counts()  # the first read: an unreachable database is found here, not when opened
+    except MuttlabError as exc:
+        st.error(f"The pair store cannot be read: {ui.md_text(str(exc))}")
+        return
     if not counts:
         st.info("The pair store is empty.", icon=":material/inbox:")
         _seed_store(settings, access)

@@ -87,6 +87,9 @@ def page() -> None:
     try:
         with st.spinner("Reading the file…"):
             suite_file, key = services.read_challenge(settings, data, name, None if fmt == AUTO else fmt)
+    except services.DemoLimit as exc:
+        ui.demo_limit(exc)
+        return
     except MuttlabError as exc:
         st.error(f"The file cannot be read: {ui.md_text(exc)}")
         return
@@ -108,6 +111,13 @@ def page() -> None:
             st.caption(f"The first {PROBLEMS_SHOWN} of {len(suite_file.problems):,} are listed.")
     if not metrics:
         st.warning("Choose at least one metric.")
+        return
+    ui.demo_caption(settings)
+    # Reading the file was the upload's (or the link's) work; scoring it, seconds to minutes, is the button's.
+    if ui.waits_for_click(("challenge", key, tuple(metrics)), "Score the challenge set", "ch-score",
+                          f"Press the button to score its {len(trials):,} pairs with {', '.join(metrics)}.",
+                          finished=services.is_memoised(services.challenge_key(settings, key, tuple(metrics)))):
+        ui.copy_link()
         return
     results = ui.with_progress(f"Scoring {len(trials):,} pairs with {len(metrics)} metric(s)…", lambda progress:
                                services.challenge(settings, suite_file, key, tuple(metrics), progress),

@@ -17,6 +17,8 @@ from muttlab.dashboard import charts, services, ui
 from muttlab.errors import MuttlabError
 
 FLICKR_KEYS = ("metrics", "ratings", "boot")
+LINK_NOTE = ("This link's settings are in the form above; this server has not computed them yet. Press the button "
+             "to compute them.")
 UNIT_KEYS = ("unit", "order", "threshold", "assignments", "sweeps")
 MIN_ASSIGNMENTS = 10
 
@@ -78,6 +80,7 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
         datasets = middle.multiselect("Ratings", datasets_all, default=link_datasets, key="flickr-datasets")
         n_boot = right.number_input("Bootstrap resamples", 0, 2000, link_boot, step=100, key="flickr-boot")
         submitted = st.form_submit_button("Correlate", type="primary", icon=":material/scatter_plot:")
+    ui.demo_caption(settings)
     if submitted:
         st.session_state["flickr-request"] = (tuple(metrics), tuple(datasets), int(n_boot))
         ui.ask(("flickr", st.session_state["flickr-request"]))
@@ -101,13 +104,15 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
         ui.caption_text(shipped.label())
         _draw_flickr(rows, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
         return query
-    if ui.slow_and_unasked(metrics, ("flickr", request), "Correlate the metrics of this link", "flickr-link"):
+    key = ("flickr", settings, metrics, datasets, n_boot)
+    if ui.waits_for_click(("flickr", request), "Correlate the metrics of this link", "flickr-link", LINK_NOTE,
+                          finished=services.is_memoised(key)):
         return query
     study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
-        ("flickr", settings, metrics, datasets, n_boot),
-        lambda: flickr.flickr_correlations(settings, list(metrics), datasets=datasets, n_boot=n_boot,
-                                           registry=services.registry(settings), progress=progress),
-        settings))
+        key, lambda: services.queued_study(lambda report: flickr.flickr_correlations(
+            services.scoring_settings(settings), list(metrics), datasets=datasets, n_boot=n_boot,
+            registry=services.registry(settings), progress=report), progress),
+        settings, costly="the Flickr8K correlations", metrics=metrics))
     if study is None:
         return query
     for name, why in study.skipped.items():
@@ -159,8 +164,10 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
                                      key="dbleu-assignments")
         sweeps = st.checkbox("Also sweep unit size, n-gram order and threshold", value=sweeps, key="dbleu-sweeps")
         submitted = st.form_submit_button("Run the unit study", type="primary", icon=":material/functions:")
+    ui.demo_caption(settings)
     if submitted:
         st.session_state["dbleu-request"] = (int(unit), int(order), float(threshold), int(assignments), bool(sweeps))
+        ui.ask(("dbleu", st.session_state["dbleu-request"]))
     request = st.session_state.get("dbleu-request") or linked
     if request is None and not (shipped is not None and current):
         st.info("Choose the study's settings and press **Run the unit study**.")
@@ -173,13 +180,17 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
         _draw_units(units.main, units.sweeps, units.notes, defaults["unit"])
         return query
     unit, order, threshold, assignments, sweeps = request
+    key = ("dbleu-units", settings, request)
+    # A link's settings fill the form; the study (11-14 s of the server's time) runs from the button.
+    if ui.waits_for_click(("dbleu", request), "Run the unit study of this link", "dbleu-link", LINK_NOTE,
+                          finished=services.is_memoised(key)):
+        return query
     study = ui.with_progress("Matching n-grams and correlating units…", lambda progress: services.memoised(
-        ("dbleu-units", settings, request),
-        lambda: dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit, order=order,
-                                 threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
-                                 sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
-                                 progress=progress),
-        settings))
+        key, lambda: dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit, order=order,
+                                      threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
+                                      sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
+                                      progress=progress),
+        settings, costly="the ΔBLEU unit study"))
     if study is None:
         return query
     _draw_units(study.main, study.sweeps, study.notes, unit)

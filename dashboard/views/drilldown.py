@@ -21,6 +21,7 @@ from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
+SHOW_PENDING_KEY = "dd-show-pending"  # a link's show= that waits for its comparison (scored after a click)
 PAGE_SIZE = 15
 SHOW_LABELS = {"fails": "fails", "passes": "passes", "all": "all"}
 
@@ -33,18 +34,25 @@ def _trial_card(row, higher_is_better: bool, pair_id: int | None, other: str | N
     st.html(trial_card.card_html(row, higher_is_better, pair_id, other, text=ui.html_text))
 
 
-def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, suite_name: str, key: str) -> bool:
-    """A slow metric's cell is scored after a click, unless the server has it already: a link opens it at once
-    only where that is cheap."""
-    if not cell_view.is_challenge(suite_name) and services.finished_run(
-            settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
+def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, suite_name: str, key: str,
+                     file_key: tuple | None = None) -> bool:
+    """Whether the page waits for a click before scoring: a link opens at once only what is cheap. A grid cell
+    the server has, or a quick metric's one cell (small bounded work), opens at once; a slow metric's cell waits;
+    a challenge set's phenomenon waits unless the server has scored the set with the metric (scoring it is the
+    whole file's work, one side of every pair)."""
+    what = ("cell", metric, corruption, refs, suite_name)
+    if file_key is not None:
+        return ui.waits_for_click(what, f"Score {metric} on this challenge set", key,
+                                  f"This link opens a phenomenon of a challenge set that this server has not scored "
+                                  f"with {metric} yet: press the button to score the set.",
+                                  finished=services.is_memoised(services.challenge_key(settings, file_key, (metric,))))
+    if services.finished_run(settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
         return False
-    return ui.slow_and_unasked([metric], ("cell", metric, corruption, refs, suite_name),
-                               f"Score {metric} on this cell", key)
+    return ui.slow_and_unasked([metric], what, f"Score {metric} on this cell", key)
 
 
 def _compare(settings, available: list[str], metric: str, corruption: str, refs: int | None, suite_name: str,
-             fmt: str | None, title: str):
+             fmt: str | None, title: str, file_key: tuple | None):
     """Another metric on the same trials: which trials only one of the two gets right (browsable below with
     Show), McNemar's test on those counts, their chart and CSV. Returns the comparison, or None."""
     others = [m for m in available if m != metric]
@@ -53,10 +61,13 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
         other = st.selectbox("Other metric", [None] + others, index=(others.index(wanted) + 1) if wanted in others
                              else 0, format_func=lambda m: "choose…" if m is None else m, key="dd-vs")
         st.session_state["dd-vs-chosen"] = other
-        if other is None or _waits_for_click(settings, other, corruption, refs, suite_name, "dd-vs-score"):
+        if other is None or _waits_for_click(settings, other, corruption, refs, suite_name, "dd-vs-score", file_key):
             return None
         try:
             comparison = services.paired_comparison(settings, metric, other, corruption, refs, suite_name, fmt)
+        except services.DemoLimit as exc:
+            ui.demo_limit(exc)
+            return None
         except MuttlabError as exc:
             st.error(ui.md_text(f"{other} cannot be scored on this cell: {exc}"))
             return None
@@ -84,20 +95,24 @@ def _suite_label(name: str) -> str:
 
 
 def _load(settings, suite_name: str, fmt: str | None):
-    """(suite, its challenge-set file or None) for ``suite_name``, or None after saying why it cannot be opened."""
+    """(suite, its challenge-set file or None, that file's memo key or None) for ``suite_name``, or None after
+    saying why it cannot be opened."""
     kind = cell_view.suite_kind(suite_name)
     try:
         if cell_view.is_challenge(suite_name):
             with st.spinner("Reading the challenge set…"):
-                suite_file, _ = services.challenge_file(settings, suite_name, fmt)
-            return suite_file.suite, suite_file
+                suite_file, file_key = services.challenge_file(settings, suite_name, fmt)
+            return suite_file.suite, suite_file, file_key
         if kind == "mine":
-            return services.suite_named(settings, suite_name), None
+            return services.suite_named(settings, suite_name), None, None
+    except services.DemoLimit as exc:
+        ui.demo_limit(exc)
+        return None
     except MuttlabError as exc:
         st.error(f"The trials this link names cannot be opened: {ui.md_text(exc)}")
         return None
     suite = ui.load_suite(settings)
-    return None if suite is None else (suite, None)
+    return None if suite is None else (suite, None, None)
 
 
 def page() -> None:
@@ -116,7 +131,7 @@ def page() -> None:
     loaded = _load(settings, suite_name, fmt)
     if loaded is None:
         return
-    suite, suite_file = loaded
+    suite, suite_file, file_key = loaded
     chosen = {**(st.session_state.get(CELL_KEY) or {}),
               **{k: v for k, v in (("metric", ui.query_value("metric")), ("corruption", ui.query_value("corruption")),
                                    ("refs", ui.query_int("refs"))) if v is not None}}
@@ -148,7 +163,7 @@ def page() -> None:
         st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, refs,
                                       labels.get(corruption, corruption), escape=ui.md_text), icon=":material/info:")
 
-    if _waits_for_click(settings, metric, corruption, refs, suite_name, "dd-score"):
+    if _waits_for_click(settings, metric, corruption, refs, suite_name, "dd-score", file_key):
         return
     cell = ui.with_progress(f"Scoring {metric} on {labels.get(corruption, corruption)}…", lambda progress:
                             services.cell_trials(settings, metric, corruption, refs, suite_name, fmt, progress),
@@ -178,7 +193,7 @@ def page() -> None:
     ui.chart_download(lambda: charts.margin_histogram(cell, heading),
                       f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
 
-    comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
+    comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title, file_key)
 
     f1, f2 = st.columns([3, 4])
     shows = list(SHOW_LABELS) + (["only-metric", "only-vs"] if comparison is not None else [])
@@ -188,6 +203,10 @@ def page() -> None:
         linked_show = ui.query_value("show", "fails")
         st.session_state["dd-verdict"] = linked_show if linked_show in shows else "fails"
         st.session_state["dd-query"] = ui.query_value("q", "")
+        if linked_show not in shows:  # "only …": it applies once the comparison the link names is scored
+            st.session_state[SHOW_PENDING_KEY] = linked_show
+    elif st.session_state.get(SHOW_PENDING_KEY) in shows:
+        st.session_state["dd-verdict"] = st.session_state.pop(SHOW_PENDING_KEY)
     elif st.session_state["dd-verdict"] not in shows:
         st.session_state["dd-verdict"] = "fails"
     verdict = f1.segmented_control("Show", shows, format_func=show_labels.get, key="dd-verdict") or "fails"
@@ -197,7 +216,8 @@ def page() -> None:
     ui.write_query({"metric": metric, "corruption": corruption, "refs": refs,
                     "vs": st.session_state.get("dd-vs-chosen"),
                     "suite": suite_name if suite_name != "default" else None, "format": fmt,
-                    "show": verdict if verdict != "fails" else None, "q": query.strip() or None, "trial": trial_id})
+                    "show": verdict if verdict != "fails" else st.session_state.get(SHOW_PENDING_KEY),
+                    "q": query.strip() or None, "trial": trial_id})
     other = comparison.other if comparison is not None else None
     st.html(trial_card.CSS)
     if trial_id:

@@ -34,12 +34,17 @@ def _shipped():
         return None
 
 
+def _study_key(settings, corruption, wanted, method, reference, reading) -> tuple:
+    return ("sick", settings, corruption, wanted, method, reference, reading)
+
+
 def _live_study(settings, sick, corruption, wanted, method, reference, reading):
     return ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
-        ("sick", settings, corruption, wanted, method, reference, reading),
-        lambda: sick.sick_study(settings, corruption, list(wanted), method=method, reference=reference,
-                                registry=services.registry(settings), progress=progress, reading=reading),
-        settings))
+        _study_key(settings, corruption, wanted, method, reference, reading),
+        lambda: services.queued_study(lambda report: sick.sick_study(
+            services.scoring_settings(settings), corruption, list(wanted), method=method, reference=reference,
+            registry=services.registry(settings), progress=report, reading=reading), progress),
+        settings, costly="the SICK study", metrics=wanted))
 
 
 def page() -> None:
@@ -76,7 +81,6 @@ def page() -> None:
     reading = ui.query_choice("reading", list(sick.READINGS), sick.READINGS[0], "reading")
     reference = ui.query_choice("reference", references, references[0], "reference source")
 
-    first_visit = "human-corruption" not in st.session_state  # a link or a new tab, before any choice here
     c1, c2, c3 = st.columns([3, 3, 2])
     corruption = c1.selectbox("Corruption type", corruptions, index=corruptions.index(corruption),
                               format_func=lambda c: labels.get(c, c), key="human-corruption")
@@ -118,7 +122,12 @@ def page() -> None:
                 icon=":material/folder_off:")
         return
     else:
-        if first_visit and ui.slow_and_unasked(wanted, ("sick",), "Score the pairs of this view", "human-link"):
+        # A choice the shipped study does not cover is scored from the button, a link's as a click's.
+        what = _study_key(settings, corruption, wanted, method, reference, reading)
+        ui.demo_caption(settings)
+        if ui.waits_for_click(what, "Score the pairs of this view", "human-link",
+                              "The shipped study does not cover this choice and this server has not scored it yet: "
+                              "press the button to score the pairs.", finished=services.is_memoised(what)):
             return
         study = _live_study(settings, sick, corruption, wanted, method, reference, reading)
         if study is None:

@@ -228,14 +228,16 @@ def page() -> None:
     if path is None or settings.using_sample:
         st.caption("Needs a trained model and the data dir.")
         return
+    if services.governs(settings):
+        st.caption("Evaluating the model on SICK keeps a server busy for about a minute, so this public demo does "
+                   "not offer it; the published numbers beside ours are on the Published vs measured page, and "
+                   "`muttlab reval eval` runs it on your own machine.")
+        return
     split = st.segmented_control("Split", ["test", "dev"], default="test", key="learned-split") or "test"
     if st.button("Evaluate", key="learned-evaluate", icon=":material/leaderboard:"):
-        stamp = Path(path).stat().st_mtime
         with st.spinner("Predicting and bootstrapping…"):
             try:
-                evaluation = services.memoised(("reval-eval", settings, model, split, str(path), stamp),
-                                               lambda: reval.evaluate_model(settings, model=model, split=split),
-                                               settings)
+                evaluation = services.reval_evaluation(settings, reval, model, split, path)
             except MuttlabError as exc:
                 st.error(f"Evaluation failed: {ui.md_text(exc)}")
                 return

@@ -23,6 +23,7 @@ from muttlab.suites.user import sentences_format
 BUILT_KEY = "mine_built"  # (name, dropped names, Selection) of this session's latest suite; the suite is the store's
 LIVE_KEY = "mine_live"  # False after Cancel: the rerun it starts must not score again
 REF_OPTIONS = (1, 2, 3, 5, 10, 20)
+PASTE_LABEL = "…or paste your sentences (used when no file is uploaded)"
 
 
 def _format_help(limits) -> None:
@@ -45,6 +46,10 @@ def _format_help(limits) -> None:
     examples.download_button("Example (JSONL)", user_suites.example("jsonl").encode("utf-8"),
                              file_name="my-sentences.jsonl", mime="application/jsonl", key="mine-example-jsonl",
                              icon=":material/download:", on_click="ignore")
+
+
+def _use_example() -> None:
+    st.session_state["mine-text"] = user_suites.example("csv")
 
 
 def _cancel() -> None:
@@ -70,11 +75,18 @@ def page() -> None:
     labels = services.corruption_labels(types)
     limits = settings.limits
     _format_help(limits)
+    st.button("Put the example in the box", key="mine-use-example", icon=":material/content_paste:",
+              on_click=_use_example, help="Replaces what the box holds with the example's six sentences.")
     with st.form("mine-form", border=True):
         uploaded = st.file_uploader("Upload a file (.csv, .tsv or .jsonl)", type=["csv", "tsv", "jsonl"],
                                     key="mine-file")
-        pasted = st.text_area("…or paste your sentences (used when no file is uploaded)", user_suites.example("csv"),
-                              height=200, key="mine-text", max_chars=limits.max_suite_kb * 1024)
+        # Empty, with the example as its grey placeholder: a box that starts with the example could be scored as
+        # the visitor's own sentences after the session was lost (a frozen tab, a reconnect).
+        pasted = st.text_area(PASTE_LABEL, "", height=200, key="mine-text", max_chars=limits.max_suite_kb * 1024,
+                              placeholder=user_suites.example("csv"),
+                              help=f"At most {limits.max_suite_kb * 1024:,} characters; a longer paste is refused "
+                                   "and the box keeps what it held.")
+        ui.paste_guard(PASTE_LABEL, limits.max_suite_kb * 1024)
         left, middle, right = st.columns([4, 4, 2])
         chosen_types = left.multiselect("Corruption types", types, default=types,
                                         format_func=lambda c: labels.get(c, c), key="mine-types",
@@ -87,6 +99,7 @@ def page() -> None:
                                  help=glossary.term("references (5/10/20)")
                                  + " Counts above what every one of your sentences has are left out.")
         submitted = st.form_submit_button("Build and score", type="primary", icon=":material/play_arrow:")
+    ui.demo_caption(settings)
     if submitted and _build(settings, uploaded, pasted, chosen_types, metrics, refs):
         st.session_state[LIVE_KEY] = True
     if BUILT_KEY in st.session_state:
@@ -98,6 +111,10 @@ def _build(settings, uploaded, pasted: str, types, metrics, refs) -> bool:
     form keeps what was typed and chosen either way."""
     if not metrics:
         st.warning("Choose at least one metric.")
+        return False
+    if uploaded is None and not pasted.strip():
+        st.warning("The box is empty: paste your sentences or upload a file (the grey text in the box is only an "
+                   "example; **Put the example in the box** uses it).", icon=":material/edit_note:")
         return False
     try:
         if uploaded is not None:

@@ -78,7 +78,10 @@ def _numbers(settings):
         st.error(f"The shipped published numbers cannot be read: {ui.md_text(exc)}")
         shipped = None
     measured = services.finished_reproduction(settings) if settings.data_dir is not None else None
-    if settings.data_dir is not None and measured is None:
+    if settings.data_dir is not None and measured is None and services.governs(settings):
+        st.caption("Recomputing these numbers keeps a server busy for minutes, so this public demo shows the "
+                   "shipped ones; `muttlab reproduce` measures them again on your own machine.")
+    elif settings.data_dir is not None and measured is None:
         if st.button("Recompute on this server", key="pub-recompute", icon=":material/refresh:",
                      help="Measures every number again on this server's data: minutes on a cold score cache, "
                           "seconds once the scores are cached."):

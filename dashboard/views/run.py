@@ -118,7 +118,9 @@ def _controls(settings, live: bool):
     ref_options = [k for k in settings.ref_counts if k <= max_refs] or [max_refs]
     suite_name = ui.query_value("suite", "default")
     suite_name = suite_name if suite_name in services.SUITES else "default"
-    default_metrics = [m for m in services.DEFAULT_METRICS if m in available] or available[:3]
+    # On the public demo the form starts from the quick ones: the others are refused there (services.budget).
+    default_metrics = [m for m in services.DEFAULT_METRICS
+                       if m in available and not services.slow_metrics(settings, [m])] or available[:3]
     defaults = (ui.query_list("metrics", available, default_metrics),
                 ui.query_list("corruptions", corruptions, corruptions),
                 ui.query_list("refs", ref_options, ref_options, int))
@@ -133,6 +135,7 @@ def _controls(settings, live: bool):
         suite_choice = far.selectbox("Trials", list(services.SUITES), index=list(services.SUITES).index(suite_name),
                                      format_func=services.SUITES.get, key="run-suite")
         submitted = st.form_submit_button("Run", type="primary", icon=":material/play_arrow:")
+    ui.demo_caption(settings)
     if submitted:
         suite_name, live = suite_choice, True
         st.session_state[LIVE_KEY] = True

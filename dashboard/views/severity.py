@@ -58,8 +58,10 @@ def page() -> None:
                              index=REF_CHOICES.index(refs_default) if refs_default in REF_CHOICES else 2)
         submitted = st.form_submit_button("Draw the curves", type="primary", icon=":material/trending_down:")
     shipped = None
+    ui.demo_caption(settings)
+    request = ("severity", corruption, tuple(metrics), tuple(sorted(strengths)), refs)
     if submitted:
-        ui.ask(("severity",))
+        ui.ask(request)
         ui.write_query({"metrics": metrics, "corruption": corruption, "strengths": sorted(strengths), "refs": refs})
     elif wanted is None:  # a first visit: the shipped first curve; nothing is scored until asked (or a link asks)
         shipped = _shipped_curve(settings)
@@ -75,7 +77,12 @@ def page() -> None:
     strengths = tuple(sorted(strengths))
     if shipped is not None:
         curve = shipped
-    elif ui.slow_and_unasked(metrics, ("severity",), "Draw the curves of this link", "sev-link"):
+    # A link fills the form; its curves are drawn at once only when this server has them already.
+    elif ui.waits_for_click(request, "Draw the curves of this link", "sev-link",
+                            "This link's curves are in the form above; this server has not drawn them yet. Press the "
+                            "button to corrupt and score the sentences.",
+                            finished=services.is_memoised(services.severity_key(settings, corruption, tuple(metrics),
+                                                                                strengths, refs))):
         return
     else:
         curve = ui.with_progress("Corrupting and scoring…", lambda progress: services.severity(

@@ -6,7 +6,8 @@ the candidate and its references: a re-run, or an edited pair whose text did not
 and any change of text or settings is a different key.
 
 A read-only server (``MUTTLAB_READ_ONLY``) opens the file read-only (SQLite's ``mode=ro``): it serves the
-scores a writer stored there and keeps its own in memory, so nothing a visitor runs reaches the file.
+scores a writer stored there and keeps its own in a cache of its own, capped in size
+(:mod:`muttlab.engine.private_cache`, the ``overflow``), so nothing a visitor runs reaches the file.
 
 A cache is an optimisation, never a reason for a run to fail. A cache file that cannot be opened for
 writing (a read-only folder or file, as on a hosted demo; a file locked by another process; a truncated
@@ -106,8 +107,10 @@ class ScoreCache:
     used) or ``off``.
     """
 
-    def __init__(self, path: Path | None, read_only: bool = False):
+    def __init__(self, path: Path | None, read_only: bool = False, overflow=None):
         self.path = path
+        # Where scores go that the file may not take (a read-only server's own capped cache), instead of memory.
+        self._overflow = overflow
         self._local = threading.local()
         self._memory: dict[bytes, float] = {}
         self._lock = threading.Lock()
@@ -161,7 +164,9 @@ class ScoreCache:
             return
         self.mode = "read-only"
         if cause is not None:
-            _warn_once(self.path, problem, "its scores are used, new ones are kept in memory for this process")
+            where = ("go to this server's own cache" if self._overflow is not None
+                     else "are kept in memory for this process")
+            _warn_once(self.path, problem, f"its scores are used, new ones {where}")
 
     def _read_only_queries(self) -> list[str]:
         queries = ["mode=ro"]
@@ -177,7 +182,8 @@ class ScoreCache:
         self._drop_connection()
         if self.mode != "memory":
             self.mode = "memory"
-            _warn_once(self.path, problem)
+            _warn_once(self.path, problem, "new scores go to this server's own cache" if self._overflow is not None
+                       else "scores are kept in memory for this process")
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -224,6 +230,8 @@ class ScoreCache:
             except sqlite3.Error as exc:
                 # Damage found while reading (a truncated page...): what was read is still checked above.
                 self._fall_back(_describe(exc, self.path))
+        if self._overflow is not None and len(found) < len(unique):
+            found.update(self._overflow.get_many([k for k in unique if k not in found]))
         return found
 
     def put_many(self, items: dict[bytes, float], shared: bool = True) -> None:
@@ -253,6 +261,9 @@ class ScoreCache:
                 # served when it can be read.
                 self._drop_connection()
                 self._open_read_only(exc)
+        if self._overflow is not None:
+            self._overflow.put_many(dict(rows))
+            return
         with self._lock:
             self._memory.update(rows)
 

@@ -9,12 +9,19 @@ interleaves between chunks. The dispatcher picks
    answered in about one chunk's time while a full grid runs;
 2. among jobs of the same class, sessions in turn (round-robin: the session served longest ago first),
    so two visitors' grids share the workers instead of one waiting for the other;
-3. within a session, its cheapest job first, then first come first served.
+3. within a session, its cheapest job first, then first come first served;
+4. a big job that cannot be cut (a severity curve, a study, a challenge set's scores) lets the small jobs
+   waiting run at each of its progress reports (:func:`checkpoint`), in its own thread, for up to
+   :data:`YIELD_S` seconds each time.
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
 :class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
 nobody waits for any more does not run: :func:`gather` waits in short steps, asks the waiting session whether
-it is still there, and cancels the session's jobs not yet started when it is not (a closed tab).
+it is still there, and cancels the session's jobs not yet started when it is not (a closed tab). A job already
+running is told too: :func:`checkpoint`, which a long job calls at each of its progress reports, raises
+:class:`Cancelled` in it from then on, so a published-numbers recomputation or a severity curve stops at its
+next report instead of running on for minutes after its tab closed. The same checkpoint is where a big job
+still wanted lets the small jobs that arrived meanwhile run (4. below).
 
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import defaultdict
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
@@ -48,10 +56,15 @@ SMALL_COST = 3000
 MAX_PER_SESSION = 256
 MAX_PENDING = 2048
 POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
+YIELD_S = 2.0  # the most a big job lets small ones run at one of its checkpoints before it goes on
 
 
 class QueueFull(MuttlabError):
     """Too much work is waiting; the request was not queued."""
+
+
+class Cancelled(MuttlabError):
+    """A running job was stopped at a :func:`checkpoint`: nobody waits for its answer any more."""
 
 
 @dataclass(order=True)
@@ -61,6 +74,25 @@ class _Job:
     fn: Callable[[], object] = field(compare=False)
     future: Future = field(compare=False)
     session: str = field(compare=False, default="")
+    # Set by gather when its waiter has gone: the job, if it runs, stops at its next checkpoint.
+    abandoned: threading.Event = field(compare=False, default_factory=threading.Event)
+
+
+_RUNNING = threading.local()  # the job a worker thread is running
+
+
+def checkpoint() -> None:
+    """Where a long job may stop, and lets others pass: raises :class:`Cancelled` in a job whose waiters have all
+    gone (:func:`gather` abandoned it); in a big job still wanted, runs the small jobs waiting meanwhile
+    (:meth:`FairQueue.serve_small`); does nothing outside the queue's threads."""
+    job = getattr(_RUNNING, "job", None)
+    if job is None:
+        return
+    if job.abandoned.is_set():
+        raise Cancelled("stopped: nobody waits for this computation any more")
+    queue = getattr(_RUNNING, "queue", None)
+    if queue is not None and job.cost > queue.small:
+        queue.serve_small()
 
 
 class FairQueue:
@@ -101,7 +133,10 @@ class FairQueue:
                                 "before asking for more")
             if self.pending() >= self.max_pending:
                 raise QueueFull("the server has too much scoring work waiting; try again in a minute")
-            self._waiting[session].append(_Job(max(0, int(cost)), next(self._seq), fn, future, session))
+            job = _Job(max(0, int(cost)), next(self._seq), fn, future, session)
+            self._waiting[session].append(job)
+            # How gather tells a job that nobody waits for it (a Future holds no such flag of its own).
+            future.abandon = job.abandoned.set
             self._cond.notify()
         return future
 
@@ -115,13 +150,16 @@ class FairQueue:
 
     # ----------------------------------------------------------------- dispatching
 
-    def _next(self) -> _Job | None:
-        """The job to run next, removed from the waiting lists (caller holds the lock)."""
+    def _next(self, small_only: bool = False) -> _Job | None:
+        """The job to run next (with ``small_only``, the next small one), removed from the waiting lists (caller
+        holds the lock)."""
         best, best_key = None, None
         for session, jobs in self._waiting.items():
             if not jobs:
                 continue
             job = min(jobs)  # cheapest, then oldest
+            if small_only and job.cost > self.small:
+                continue
             key = (job.cost > self.small, self._last_served.get(session, -1), job.seq)
             if best_key is None or key < best_key:
                 best, best_key = job, key
@@ -135,6 +173,7 @@ class FairQueue:
         return best
 
     def _work(self) -> None:
+        _RUNNING.queue = self
         while True:
             with self._cond:
                 job = self._next()
@@ -144,15 +183,41 @@ class FairQueue:
                     self._cond.wait()
                     job = self._next()
                 self.running += 1
-            try:
-                if job.future.set_running_or_notify_cancel():
-                    try:
-                        job.future.set_result(job.fn())
-                    except BaseException as exc:  # handed to the waiting session, which shows it
-                        job.future.set_exception(exc)
-            finally:
-                with self._cond:
-                    self.running -= 1
+            self._execute(job)
+
+    def _execute(self, job: _Job) -> None:
+        """Run ``job`` in this worker thread (unless it was cancelled), its value or exception into its Future;
+        the caller counted it in ``running`` when it took it."""
+        outer = getattr(_RUNNING, "job", None)
+        try:
+            if job.future.set_running_or_notify_cancel():
+                _RUNNING.job = job
+                try:
+                    job.future.set_result(job.fn())
+                except BaseException as exc:  # handed to the waiting session, which shows it
+                    job.future.set_exception(exc)
+        finally:
+            _RUNNING.job = outer
+            with self._cond:
+                self.running -= 1
+
+    def serve_small(self, seconds: float = YIELD_S) -> int:
+        """In a worker thread, inside a big job at one of its checkpoints: run the small jobs waiting now, for at
+        most ``seconds``, before the big job goes on. Returns how many ran.
+
+        The big job is between two steps there (its progress report), using no metric object, so the small jobs
+        use them alone, in this thread, as they would between two jobs: a Playground request waits for a big job's
+        next report instead of its end."""
+        deadline, ran = time.monotonic() + seconds, 0
+        while time.monotonic() < deadline:
+            with self._cond:
+                job = self._next(small_only=True)
+                if job is None:
+                    break
+                self.running += 1
+            self._execute(job)
+            ran += 1
+        return ran
 
     def close(self, wait: bool = True) -> None:
         """Stop taking jobs; cancel the waiting ones; let running ones finish."""
@@ -173,10 +238,10 @@ def gather(futures: Sequence[Future], still_wanted: Callable[[], None],
     """The futures' values, in order, waiting for each in steps of ``poll_s``.
 
     Between steps ``still_wanted()`` is called; it raises when nobody waits for the answer any more (the
-    visitor closed the tab or asked for something else). Then, and on any other failure, every job of
-    ``futures`` not yet started is cancelled (the queue skips it) before the exception propagates; a job
-    already running finishes, since a thread cannot be stopped from outside. ``on_done(i)`` is called once the
-    ``i``-th value is in.
+    visitor closed the tab or asked for something else, or its share of the demo is used up). Then, and on any
+    other failure, every job of ``futures`` not yet started is cancelled (the queue skips it) and every one
+    already running is abandoned: a thread cannot be stopped from outside, so it stops at its next
+    :func:`checkpoint`. ``on_done(i)`` is called once the ``i``-th value is in.
     """
     values = []
     try:
@@ -189,6 +254,7 @@ def gather(futures: Sequence[Future], still_wanted: Callable[[], None],
     except BaseException:
         for future in futures:
             future.cancel()
+            getattr(future, "abandon", lambda: None)()
         raise
     return values
 

@@ -90,8 +90,13 @@ class Results:
 
 
 def cache_for(settings: Settings) -> ScoreCache:
+    """The score cache of these settings; a read-only server's new scores go to its own capped cache."""
+    from muttlab.engine.private_cache import PrivateCache
+
+    own = (PrivateCache(settings.demo_cache_dir, settings.limits.demo_cache_mb * 2 ** 20)
+           if settings.read_only and settings.use_cache else None)
     return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None,
-                      read_only=settings.read_only)
+                      read_only=settings.read_only, overflow=own)
 
 
 def model_dir(settings: Settings) -> Path | None:

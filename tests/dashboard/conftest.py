@@ -18,7 +18,8 @@ TIMEOUT = 180  # first runs start spaCy or Java on a busy machine
 SETTINGS_VARIABLES = ("MUTTLAB_DATA_DIR", "MUTTLAB_CACHE_DIR", "MUTTLAB_NO_CACHE", "MUTTLAB_DATABASE_URL",
                       "MUTTLAB_READ_ONLY", "MUTTLAB_ANNOTATOR_TOKEN", "MUTTLAB_WORKERS", "MUTTLAB_METRICS",
                       "MUTTLAB_USERS_FILE", "MUTTLAB_SESSION_TTL", "MUTTLAB_MODEL_DIR", "MUTTLAB_TIE_RULE",
-                      "MUTTLAB_CALIBRATIONS")
+                      "MUTTLAB_CALIBRATIONS", "MUTTLAB_DEMO_CACHE_DIR", "MUTTLAB_VISITOR_COMPUTE_S",
+                      "MUTTLAB_ANONYMOUS_JOBS", "MUTTLAB_MEMO_MB", "MUTTLAB_DEMO_CACHE_MB", "MUTTLAB_TRUSTED_PROXIES")
 
 
 @pytest.fixture
@@ -30,6 +31,11 @@ def app_env(monkeypatch, data_dir, tmp_path) -> Path:
     monkeypatch.setenv("MUTTLAB_DATA_DIR", str(data_dir))
     monkeypatch.setenv("MUTTLAB_CACHE_DIR", str(cache))
     monkeypatch.setenv("MUTTLAB_WORKERS", "1")
+    # A read-only configuration's own score cache, private to the test (never the home folder's).
+    monkeypatch.setenv("MUTTLAB_DEMO_CACHE_DIR", str(tmp_path / "demo-cache"))
+    # Each test is a fresh demo: no visitor's share spent by an earlier test (they all come from no address).
+    from muttlab.dashboard.services import budget
+    monkeypatch.setattr(budget, "_BUDGETS", {})
     return cache
 
 
@@ -83,6 +89,11 @@ def new_page(browser, height: int = 2000):
     page = browser.new_page(viewport={"width": 1400, "height": height})
     page.set_default_timeout(300_000)
     return page
+
+
+def press(at: AppTest, key: str) -> AppTest:
+    """``at`` once its button ``key`` is pressed: a link fills a page's form, its button starts the work."""
+    return at.button(key=key).click().run()
 
 
 def shown_errors(at: AppTest) -> list[str]:

@@ -47,6 +47,7 @@ def test_a_severity_link_draws_its_curves(sample_server, browser):
     page = new_page(browser, 1800)
     page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
     expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
+    page.get_by_role("button", name="Draw the curves of this link").click()  # a link fills the form
     page.locator(CURVE_LINE).first.wait_for()
     expect(page.get_by_text(re.compile(r"sentences? takes? "))).to_be_visible()
     expect(page.get_by_text(re.compile(r"is not monotone|Every curve is monotone")).first).to_be_visible()
@@ -66,6 +67,7 @@ def test_an_uploaded_challenge_set_is_reported_and_its_text_stays_text(sample_se
     page.goto(f"{url}/challenge?metrics=BLEU-4,chrF")
     expect(page.get_by_role("heading", name="Challenge sets")).to_be_visible()
     page.locator('input[type="file"]').set_input_files(str(upload))
+    page.get_by_role("button", name="Score the challenge set").click()  # reading is the upload's, scoring the button's
     expect(page.get_by_role("heading", name="Per phenomenon")).to_be_visible()
     # The test file's own malformed row (line 6) and the one added here (line 9).
     expect(page.get_by_text("2 malformed row(s) left out")).to_be_visible()

@@ -8,7 +8,7 @@ import pytest
 
 from muttlab import api
 from tests.conftest import REPO
-from tests.dashboard.conftest import open_link, shown_errors
+from tests.dashboard.conftest import open_link, press, shown_errors
 
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
 METRICS = ["BLEU-4", "chrF"]
@@ -35,6 +35,8 @@ def challenge_dir(app_env, monkeypatch, tmp_path):
 def test_a_data_dir_file_is_reported_per_phenomenon_with_the_aces_summary(challenge_dir, app_settings):
     root, bad_line, empty_line = challenge_dir
     at = open_link("challenge", {"file": "challenge/aces.tsv", "metrics": ",".join(METRICS)})
+    assert not at.get("dataframe") or not [d for d in at.dataframe if "tau" in d.value.columns]  # nothing scored
+    at = press(at, "ch-score")  # the link fills the form, the button scores
     assert not shown_errors(at)
     read = api.read_suite(root / "challenge" / "aces.tsv")
     expected = api.run_challenge(app_settings, read, METRICS)

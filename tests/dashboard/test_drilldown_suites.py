@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from muttlab import api
 from muttlab.engine import runner
-from tests.dashboard.conftest import open_link, shown_errors, trial_cards
+from tests.dashboard.conftest import open_link, press, shown_errors, trial_cards
 
 # DEMETR (data/demetr/README.md): 1,000 records per file; in the negation file one is not applied.
 NEGATION = "demetr/dataset/critical_id8_negation.json"
@@ -28,7 +28,9 @@ def _engine_phenomenon(settings, relative: str, metric: str, phenomenon: str):
 
 
 def test_a_demetr_phenomenon_opens_with_the_challenge_pages_counts(app_env, app_settings):
-    at = open_link("drilldown", {"suite": f"file:{NEGATION}", "metric": "chrF", "corruption": PHENOMENON})
+    # A link fills the page; scoring the challenge set (the whole file, one side of every pair) is the button's.
+    at = press(open_link("drilldown", {"suite": f"file:{NEGATION}", "metric": "chrF", "corruption": PHENOMENON}),
+               "dd-score")
     assert not shown_errors(at) and not at.warning
     suite_file, results, summary = _engine_phenomenon(app_settings, NEGATION, "chrF", PHENOMENON)
     shown = _metrics(at)
@@ -52,8 +54,8 @@ def test_a_demetr_phenomenon_opens_with_the_challenge_pages_counts(app_env, app_
 
 def test_demetrs_reference_baseline_is_judged_by_the_pairs_own_expectation(app_env, app_settings):
     phenomenon = "base_id35_reference"
-    at = open_link("drilldown", {"suite": f"file:{REFERENCE_BASELINE}", "metric": "sentBLEU",
-                                 "corruption": phenomenon, "show": "all"})
+    at = press(open_link("drilldown", {"suite": f"file:{REFERENCE_BASELINE}", "metric": "sentBLEU",
+                                       "corruption": phenomenon, "show": "all"}), "dd-score")
     assert not shown_errors(at)
     _, _, summary = _engine_phenomenon(app_settings, REFERENCE_BASELINE, "sentBLEU", phenomenon)
     assert int(_metrics(at)["passed"]) == int(summary["concordant"]) > 0
@@ -72,7 +74,8 @@ def test_an_upload_the_server_holds_opens_by_its_content_hash(app_env, app_setti
                 "phenomenon": "negation"}]
     data = "\n".join(json.dumps(r) for r in records).encode("utf-8")
     suite_name = services.remember_upload(data, "pairs")
-    at = open_link("drilldown", {"suite": suite_name, "metric": "chrF", "corruption": "negation", "show": "all"})
+    at = press(open_link("drilldown", {"suite": suite_name, "metric": "chrF", "corruption": "negation",
+                                       "show": "all"}), "dd-score")
     assert not shown_errors(at)
     suite_file = api.read_suite(data, format="contrastive-jsonl")
     expected = api.run_challenge(app_settings, suite_file, ["chrF"]).summary().set_index("phenomenon")
@@ -96,12 +99,12 @@ def test_a_visitors_own_suite_opens_by_its_name(app_env, app_settings):
 
 
 def test_each_phenomenon_on_the_challenge_page_links_to_its_drilldown(app_env, app_settings):
-    at = open_link("challenge", {"file": NEGATION, "metrics": "chrF"})
+    at = press(open_link("challenge", {"file": NEGATION, "metrics": "chrF"}), "ch-score")
     assert not shown_errors(at)
     summary = next(d.value for d in at.dataframe if "tau" in d.value.columns)
     link = summary.set_index("phenomenon").loc[PHENOMENON, "pairs"]
     query = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
     assert urlsplit(link).path == "drilldown"
     assert query == {"suite": f"file:{NEGATION}", "metric": "chrF", "corruption": PHENOMENON}
-    opened = open_link("drilldown", query)
+    opened = open_link("drilldown", query)  # the server has scored the set with chrF: the link opens at once
     assert int(_metrics(opened)["passed"]) == int(summary.set_index("phenomenon").loc[PHENOMENON, "concordant"])

@@ -8,7 +8,7 @@ import pytest
 from muttlab import api
 from muttlab.human import sick
 from muttlab.human.sick import sick_study
-from tests.dashboard.conftest import html_bodies, html_tables, open_link, open_page, shown_errors
+from tests.dashboard.conftest import html_bodies, html_tables, open_link, open_page, press, shown_errors
 
 PAIRS_KEY = "human-pairs-open"  # the pairs expander's key: opening it scores the study
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.
@@ -47,7 +47,7 @@ def assert_drawn(at, numbers, metric: str, method: str) -> None:
 
 
 def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_settings):
-    at = open_page("human", state=STATE)
+    at = press(open_page("human", state=STATE), "human-link")
     assert not shown_errors(at)
     shown = {m.label: m.value for m in at.metric}
     # MUTT data: 336 of the 543 listed neg_subj pairs have an experiment trial (data/README.md counts).
@@ -63,9 +63,9 @@ def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_setti
 
 
 def test_method_and_corruption_change_the_study(app_env, app_settings):
-    at = open_page("human", state=STATE)
+    at = press(open_page("human", state=STATE), "human-link")
     at.selectbox(key="human-method").set_value("spearman")
-    at.selectbox(key="human-corruption").set_value("det_sub").run()
+    at = press(at.selectbox(key="human-corruption").set_value("det_sub").run(), "human-link")
     assert not shown_errors(at)
     expected = sick_study(app_settings, "det_sub", ["BLEU-4", "ROUGE-L"], method="spearman")
     matrix = matrix_table(at)
@@ -120,12 +120,12 @@ def test_the_default_view_draws_the_shipped_numbers_without_scoring(app_env, mon
 def test_a_link_restores_the_view_in_a_new_session(app_env, app_settings):
     at = open_page("human", state=STATE)
     at.selectbox(key="human-corruption").set_value("det_sub")
-    at.selectbox(key="human-method").set_value("spearman").run()
+    at = press(at.selectbox(key="human-method").set_value("spearman").run(), "human-link")
     assert not shown_errors(at)
     query = {k: at.query_params[k] for k in at.query_params}
     query = {k: (v[0] if isinstance(v, list) else v) for k, v in query.items()}
     assert query == {"corruption": "det_sub", "metric": "BLEU-4", "metrics": "BLEU-4,ROUGE-L", "method": "spearman"}
-    again = open_link("human", query)
+    again = open_link("human", query)  # the server has scored this view: the link shows it at once
     assert not shown_errors(again)
     assert again.selectbox(key="human-corruption").value == "det_sub"
     assert again.selectbox(key="human-metric").value == "BLEU-4"
@@ -133,13 +133,13 @@ def test_a_link_restores_the_view_in_a_new_session(app_env, app_settings):
     expected = sick_study(app_settings, "det_sub", ["BLEU-4", "ROUGE-L"], method="spearman")
     matrix = matrix_table(again)
     assert matrix["ROUGE-L"].tolist() == pytest.approx(expected.correlations["ROUGE-L"].tolist())
-    paper = open_link("human", {"reading": "paper", "metric": "BLEU-4", "metrics": "BLEU-4"})
+    paper = press(open_link("human", {"reading": "paper", "metric": "BLEU-4", "metrics": "BLEU-4"}), "human-link")
     assert paper.selectbox(key="human-reading").value == "paper"
     assert {m.label: m.value for m in paper.metric}["pairs"] == "543"
 
 
 def test_the_paper_reading_scores_every_sick_pair_of_the_type(app_env, app_settings):
-    at = open_page("human", state=dict(STATE, **{"human-reading": "paper"}))
+    at = press(open_page("human", state=dict(STATE, **{"human-reading": "paper"})), "human-link")
     assert not shown_errors(at)
     expected = sick_study(app_settings, "neg_subj", ["BLEU-4", "ROUGE-L"], method="pearson", reading="paper")
     # sick.py: the extractor finds 543 negated-subject pairs in SICK.txt, the count of the study's list.
@@ -151,8 +151,8 @@ def test_the_paper_reading_scores_every_sick_pair_of_the_type(app_env, app_setti
 
 
 def test_a_metric_trained_on_sick_is_flagged(app_env):
-    at = open_page("human", state={"human-metric": "BLEU-4", "human-matrix": ["BLEU-4", "ReVal-LSTM"],
-                                   "human-corruption": "det_sub"})
+    at = press(open_page("human", state={"human-metric": "BLEU-4", "human-matrix": ["BLEU-4", "ReVal-LSTM"],
+                                         "human-corruption": "det_sub"}), "human-link")
     assert not shown_errors(at)
     warnings = [w.value for w in at.warning]
     assert any(w.startswith("ReVal-LSTM was trained on SICK") for w in warnings), warnings

@@ -179,3 +179,19 @@ def test_progress_and_cancel_are_drawn_before_the_grid_and_cancel_stops_scoring(
     assert any("Run cancelled" in i.value for i in at.info)
     assert not [b for b in html_bodies(at) if "mutt-grid" in b]
     assert any(b.label == "Score again" for b in at.button)
+
+
+def test_the_box_starts_empty_and_never_builds_the_example_unasked(app_env, monkeypatch):
+    """The box starts empty (the example is its grey placeholder): pressing Build and score on it says so and
+    builds nothing, where a box that started with the example built the example's six sentences without a word
+    (issue 35: after a frozen tab lost its session). The example is one click away."""
+    built = []
+    monkeypatch.setattr(user_suites, "build", lambda *a, **k: built.append(a) or pytest.fail("built"))
+    at = open_page("mine")
+    box = at.text_area(key="mine-text")
+    assert box.value == "" and box.placeholder == user_suites.example("csv")
+    at = build(at, metrics=["BLEU-4"], refs=[1])
+    assert not at.exception and built == []
+    assert any("The box is empty" in w.value for w in at.warning)
+    at.button(key="mine-use-example").click().run()
+    assert at.text_area(key="mine-text").value == user_suites.example("csv")

@@ -14,7 +14,7 @@ from muttlab.corruptions.generate import GENERATORS
 from muttlab.resources.spacy_nlp import parse
 from muttlab.severity import pass_rate_fall
 from muttlab.sources import MUTT_SETS
-from tests.dashboard.conftest import html_bodies, open_link, open_page, shown_errors
+from tests.dashboard.conftest import html_bodies, open_link, open_page, press, shown_errors
 
 METRICS = ["BLEU-4", "ROUGE-L"]
 STRENGTHS = [1, 2, 3]
@@ -82,7 +82,8 @@ def test_the_shipped_curve_under_other_rules_says_so(app_env, monkeypatch):
 
 
 def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, app_settings, data_dir):
-    at = open_link("severity", {"metrics": ",".join(METRICS), "corruption": "typo", "strengths": "1,2,3", "refs": "5"})
+    at = press(open_link("severity", {"metrics": ",".join(METRICS), "corruption": "typo", "strengths": "1,2,3",
+                                      "refs": "5"}), "sev-link")
     assert not shown_errors(at)
     assert not at.dataframe  # the numbers are sent once their expander is opened
     shown = curve_table(at)
@@ -102,7 +103,8 @@ def test_a_link_draws_the_curves_on_every_mutt_original_the_type_takes(app_env, 
 
 
 def test_a_real_fall_is_flagged(app_env):
-    at = open_link("severity", {"metrics": "BLEU-4", "corruption": "typo", "strengths": "1,2,3", "refs": "5"})
+    at = press(open_link("severity", {"metrics": "BLEU-4", "corruption": "typo", "strengths": "1,2,3", "refs": "5"}),
+               "sev-link")
     assert not shown_errors(at)
     curve = curve_table(at)
     n = curve["n"].tolist()
@@ -137,7 +139,8 @@ def test_without_a_data_dir_the_sample_is_used_and_a_rounding_step_is_not_flagge
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
     # The bundled sample's one sentence that takes three dropped content words: BLEU-4's mean drop goes from
     # 0.4448493794895626 at strength 2 to 0.4448493787264544 at 3, a difference of rounding (tie rule, 1e-9).
-    at = open_link("severity", {"metrics": "BLEU-4", "corruption": "drop_content", "strengths": "2,3", "refs": "5"})
+    at = press(open_link("severity", {"metrics": "BLEU-4", "corruption": "drop_content", "strengths": "2,3",
+                                      "refs": "5"}), "sev-link")
     assert not shown_errors(at)
     assert any(i.value.startswith("**Sample data.**") for i in at.info)
     assert re.search(r"n = 1 of \d+ sample sentences take", _caption(at))
@@ -166,8 +169,8 @@ def test_the_curves_drawn_are_each_metrics_numbers(app_env, app_settings):
     """The curves are HTML (no Vega-Lite chart on the page; the chart is the download): one point per metric,
     strength and panel, with the curve's numbers and placed by them, a line per metric and panel, dashed for
     a flagged one."""
-    at = open_link("severity", {"metrics": ",".join(METRICS), "corruption": "swap_chunks", "strengths": "1,2,3",
-                                "refs": "5"})
+    at = press(open_link("severity", {"metrics": ",".join(METRICS), "corruption": "swap_chunks", "strengths": "1,2,3",
+                                      "refs": "5"}), "sev-link")
     assert not shown_errors(at)
     assert not at.get("vega_lite_chart")
     expected = api.severity(app_settings, "swap_chunks", METRICS, STRENGTHS, refs=5)

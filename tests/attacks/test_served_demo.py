@@ -1,0 +1,225 @@
+"""The read-only demo as visitors reach it: one server for the module, started with the command line
+``muttlab serve --read-only`` gives, on the real data, its pair store an unreachable PostgreSQL server with a
+password, driven by anonymous visitors in headless Chromium.
+
+* every page completes with the network limited to the server: no icon, font or script from anywhere else;
+* the store's error is a scrubbed message, not a stack;
+* two tabs of one visitor have one share: while the first computes, the second's expensive buttons are refused
+  with a message; when the first tab closes, its computation stops;
+* an over-size paste into "Your sentences" is refused before it freezes the tab, and the box keeps its text.
+
+On 6c8e244 every page fetched its favicon from fonts.gstatic.com, the Annotate page showed the store's URL with
+its password and a stack, the second tab's buttons ran a computation each, and a 549 KiB paste froze the tab for
+177 s (here: 498 s for 562,000 characters) before the box showed the example again."""
+from __future__ import annotations
+
+import os
+import subprocess
+from contextlib import contextmanager
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+import muttlab
+from muttlab.cli import serve
+from muttlab.dashboard.app import page_stems
+from tests.attacks.test_served import page_words
+from tests.dashboard.conftest import SETTINGS_VARIABLES, browser  # noqa: F401 (fixture)
+from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "D3moStore-PW-9"
+STORE_URL = f"postgresql+psycopg://mutt:{PASSWORD}@127.0.0.1:1/pairs"
+WAIT_MS = 180_000
+SHARE_S = 600  # longer than the test: the first tab's grid must still run when it closes
+PASTE_LIMIT = 512 * 1024  # MUTTLAB_MAX_SUITE_KB's default, in characters
+
+
+class Demo:
+    def __init__(self, url: str, proc: subprocess.Popen, log: Path, folders: list[str]):
+        self.url, self.proc, self.log, self.folders = url, proc, log, folders
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the server and its children (the METEOR JVM, scoring workers) so far."""
+        import psutil
+
+        server = psutil.Process(self.proc.pid)
+        processes = [server, *server.children(recursive=True)]
+        return sum(sum(p.cpu_times()[:2]) for p in processes if p.is_running())
+
+    def cpu_over(self, seconds: float) -> float:
+        """The server's CPU seconds over the next ``seconds``."""
+        start = self.cpu_seconds()
+        time.sleep(seconds)
+        return self.cpu_seconds() - start
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, data_dir):
+    require_chromium()
+    root = tmp_path_factory.mktemp("demo")
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env.update(MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_CACHE_DIR=str(root / "cache"), MUTTLAB_WORKERS="1",
+               MUTTLAB_READ_ONLY="1", MUTTLAB_DATABASE_URL=STORE_URL, MUTTLAB_DEMO_CACHE_DIR=str(root / "own"),
+               MUTTLAB_VISITOR_COMPUTE_S=str(SHARE_S))
+    port = _free_port()
+    log = root / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(serve.command(port, "127.0.0.1"), env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    folders = sorted({str(data_dir), str(Path(data_dir).resolve()), str(root), str(Path(muttlab.__file__).parent)})
+    try:
+        _wait_healthy(url, proc, log, seconds=300)
+        yield Demo(url, proc, log, folders)
+    finally:
+        stop_server(proc)
+
+
+@contextmanager
+def _tab(browser, demo_server, outside: list[str] | None = None):  # noqa: F811
+    """A new tab in a browser context of its own (a visitor: its further tabs are ``page.context.new_page()``),
+    closed at the end; with ``outside``, every request for another host is refused and recorded there."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    expect.set_options(timeout=WAIT_MS)
+    if outside is not None:
+        host = urllib.parse.urlsplit(demo_server.url).netloc
+
+        def route(request_route):
+            url = request_route.request.url
+            if url.startswith(("data:", "blob:")) or urllib.parse.urlsplit(url).netloc == host:
+                request_route.continue_()
+            else:
+                outside.append(url)
+                request_route.abort()
+
+        context.route("**/*", route)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def _settled(page, text: str) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text(text).first).to_be_visible()
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    assert page.locator(EXCEPTION).count() == 0
+
+
+def _warmed_up(demo_server) -> None:
+    deadline = time.monotonic() + 900
+    while "warm-up done" not in demo_server.log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, "the server's warm-up did not end in 15 minutes"
+        time.sleep(2)
+
+
+HEADINGS = {"run": "Run the metric unit tests", "drilldown": "Drill-down", "published": "Published vs measured",
+            "playground": "Playground", "severity": "Severity curves", "challenge": "Challenge sets",
+            "mine": "Your sentences", "human": "Human judgments", "correlation": "Correlation studies",
+            "learned": "Learned metrics", "annotate": "Annotate corruption pairs"}
+
+
+def test_every_page_completes_with_no_outside_request(demo, browser):  # noqa: F811
+    outside: list[str] = []
+    assert set(HEADINGS) == set(page_stems())
+    with _tab(browser, demo, outside) as page:
+        for stem in page_stems():
+            page.goto(f"{demo.url}/{stem}")
+            _settled(page, HEADINGS[stem])
+            page.wait_for_timeout(1500)  # late requests: the favicon, fonts, a chart's scripts
+    assert outside == [], outside
+
+
+def test_the_unreachable_store_is_a_scrubbed_message(demo, browser):  # noqa: F811
+    with _tab(browser, demo) as page:
+        page.goto(f"{demo.url}/annotate")
+        _settled(page, "The pair store cannot be read")
+        shown = page_words(page)
+    assert PASSWORD not in shown and "Traceback" not in shown and "annotate.py" not in shown
+    for folder in demo.folders:
+        assert folder not in shown, folder
+
+
+def test_two_tabs_have_one_share_and_a_closed_tabs_computation_stops(demo, browser):  # noqa: F811
+    from playwright.sync_api import expect
+
+    _warmed_up(demo)
+    with _tab(browser, demo) as first:
+        # The first tab runs the full grid of the quick metrics (minutes of a cold server).
+        first.goto(f"{demo.url}/?corruptions=all&refs=5,10,20")
+        _settled(first, "Run the metric unit tests")
+        first.get_by_role("button", name="Run", exact=True).click()
+        expect(first.get_by_text("Cancel").first).to_be_visible()
+        second = first.context.new_page()  # the same visitor's second tab
+        second.set_default_timeout(WAIT_MS)
+        refused = second.get_by_text("Your other tab (or another visitor at your address) is computing the grid run")
+        for address, button in REFUSALS.items():
+            second.goto(f"{demo.url}/{address}")
+            start = second.get_by_role("button", name=button)
+            expect(refused.or_(start).first).to_be_visible()  # reading a challenge set is the visitor's work too
+            if not refused.count():
+                start.click()
+            expect(refused.first).to_be_visible()
+            assert second.locator(EXCEPTION).count() == 0
+        # What the demo does not offer at all, the second tab is told too.
+        second.goto(f"{demo.url}/published")
+        _settled(second, "this public demo shows the shipped ones")
+        assert second.get_by_role("button", name="Recompute on this server").count() == 0
+        second.goto(f"{demo.url}/learned")
+        _settled(second, "this public demo does not offer it")
+        assert second.get_by_role("button", name="Evaluate").count() == 0
+        busy = demo.cpu_over(10)
+        expect(first.get_by_text("Cancel").first).to_be_visible()  # the grid is still running
+        first.close()  # the visitor leaves the tab whose grid is running
+        time.sleep(15)  # the piece under way (one grid cell) ends
+        after = demo.cpu_over(15)
+        # Computing before (whatever share of the shared cores it got), idle once the tab had closed.
+        assert busy > 0.5 and after < min(1.5, busy), (busy, after)
+        # The share is the visitor's again: the second tab's button now starts its computation.
+        second.goto(f"{demo.url}/correlation?assignments=37")
+        second.get_by_role("button", name="Run the unit study of this link").click()
+        expect(second.get_by_text("Matching n-grams").first).to_be_visible()
+        assert refused.count() == 0
+
+
+# A second tab's expensive buttons, each behind a link to its view
+REFUSALS = {
+    "severity?metrics=BLEU-4&corruption=typo&strengths=1,2&refs=5": "Draw the curves of this link",
+    "correlation?assignments=37": "Run the unit study of this link",
+    "drilldown?suite=file:demetr/dataset/critical_id8_negation.json&metric=BLEU-4&corruption=critical_id8_negation":
+        "Score BLEU-4 on this challenge set",
+}
+
+
+def test_an_oversize_paste_is_refused_and_the_earlier_text_stays(demo, browser):  # noqa: F811
+    from playwright.sync_api import expect
+
+    with _tab(browser, demo) as page:
+        page.goto(f"{demo.url}/mine")
+        _settled(page, "Your sentences")
+        box = page.get_by_role("textbox", name="…or paste your sentences (used when no file is uploaded)")
+        earlier = "text,reference\nA man rides a horse.,A man is riding a horse.\n"
+        box.fill(earlier)
+        box.focus()
+        page.keyboard.press("End")
+        line = "A dog runs on the grass in the park today.,A dog is running on grass.\n"
+        paste = (line * (600_000 // len(line) + 1))[:600_000]  # 586 KiB, over the 512 KiB the box takes
+        page.keyboard.insert_text(paste)  # what a paste delivers: one input of the whole text
+        note = page.locator(".mutt-paste-note")
+        expect(note).to_be_visible()
+        assert "Not pasted: the text holds 600,000 characters" in note.inner_text()
+        assert f"at most {PASTE_LIMIT:,}" in note.inner_text()
+        assert box.input_value() == earlier
+        # A paste that fits is taken, and the note goes.
+        page.keyboard.insert_text("A cat sleeps.,A cat is asleep.\n")
+        expect(note).to_be_hidden()
+        assert box.input_value() == earlier + "A cat sleeps.,A cat is asleep.\n"
