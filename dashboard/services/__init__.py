@@ -32,11 +32,11 @@ from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import SEVERITY_DEFAULT, WarmState, is_quick, warm_start
+from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
-__all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SEVERITY_DEFAULT", "SUITES", "Selection",
+__all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection",
            "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types", "governs", "is_memoised", "is_quick",
