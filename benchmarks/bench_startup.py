@@ -1,9 +1,12 @@
 """Start-up cost of the command line: ``muttlab --help`` and ``--version`` against ``sacrebleu --help``.
 
 Each command runs in a fresh process ``--repeat`` times; the median wall time is reported with its ratio to
-sacrebleu's, measured in the same run (the goal: within 3x). Run::
+sacrebleu's, measured in the same run (the goal: within 3x), and whether the command imported ``scipy.stats``
+(1-2 s that neither ``--help`` nor an n-gram run printed as a table may pay). With a data dir, an n-gram
+``muttlab run`` (its scores cached after the first run) is timed too, as a table and as CSV (which has the
+Wilson intervals, so scipy.stats). Run::
 
-    .venv/bin/python benchmarks/bench_startup.py
+    MUTTLAB_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_startup.py
 """
 from __future__ import annotations
 
@@ -17,6 +20,13 @@ import time
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
+
+
+def imports_scipy_stats(argv: list[str]) -> bool:
+    """Whether the command imports scipy.stats (Python's import-time report, on standard error)."""
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    return any(line.rstrip().endswith("| scipy.stats") for line in done.stderr.splitlines())
 
 
 def median_seconds(argv: list[str], repeat: int) -> tuple[float, float]:
@@ -45,13 +55,22 @@ def main() -> None:
         "python -m muttlab --help": [sys.executable, "-m", "muttlab", "--help"],
         "muttlab run --help": [str(BIN / "muttlab"), "run", "--help"],
     }
+    if os.environ.get("MUTTLAB_DATA_DIR"):
+        run = [str(BIN / "muttlab"), "run", "--metrics", "BLEU-4", "--corruptions", "neg_subj", "--refs", "5"]
+        commands["muttlab run BLEU-4 neg_subj@5"] = run
+        commands["  the same, --format csv"] = [*run, "--format", "csv"]  # with intervals: scipy.stats
+    else:
+        print("(MUTTLAB_DATA_DIR is not set: the n-gram run is not timed)")
     baseline = None
     # On a shared machine wall time depends on the neighbours; CPU time much less so.
-    print(f"{'command':28s} {'median s':>9s} {'vs sacrebleu':>13s} {'CPU s':>7s} {'vs sacrebleu':>13s}")
+    print(f"{'command':32s} {'median s':>9s} {'vs sacrebleu':>13s} {'CPU s':>7s} {'vs sacrebleu':>13s} "
+          f"{'scipy.stats':>12s}")
     for name, argv in commands.items():
+        scipy_stats = imports_scipy_stats(argv)  # also fills the score cache before the run is timed
         seconds, cpu = median_seconds(argv, args.repeat)
         baseline = baseline or (seconds, cpu)
-        print(f"{name:28s} {seconds:9.3f} {seconds / baseline[0]:12.2f}x {cpu:7.3f} {cpu / baseline[1]:12.2f}x")
+        print(f"{name:32s} {seconds:9.3f} {seconds / baseline[0]:12.2f}x {cpu:7.3f} {cpu / baseline[1]:12.2f}x "
+              f"{'imported' if scipy_stats else 'no':>12s}")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 

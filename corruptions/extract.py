@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Hashable, Iterable, Optional, Protocol, Sequence
+from typing import Callable, Hashable, Optional, Protocol, Sequence
 
 ENTAILMENT, CONTRADICTION, NEUTRAL = "ENTAILMENT", "CONTRADICTION", "NEUTRAL"
 
@@ -249,16 +249,3 @@ def make_extractor(name: str) -> Callable[[PairLike], Optional[Extracted]]:
 
 
 EXTRACTORS = {name: make_extractor(name) for name in TEMPLATES}
-
-
-def extract_all(pairs: Iterable[PairLike], names: Iterable[str] | None = None) -> list[Extracted]:
-    """Every pair of the requested types (all seven by default), type by type, in SICK order.
-
-    A pair can belong to more than one type (the study's lists overlap too).
-    """
-    pairs = list(pairs)
-    out = []
-    for name in (names or TEMPLATES):
-        extractor = EXTRACTORS[name]
-        out.extend(e for e in (extractor(p) for p in pairs) if e is not None)
-    return out

@@ -5,6 +5,10 @@ an uploaded sentence). Written raw, ``\\input{/etc/passwd}`` runs in a LaTeX bui
 cell and ``![x](http://…)`` loads an image, and ``=cmd|' /C calc'!A0`` is a formula to the spreadsheet that
 opens the CSV. Each function here turns one text cell into text its format shows literally.
 
+LaTeX is pandas' escaping (``Styler.format(escape="latex")``, which ``DataFrame.to_latex(escape=True)`` applies
+to cells and labels): each of LaTeX's ten special characters ``& % $ # _ { } ~ ^ \\`` becomes the command that
+prints it. Markdown and CSV are escaped here: neither pandas nor tabulate escapes a Markdown cell.
+
 Data files (suite and trial JSONL/Parquet, ``muttlab corrupt --output``) are not escaped: they must read back
 exactly as written.
 """
@@ -16,16 +20,13 @@ import math
 import numbers
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # pandas is imported by the callers that write frames
     import pandas as pd
 
-# LaTeX's ten special characters (the LaTeX Companion, §2.1), each as the command that prints it.
-_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-          "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}"}
-_LATEX_PATTERN = re.compile(r"[\\{}$&#^_%~]")
-# A line break inside a cell: a blank line is \par in LaTeX, and any newline ends a Markdown table row.
+# A line break inside a cell: a blank line is \par in LaTeX (a tabular cell cannot hold one), and any newline
+# ends a Markdown table row.
 _BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 # What Markdown (CommonMark and GitHub's tables) reads as syntax inside a table cell that changes more than
@@ -39,15 +40,55 @@ _MARKDOWN_PATTERN = re.compile(r"[\\|\[\]!`<>&]")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\0", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
+def _one_line(text: str) -> str:
+    """``text`` with every run of line breaks as one space."""
+    return _BREAKS.sub(" ", text)
+
+
 def latex(text: str) -> str:
-    """``text`` as LaTeX that prints it: special characters as commands, line breaks as spaces."""
-    return _LATEX_PATTERN.sub(lambda m: _LATEX[m.group()], _BREAKS.sub(" ", text))
+    """``text`` as LaTeX that prints it (a heading, a list item): pandas' escaping, line breaks as spaces.
+
+    The one-cell table goes through ``Styler.format(escape="latex")``, the public way to pandas' escaper.
+    """
+    import pandas as pd
+
+    styler = pd.DataFrame([[_one_line(text)]]).style.hide(axis="index").hide(axis="columns")
+    return styler.format(escape="latex").to_string()[:-1]  # to_string ends the one row with a newline
+
+
+def latex_table(frame: "pd.DataFrame", index: bool = False, float_format: str | None = None,
+                na_rep: str = "NaN") -> str:
+    """``frame`` as a LaTeX tabular (booktabs rules) that prints every text cell, column name and index label as
+    it is: ``DataFrame.to_latex(escape=True)`` after line breaks in them become spaces.
+
+    Args:
+      float_format: a %-format for floats, e.g. ``"%.1f"``.
+      na_rep: what a missing value prints as.
+    """
+    return text_mapped(frame, _one_line).to_latex(index=index, float_format=float_format, na_rep=na_rep,
+                                                 escape=True)
+
+
+def text_mapped(frame: "pd.DataFrame", escape: Callable[[str], str]) -> "pd.DataFrame":
+    """A copy of ``frame`` with ``escape`` applied to every text cell, column name and index label (numbers and
+    other values as they are)."""
+    import pandas as pd
+
+    def cell(value):
+        return escape(value) if isinstance(value, str) else value
+
+    out = frame.rename(columns=cell, index=cell)
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column):
+            out.isetitem(i, column.map(cell))
+    return out
 
 
 def markdown(text: str) -> str:
     """``text`` as a Markdown table cell that shows it: syntax characters escaped, HTML as entities, line
     breaks as spaces."""
-    return _MARKDOWN_PATTERN.sub(lambda m: _MARKDOWN[m.group()], _BREAKS.sub(" ", text))
+    return _MARKDOWN_PATTERN.sub(lambda m: _MARKDOWN[m.group()], _one_line(text))
 
 
 def spreadsheet(text: str) -> str:

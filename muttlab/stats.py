@@ -3,8 +3,8 @@
 What is here:
 
 * correlations — Pearson, Spearman, Kendall τ-b and τ-c (:func:`correlation`, :func:`correlate`), also
-  against items rated several times (:func:`correlation_with_ratings`, :class:`RatingsCorrelator`, a fast
-  τ-c for few rating classes :func:`kendall_tau_c`) with a bootstrap over items (:func:`bootstrap_over_items`);
+  against items rated several times (:func:`correlation_with_ratings`, :class:`RatingsCorrelator`) with a
+  bootstrap over items (:func:`bootstrap_over_items`);
 * bootstrap confidence intervals, percentile and BCa (Efron & Tibshirani 1993, ch. 13 and 14.3), for a
   correlation and for an accuracy (:func:`bootstrap_ci`, :func:`correlate`, :func:`accuracy_ci`);
 * is metric A closer to the humans than metric B?  A paired bootstrap (:func:`paired_bootstrap`) and
@@ -12,72 +12,53 @@ What is here:
 * do two metrics fail different trials?  McNemar's test (:func:`mcnemar`, McNemar 1947);
 * the Wilson interval for a proportion (:func:`wilson_interval`), used by the accuracy table.
 
-Bootstraps are vectorised: the resamples are one ``(n_boot, n)`` matrix of indices drawn with
-``np.random.default_rng(seed).integers(0, n, (n_boot, n))`` — the same draw as
-``scipy.stats.bootstrap(..., paired=True, rng=np.random.default_rng(seed))`` with ``batch=None``, so the
-intervals here equal scipy's for the same seed (the tests check this).
+The tests, intervals and coefficients are scipy's. Every bootstrap is ``scipy.stats.bootstrap`` over the item
+indices: scipy draws the resamples (``rng.integers(0, n, (n_resamples, n))`` with
+``rng = np.random.default_rng(seed)``) and computes the interval; the statistic it calls is ours, vectorised
+over rows of item indices (Kendall's τ of all resamples at once by counting, :func:`resampled_correlations`).
+
+``scipy.stats`` is imported by the functions that use it, not with this module: it costs 1-2 s, which a
+``muttlab run`` printing its grid to the terminal never needs (the dashboard pays it in its warm-up).
 """
 from __future__ import annotations
 
-import math
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-
-class _LazyScipyStats:
-    """``scipy.stats``, imported on first use: it costs ~2 s of start-up, and ``muttlab run`` needs only
-    the Wilson interval from this module."""
-
-    def __getattr__(self, name):
-        from scipy import stats
-        return getattr(stats, name)
-
-
-_sp = _LazyScipyStats()
-
 METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 CI_METHODS = ("percentile", "bca")
 DEFAULT_N_BOOT = 1000
 DEFAULT_CONFIDENCE = 0.95
-# Above this many observations BCa's acceleration comes from a grouped (delete-a-block) jackknife: a
-# leave-one-out jackknife of Kendall's tau over ~17,000 Flickr8K samples would cost 17,000 tau computations.
+# Above this many observations BCa's acceleration comes from a grouped (delete-a-block) jackknife: scipy's
+# leave-one-out jackknife of ~17,000 Flickr8K samples would hold a 17,000 x 16,999 index matrix (2.3 GB) and
+# cost 17,000 tau computations.
 JACKKNIFE_MAX_N = 2000
 JACKKNIFE_GROUPS = 500
-# Elements per block of a vectorised bootstrap: bounds memory at a few tens of MB.
+# Elements per block of a vectorised statistic: bounds memory at a few tens of MB.
 _BLOCK_ELEMENTS = 2_000_000
 
 
-# scipy.special.ndtri(0.975), the quantile of the default 95% interval: the accuracy table of every
-# `muttlab run` needs it, and importing scipy.special costs a few tenths of a second of start-up.
-_Z_975 = 1.959963984540054
-
-
-def _normal_quantile(p: float) -> float:
-    """The standard normal quantile (``scipy.special.ndtri``, which ``scipy.stats.norm.ppf`` is)."""
-    if p == 0.975:
-        return _Z_975
-    from scipy.special import ndtri
-    return float(ndtri(p))
-
-
 def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for a binomial proportion (Wilson 1927), as fractions in [0, 1].
+    """Wilson score interval for a binomial proportion (Wilson 1927; Newcombe 1998, method 3), as fractions
+    in [0, 1]: ``scipy.stats.binomtest(k, n).proportion_ci(confidence, method="wilson")`` of each count.
 
     Preferred over the normal approximation because accuracies near 0% or 100% are common here.
+
+    Returns:
+      ``(low, high)``, arrays of the broadcast shape of ``successes`` and ``n``; NaN where ``n`` is 0.
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    z = _normal_quantile(0.5 + confidence / 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = successes / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = np.where(n > 0, centre - half, np.nan)
-    high = np.where(n > 0, centre + half, np.nan)
-    return np.clip(low, 0, 1), np.clip(high, 0, 1)
+    from scipy.stats import binomtest
+
+    successes, n = np.broadcast_arrays(np.asarray(successes), np.asarray(n))
+    low, high = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+    for cell in np.ndindex(n.shape):
+        if n[cell] > 0:
+            low[cell], high[cell] = binomtest(int(successes[cell]), int(n[cell])).proportion_ci(
+                confidence, method="wilson")
+    return low, high
 
 
 # --------------------------------------------------------------------------- result types
@@ -197,14 +178,16 @@ def correlation(x, y, method: str = "pearson") -> float:
 
 
 def _correlation_with_p(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
+    from scipy import stats
+
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan"), float("nan")
     if method == "pearson":
-        res = _sp.pearsonr(x, y)
+        res = stats.pearsonr(x, y)
     elif method == "spearman":
-        res = _sp.spearmanr(x, y)
+        res = stats.spearmanr(x, y)
     else:
-        res = _sp.kendalltau(x, y, variant=method[-1])
+        res = stats.kendalltau(x, y, variant=method[-1])
     return float(res.statistic), float(res.pvalue)
 
 
@@ -231,9 +214,11 @@ def kendall_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     k, u = a.shape
     if u > _PAIRWISE_MAX_UNITS:
+        from scipy import stats
+
         out = np.empty(k)
         for i in range(k):
-            out[i] = _sp.kendalltau(a[i], b[i]).statistic if np.ptp(a[i]) and np.ptp(b[i]) else np.nan
+            out[i] = stats.kendalltau(a[i], b[i]).statistic if np.ptp(a[i]) and np.ptp(b[i]) else np.nan
         return out
     out = np.empty(k)
     pairs = u * (u - 1) / 2
@@ -254,7 +239,8 @@ def _rows_statistic(method: str) -> Callable[[np.ndarray, np.ndarray], np.ndarra
     if method == "pearson":
         return pearson_rows
     if method == "spearman":
-        return lambda xs, ys: pearson_rows(_sp.rankdata(xs, axis=-1), _sp.rankdata(ys, axis=-1))
+        from scipy.stats import rankdata
+        return lambda xs, ys: pearson_rows(rankdata(xs, axis=-1), rankdata(ys, axis=-1))
     if method == "kendall_b":
         return kendall_b_rows
     return lambda xs, ys: np.array([correlation(x, y, "kendall_c") for x, y in zip(xs, ys)])
@@ -326,16 +312,17 @@ def _kendall_bootstrap(x: np.ndarray, y: np.ndarray, index_rows: np.ndarray, var
     return out
 
 
-def _resampled_statistic(method: str, x: np.ndarray, y: np.ndarray, index_rows: np.ndarray) -> np.ndarray:
-    """The correlation on each resample (row of indices), by the fastest exact route."""
+def resampled_correlations(x: np.ndarray, y: np.ndarray, method: str, index_rows: np.ndarray) -> np.ndarray:
+    """The correlation of ``(x[r], y[r])`` for each row ``r`` of item indices ``index_rows`` ``(k, m)``: k values,
+    each equal to :func:`correlation` of that resample (NaN where a variable is constant in it).
+
+    This is the statistic :func:`correlate` and :func:`paired_bootstrap` hand to ``scipy.stats.bootstrap``.
+    Kendall's τ with a variable of few levels is counted for all rows at once (:func:`_kendall_from_counts`):
+    1,000 scipy calls on 17,000-48,000 samples would take minutes.
+    """
     if method.startswith("kendall") and min(np.unique(x).size, np.unique(y).size) <= KENDALL_FEW_LEVELS:
         return _kendall_bootstrap(x, y, index_rows, method[-1])
     return _statistic_on_rows(_rows_statistic(method), (x, y), index_rows)
-
-
-def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """The ``(n_boot, n)`` matrix of resampled indices: row b is bootstrap resample b (with replacement)."""
-    return np.random.default_rng(seed).integers(0, n, (n_boot, n))
 
 
 def _blocks(n_rows: int, n_cols: int):
@@ -352,47 +339,67 @@ def _statistic_on_rows(stat_rows, arrays: tuple[np.ndarray, ...], index_rows: np
     return out
 
 
-def _jackknife(stat_rows, arrays: tuple[np.ndarray, ...], seed: int) -> np.ndarray:
-    """Leave-one-out estimates, or leave-one-block-out when n > JACKKNIFE_MAX_N (seeded blocks)."""
-    n = arrays[0].shape[0]
-    if n <= JACKKNIFE_MAX_N:
-        keep = np.broadcast_to(np.arange(n), (n, n))
-        keep = keep[~np.eye(n, dtype=bool)].reshape(n, n - 1)
-        return _statistic_on_rows(stat_rows, arrays, keep)
-    groups = np.random.default_rng(seed + 1).permutation(n) % JACKKNIFE_GROUPS
-    out = np.empty(JACKKNIFE_GROUPS)
-    for g in range(JACKKNIFE_GROUPS):
-        out[g] = stat_rows(*(a[groups != g][None, :] for a in arrays))[0]
-    return out
+class _Distribution:
+    """A bootstrap distribution handed back to ``scipy.stats.bootstrap`` (its ``bootstrap_result``)."""
+
+    def __init__(self, values: np.ndarray):
+        self.bootstrap_distribution = values
 
 
-def _percentile_of_score(samples: np.ndarray, score: float) -> float:
-    # The "mean" kind of percentileofscore, as scipy.stats.bootstrap uses for BCa's z0.
-    return (np.count_nonzero(samples < score) + np.count_nonzero(samples <= score)) / (2 * samples.size)
+def _on_items(on_rows: Callable[[np.ndarray], np.ndarray]):
+    """``on_rows`` (rows of item indices -> one value each) as the vectorised statistic scipy calls: with a
+    ``(k, m)`` array of indices, or with one ``(m,)`` row for the estimate on the data."""
+    def statistic(index_rows: np.ndarray, axis: int = -1):
+        values = on_rows(np.atleast_2d(index_rows))
+        return values if np.ndim(index_rows) > 1 else values[0]
+    return statistic
 
 
-def _interval(theta_hat: float, boot: np.ndarray, jack: np.ndarray | None, confidence: float,
-              ci_method: str) -> tuple[float, float]:
-    """Percentile or BCa interval from the bootstrap distribution (Efron & Tibshirani 1993, eq. 14.10)."""
-    boot = boot[~np.isnan(boot)]
-    if boot.size == 0 or np.isnan(theta_hat):
-        return float("nan"), float("nan")
-    alpha = (1 - confidence) / 2
-    if ci_method == "percentile":
-        a1, a2 = alpha, 1 - alpha
-    else:
-        from scipy.special import ndtr, ndtri
-        z0 = ndtri(_percentile_of_score(boot, theta_hat))
-        jack = jack[~np.isnan(jack)]
-        u = (len(jack) - 1) * (jack.mean() - jack)
-        den = np.sum(u ** 2) / len(jack) ** 2
-        accel = (np.sum(u ** 3) / len(jack) ** 3) / (6 * den ** 1.5) if den > 0 else 0.0
-        z = ndtri(np.array([alpha, 1 - alpha]))
-        a1, a2 = ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
-        if np.isnan(a1) or np.isnan(a2):
-            return float("nan"), float("nan")
-    low, high = np.percentile(boot, [100 * a1, 100 * a2])
-    return float(low), float(high)
+def _on_groups(on_rows: Callable[[np.ndarray], np.ndarray], n: int, seed: int):
+    """The statistic of the items in each row of block numbers: leaving one of :data:`JACKKNIFE_GROUPS` seeded
+    blocks out is the delete-a-block jackknife BCa takes its acceleration from above :data:`JACKKNIFE_MAX_N`."""
+    blocks = np.random.default_rng(seed + 1).permutation(n) % JACKKNIFE_GROUPS
+
+    def rows(group_rows: np.ndarray) -> np.ndarray:
+        return np.array([on_rows(np.flatnonzero(np.isin(blocks, row))[None, :])[0] for row in group_rows])
+    return _on_items(rows)
+
+
+def _bootstrap(on_rows: Callable[[np.ndarray], np.ndarray], n: int, n_boot: int, confidence: float,
+               ci_method: str, seed: int) -> tuple[float, float, np.ndarray]:
+    """``scipy.stats.bootstrap`` over ``n`` items: the interval of ``on_rows`` (rows of item indices -> one value
+    each) and its bootstrap distribution, ``(low, high, distribution)``.
+
+    Resamples on which the statistic is undefined (NaN: a constant resample has no correlation) are left out
+    of the interval. BCa's jackknife leaves out one item, or one of :data:`JACKKNIFE_GROUPS` blocks above
+    :data:`JACKKNIFE_MAX_N` items; a BCa interval is NaN where scipy's is (a constant jackknife, or a
+    jackknife estimate that is NaN); a constant distribution is its own interval.
+    """
+    from scipy import stats
+
+    # The indices as the data: scipy resamples them and the statistic reads the items. The smallest integer type
+    # keeps the resampled copy scipy makes of them small (1,000 resamples of 47,830 CrowdFlower samples: 96 MB
+    # as uint16, 383 MB as int64).
+    items = np.arange(n, dtype=np.min_scalar_type(n - 1))
+    statistic = _on_items(on_rows)
+    # A NaN interval is the answer where scipy warns of a degenerate distribution or divides 0 by 0.
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap((items,), statistic, n_resamples=n_boot, confidence_level=confidence,
+                                 method="percentile", vectorized=True, rng=np.random.default_rng(seed))
+        distribution = result.bootstrap_distribution
+        defined = distribution[~np.isnan(distribution)]
+        if defined.size == 0:
+            return float("nan"), float("nan"), distribution
+        if np.ptp(defined) == 0:  # every resample gives one value (all trials passed): that is the interval
+            return float(defined[0]), float(defined[0]), distribution
+        if ci_method == "bca" or defined.size < distribution.size:
+            if ci_method == "bca" and n > JACKKNIFE_MAX_N:
+                items, statistic = np.arange(JACKKNIFE_GROUPS), _on_groups(on_rows, n, seed)
+            result = stats.bootstrap((items,), statistic, n_resamples=0, bootstrap_result=_Distribution(defined),
+                                     confidence_level=confidence, method=ci_method, vectorized=True)
+    interval = result.confidence_interval
+    return float(interval.low), float(interval.high), distribution
 
 
 def _check_ci(ci_method: str, confidence: float, n_boot: int) -> None:
@@ -407,7 +414,7 @@ def _check_ci(ci_method: str, confidence: float, n_boot: int) -> None:
 def bootstrap_ci(statistic: Callable[..., np.ndarray], arrays, n_boot: int = DEFAULT_N_BOOT,
                  confidence: float = DEFAULT_CONFIDENCE, ci_method: str = "percentile",
                  seed: int = 0) -> Interval:
-    """Paired bootstrap interval of any statistic of aligned arrays.
+    """Paired bootstrap interval of any statistic of aligned arrays (``scipy.stats.bootstrap``, paired).
 
     Args:
       statistic: vectorised over rows: given arrays of shape ``(k, n)`` (one per input, aligned), returns
@@ -415,7 +422,8 @@ def bootstrap_ci(statistic: Callable[..., np.ndarray], arrays, n_boot: int = DEF
       arrays: the aligned 1-d inputs (e.g. ``(metric_scores, human_scores)``).
       ci_method: ``percentile`` or ``bca``.
     Returns:
-      :class:`Interval` with the estimate on the full data and the interval.
+      :class:`Interval` with the estimate on the full data and the interval (NaN with ``n_boot=0`` or an
+      undefined estimate).
     """
     _check_ci(ci_method, confidence, n_boot)
     arrays = tuple(np.asarray(a, dtype=np.float64).ravel() for a in arrays)
@@ -423,24 +431,18 @@ def bootstrap_ci(statistic: Callable[..., np.ndarray], arrays, n_boot: int = DEF
     if any(a.size != n for a in arrays):
         raise ValueError("bootstrap inputs must all have the same length")
     theta = float(statistic(*(a[None, :] for a in arrays))[0])
-    if n_boot == 0:
-        return Interval(theta, float("nan"), float("nan"), n, ci_method, confidence, n_boot, seed)
-    boot = _statistic_on_rows(statistic, arrays, bootstrap_indices(n, n_boot, seed))
-    jack = _jackknife(statistic, arrays, seed) if ci_method == "bca" else None
-    low, high = _interval(theta, boot, jack, confidence, ci_method)
+    low = high = float("nan")
+    if n_boot and n == 1 and not np.isnan(theta):
+        low = high = theta  # every resample of one observation is the data (scipy needs two)
+    elif n_boot and not np.isnan(theta):
+        low, high, _ = _bootstrap(lambda rows: _statistic_on_rows(statistic, arrays, rows), n, n_boot, confidence,
+                                  ci_method, seed)
     return Interval(theta, low, high, n, ci_method, confidence, n_boot, seed)
-
-
-def bootstrap_correlations(x, y, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
-                           seed: int = 0) -> np.ndarray:
-    """The correlation on each of ``n_boot`` paired resamples of (x, y): an array of ``n_boot`` values."""
-    x, y = _as_pair(x, y)
-    return _resampled_statistic(_check_method(method), x, y, bootstrap_indices(x.size, n_boot, seed))
 
 
 def correlate(x, y, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
               confidence: float = DEFAULT_CONFIDENCE, ci_method: str = "percentile", seed: int = 0) -> Correlation:
-    """Correlation of x and y with a paired bootstrap CI (percentile or BCa).
+    """Correlation of x and y with a paired bootstrap CI (percentile or BCa, ``scipy.stats.bootstrap``).
 
     Returns:
       :class:`Correlation`; with ``n_boot=0`` the interval is NaN.
@@ -450,10 +452,9 @@ def correlate(x, y, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
     _check_ci(ci_method, confidence, n_boot)
     value, p = _correlation_with_p(x, y, method)
     low = high = float("nan")
-    if n_boot:
-        boot = _resampled_statistic(method, x, y, bootstrap_indices(x.size, n_boot, seed))
-        jack = _jackknife(_rows_statistic(method), (x, y), seed) if ci_method == "bca" else None
-        low, high = _interval(value, boot, jack, confidence, ci_method)
+    if n_boot and not np.isnan(value):
+        low, high, _ = _bootstrap(lambda rows: resampled_correlations(x, y, method, rows), x.size, n_boot,
+                                  confidence, ci_method, seed)
     return Correlation(method, value, low, high, int(x.size), p, ci_method, confidence, n_boot, seed)
 
 
@@ -478,7 +479,7 @@ def paired_bootstrap(human, metric_a, metric_b, method: str = "pearson", n_boot:
     Each resample draws the same items for both metrics, so the two correlations stay dependent as they
     are on the real data (the paired bootstrap of Koehn 2004, applied to correlations as in
     Graham & Baldwin 2014 §4 / Deutsch et al. 2021). Returns the difference ``r_a - r_b``, its percentile
-    interval and the one-sided p-value (share of resamples with ``r_a <= r_b``).
+    interval (``scipy.stats.bootstrap``) and the one-sided p-value (share of resamples with ``r_a <= r_b``).
     """
     human, a = _as_pair(human, metric_a)
     _, b = _as_pair(human, metric_b)
@@ -486,19 +487,17 @@ def paired_bootstrap(human, metric_a, metric_b, method: str = "pearson", n_boot:
     _check_ci("percentile", confidence, n_boot)
     if n_boot < 1:
         raise ValueError("a paired bootstrap needs n_boot >= 1")
-    idx = bootstrap_indices(human.size, n_boot, seed)
-    r_a = _resampled_statistic(method, a, human, idx)
-    r_b = _resampled_statistic(method, b, human, idx)
-    diffs = r_a - r_b
+
+    def difference(rows: np.ndarray) -> np.ndarray:
+        return resampled_correlations(a, human, method, rows) - resampled_correlations(b, human, method, rows)
+
+    low, high, diffs = _bootstrap(difference, human.size, n_boot, confidence, "percentile", seed)
     diffs = diffs[~np.isnan(diffs)]
+    p = float(np.mean(diffs <= 0)) if diffs.size else float("nan")
     point_a = correlation(a, human, method)
     point_b = correlation(b, human, method)
-    alpha = (1 - confidence) / 2
-    low, high = (np.percentile(diffs, [100 * alpha, 100 * (1 - alpha)]) if diffs.size
-                 else (float("nan"), float("nan")))
-    p = float(np.mean(diffs <= 0)) if diffs.size else float("nan")
-    return PairedComparison(method, point_a, point_b, point_a - point_b, float(low), float(high), p,
-                            int(human.size), n_boot, seed)
+    return PairedComparison(method, point_a, point_b, point_a - point_b, low, high, p, int(human.size), n_boot,
+                            seed)
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int, two_sided: bool = False) -> WilliamsResult:
@@ -523,7 +522,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int, two_sided: bool = 
     with np.errstate(divide="ignore", invalid="ignore"):
         t = float((r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / denom)
     df = n - 3
-    p = float(2 * _sp.t.sf(abs(t), df)) if two_sided else float(_sp.t.sf(t, df))
+    from scipy.stats import t as student_t
+    p = float(2 * student_t.sf(abs(t), df)) if two_sided else float(student_t.sf(t, df))
     return WilliamsResult(r12, r13, r23, int(n), t, df, p, two_sided)
 
 
@@ -540,8 +540,11 @@ def mcnemar(passed_a, passed_b, exact: bool | None = None) -> McNemarResult:
 
     Only the discordant trials count: b (A passes, B fails) and c (A fails, B passes). With ``exact`` (the
     default when b + c < 25) the p-value is the two-sided binomial test of b ~ Bin(b + c, 1/2); otherwise
-    the chi-square statistic (|b - c| - 1)^2 / (b + c) with one degree of freedom (Edwards 1948).
+    the chi-square statistic (|b - c| - 1)^2 / (b + c) with one degree of freedom (Edwards 1948): scipy's
+    ``binomtest(b, b + c).pvalue`` and ``chi2.sf(statistic, 1)``.
     """
+    from scipy import stats
+
     a = np.asarray(passed_a, dtype=bool).ravel()
     b_arr = np.asarray(passed_b, dtype=bool).ravel()
     if a.shape != b_arr.shape:
@@ -553,51 +556,30 @@ def mcnemar(passed_a, passed_b, exact: bool | None = None) -> McNemarResult:
         exact = discordant < 25
     if discordant == 0:
         return McNemarResult(b, c, int(a.size), 0.0, 1.0, "exact" if exact else "chi2")
-    # Both p-values in closed form, without scipy.stats: importing it cost a page's first comparison 4.8 s.
     if exact:
-        tail = sum(math.comb(discordant, k) for k in range(min(b, c) + 1))
-        p = min(1.0, 2 * tail / 2 ** discordant)  # exact integers, one correctly rounded division
-        return McNemarResult(b, c, int(a.size), float(min(b, c)), p, "exact")
+        return McNemarResult(b, c, int(a.size), float(min(b, c)), float(stats.binomtest(b, discordant).pvalue),
+                             "exact")
     stat = (abs(b - c) - 1) ** 2 / discordant
-    # The chi-square survival function with one degree of freedom: P(Z^2 > x) = erfc(sqrt(x / 2)).
-    return McNemarResult(b, c, int(a.size), float(stat), math.erfc(math.sqrt(stat / 2)), "chi2")
+    return McNemarResult(b, c, int(a.size), float(stat), float(stats.chi2.sf(stat, 1)), "chi2")
 
 
 # --------------------------------------------------------------------------- ratings with several samples per item
 
-def kendall_tau_c(x: np.ndarray, y: np.ndarray) -> float:
-    """Stuart's τ-c, equal to ``scipy.stats.kendalltau(x, y, variant="c")``.
-
-    When ``y`` takes few values (expert ratings 1-4) the concordant-minus-discordant count is taken class
-    pair by class pair with sorted searches, O(n log n) without scipy's overhead; the grid search calls
-    this thousands of times.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    classes = np.unique(y)
-    if classes.size > 16:
-        return float(_sp.kendalltau(x, y, variant="c").statistic)
-    m = min(np.unique(x).size, classes.size)
-    if m < 2:
-        return float("nan")
-    groups = [np.sort(x[y == c]) for c in classes]
-    net = 0.0
-    for a in range(len(groups)):
-        for b in range(a + 1, len(groups)):
-            lower, upper = groups[a], groups[b]
-            less = np.searchsorted(lower, upper, side="left").sum()
-            greater = (lower.size - np.searchsorted(lower, upper, side="right")).sum()
-            net += float(less - greater)
-    n = x.size
-    return 2.0 * net / (n * n * (m - 1) / m)
-
-
 class RatingsCorrelator:
-    """:func:`correlation_with_ratings` against fixed human ratings, with the ratings' side precomputed.
+    """:func:`correlation_with_ratings` against fixed human ratings ``(n, k)``, with the ratings' side
+    precomputed: a callable taking ``n`` candidate scores and returning the correlation (NaN for constant
+    scores).
 
-    The grid search correlates thousands of score vectors with the same ratings; sorting the ratings
-    into classes (τ-c) or centring them (Pearson) once makes each call a few sorts of the scores.
+    The multi-level grid search correlates thousands of score vectors with the same ratings
+    (:func:`muttlab.learned.multilevel.search`). Pearson's r is two dot products with the centred ratings.
+    Stuart's τ-c against few rating classes (Flickr8K-Expert's 1-4) is counted class pair by class pair with
+    sorted searches, equal to ``scipy.stats.kendalltau(..., variant="c")`` (tested): scipy's kendalltau on
+    the 8,499 samples of the Flickr8K dev half takes 2.0 ms a call against 0.44 ms here, so a tuning run's
+    search would take 4-5 times as long (``benchmarks/bench_tau_c.py``). With more classes it is scipy's.
     """
+
+    # Above this many rating classes τ-c is scipy's: the count below is quadratic in the classes.
+    FEW_CLASSES = 16
 
     def __init__(self, kind: str, human: np.ndarray):
         if kind not in ("kendall_c", "pearson"):
@@ -607,7 +589,7 @@ class RatingsCorrelator:
         y = self.human.ravel()
         self.n = y.size
         self.classes = np.unique(y)
-        self.fast = kind == "kendall_c" and self.classes.size <= 16
+        self.fast = kind == "kendall_c" and self.classes.size <= self.FEW_CLASSES
         if self.fast:
             # Candidate indices once per rating equal to each class (a candidate rated 2, 2, 3 appears twice
             # under 2 and once under 3): the flattened samples without materialising them.
@@ -618,12 +600,16 @@ class RatingsCorrelator:
 
     def __call__(self, scores: np.ndarray) -> float:
         x = np.asarray(scores, dtype=np.float64)
+        if np.ptp(x) == 0:
+            return float("nan")
         if self.kind == "pearson":
             xc = x - x.mean()
             denom = np.sqrt(self.human.shape[1] * (xc ** 2).sum()) * self.y_norm
             return float(xc @ self.y_sum / denom) if denom > 0 else float("nan")
         if not self.fast:
-            return correlation_with_ratings(x, self.human, self.kind)
+            from scipy import stats
+            return float(stats.kendalltau(np.repeat(x, self.human.shape[1]), self.human.ravel(),
+                                          variant="c").statistic)
         m = min(np.unique(x).size, self.classes.size)
         if m < 2:
             return float("nan")
@@ -639,27 +625,21 @@ class RatingsCorrelator:
 
 def correlation_with_ratings(scores: np.ndarray, human: np.ndarray, kind: str) -> float:
     """Correlation (``kendall_c`` or ``pearson``) of candidate scores with an ``(n, k)`` array of human
-    ratings, each rating column its own sample (a caption's score counts once per expert)."""
-    human = np.asarray(human, dtype=np.float64)
-    x = np.repeat(np.asarray(scores, dtype=np.float64), human.shape[1])
-    y = human.ravel()
-    if kind == "kendall_c":
-        return kendall_tau_c(x, y)
-    if kind == "pearson":
-        if np.std(x) == 0:
-            return float("nan")
-        return float(np.corrcoef(x, y)[0, 1])
-    raise ValueError(f"unknown correlation {kind!r}")
+    ratings, each rating column its own sample (a caption's score counts once per expert): the correlation of
+    ``np.repeat(scores, k)`` with ``human.ravel()`` (:class:`RatingsCorrelator`); NaN for constant scores."""
+    return RatingsCorrelator(kind, human)(scores)
 
 
 def bootstrap_over_items(statistic: Callable[[np.ndarray], float], n: int, seed: int,
                          n_resamples: int = DEFAULT_N_BOOT) -> Interval:
-    """95% percentile bootstrap CI of ``statistic(indices)`` over ``n`` items resampled with replacement.
+    """95% percentile bootstrap CI of ``statistic(indices)`` over ``n`` items resampled with replacement
+    (``scipy.stats.bootstrap``); the unit is the item (a candidate), so a caption's three expert ratings stay
+    together. ``statistic`` takes an array of item indices.
 
-    The resampling is :func:`bootstrap_ci`'s; the unit is the item (a candidate), so a caption's three
-    expert ratings stay together. ``statistic`` takes an array of item indices.
+    Returns:
+      :class:`Interval`: ``statistic`` of all items and its interval.
     """
     def rows(index_rows: np.ndarray) -> np.ndarray:
-        return np.array([statistic(r) for r in np.asarray(index_rows).astype(np.int64)])
+        return np.array([statistic(r) for r in index_rows.astype(np.int64)])
 
     return bootstrap_ci(rows, (np.arange(n),), n_boot=n_resamples, seed=seed)

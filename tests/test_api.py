@@ -1,6 +1,8 @@
 """The public API (muttlab.api) on the bundled sample and the real data: the CLI and the pages call it."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -25,10 +27,30 @@ def test_run_grid_on_the_sample_is_the_cli_grid(sample_settings, capsys, monkeyp
         [(r.metric, r.corruption, int(r.passed)) for r in cells.itertuples()]
 
 
-def test_default_metrics_are_one_list_for_cli_and_dashboard():
-    from muttlab.cli.run import DEFAULT_METRICS as cli_default
-    from muttlab.settings import DEFAULT_METRICS
-    assert cli_default.split(",") == list(DEFAULT_METRICS) == list(api.DEFAULT_METRICS)
+class _Scored(MuttlabError):
+    """Stops a run once the runner has been told what to score."""
+
+
+def test_default_metrics_are_one_list_for_the_readme_the_cli_and_the_api(sample_settings, monkeypatch):
+    """`muttlab run` without --metrics and `api.run_grid` without metrics ask the runner for the same metrics, in
+    the README's order. (The dashboard's Run page preselects api.DEFAULT_METRICS, dashboard/views/run.py.)"""
+    from muttlab.engine import runner
+    from tests.conftest import REPO
+
+    asked = []
+
+    def scored(suite, metrics, ref_counts, settings, registry, **kwargs):
+        asked.append(registry.resolve(metrics))  # as the runner reads them: a list or a comma-separated string
+        raise _Scored("scored")
+
+    monkeypatch.setattr(runner, "run", scored)
+    monkeypatch.delenv("MUTTLAB_DATA_DIR", raising=False)
+    assert main(["run", "--suite", "sample", "--refs", "5", "--cache-dir", str(sample_settings.cache_dir)]) == 2
+    with pytest.raises(_Scored):
+        api.run_grid(sample_settings, suite="sample", ref_counts=[5])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"\$ muttlab run +# the default metrics \(([^)]*)\)", readme).group(1).split(", ")
+    assert asked == [listed, listed] and len(listed) >= 5
 
 
 def test_score_reports_a_failing_metric_instead_of_raising(sample_settings):

@@ -1,13 +1,20 @@
-"""muttlab.stats against scipy on fixed data, on hand-verifiable vectors, and a simulated CI coverage check."""
+"""muttlab.stats against scipy on fixed data, on hand-verifiable vectors, and a simulated CI coverage check;
+its intervals and tests against the closed forms it used before it called scipy for them, on the shipped MUTT
+grid and on Flickr8K-Expert."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from scipy import stats as sp
 
-from muttlab import stats
+from muttlab import api, stats
+from muttlab.judged import flickr_expert
+from muttlab.settings import Settings
 
 # Fixed data: 40 pairs drawn once with a fixed seed, with ties in y (a 1..4 rating, as in Flickr8K-Expert).
 _RNG = np.random.default_rng(2024)
@@ -85,13 +92,42 @@ def test_kendall_bootstrap_interval_equals_scipy(ci_method, scipy_method):
     assert (ours.ci_low, ours.ci_high) == pytest.approx((ref.low, ref.high), abs=1e-12)
 
 
+def _resamples(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """The item indices scipy.stats.bootstrap draws (scipy/stats/_resampling.py, _bootstrap_resample)."""
+    return np.random.default_rng(seed).integers(0, n, (n_boot, n))
+
+
 def test_spearman_bootstrap_distribution_equals_scipy():
-    ours = stats.bootstrap_correlations(X, Y, "spearman", n_boot=300, seed=11)
+    ours = stats.resampled_correlations(X, Y, "spearman", _resamples(40, 300, seed=11))
+
     def rho(x, y, axis):
         return np.array([sp.spearmanr(a, b).statistic for a, b in zip(x, y)])
 
-    res = sp.bootstrap((X, Y), rho, paired=True, method="percentile", vectorized=True, n_resamples=300, rng=np.random.default_rng(11))
+    res = sp.bootstrap((X, Y), rho, paired=True, method="percentile", vectorized=True, n_resamples=300,
+                       rng=np.random.default_rng(11))
     np.testing.assert_allclose(ours, res.bootstrap_distribution, atol=1e-12)
+
+
+def test_resamples_without_a_correlation_are_left_out_of_the_interval():
+    # Five items: some resamples repeat one item only, so y is constant there and tau is undefined.
+    x, y = np.array([1.0, 2, 3, 4, 5]), np.array([1.0, 1, 2, 2, 3])
+    with pytest.warns(sp.DegenerateDataWarning):  # scipy's own interval is NaN
+        taus = sp.bootstrap((x, y), lambda a, b, axis: np.array([sp.kendalltau(r, s).statistic for r, s in zip(a, b)]),
+                            paired=True, vectorized=True, n_resamples=500, method="percentile",
+                            rng=np.random.default_rng(4)).bootstrap_distribution
+    assert np.isnan(taus).any()
+    ours = stats.correlate(x, y, "kendall_b", n_boot=500, seed=4)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx(tuple(np.percentile(taus[~np.isnan(taus)], [2.5, 97.5])),
+                                                        abs=1e-12)
+
+
+def test_all_trials_passed_is_its_own_interval():
+    # Every resample of 20 passes has accuracy 1 (scipy's BCa alone would be 0 / 0).
+    for ci_method in stats.CI_METHODS:
+        found = stats.accuracy_ci([True] * 20, n_boot=100, ci_method=ci_method)
+        assert (found.value, found.ci_low, found.ci_high) == (1.0, 1.0, 1.0)
+    found = stats.accuracy_ci([False], n_boot=10)  # one trial: every resample is the data
+    assert (found.value, found.ci_low, found.ci_high) == (0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("ci_method, scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
@@ -142,8 +178,8 @@ def test_percentile_interval_covers_true_correlation_about_95_percent():
 
 def test_paired_bootstrap_uses_the_same_resamples_for_both_metrics():
     cmp = stats.paired_bootstrap(Y, X, Z, "pearson", n_boot=300, seed=9)
-    r_a = stats.bootstrap_correlations(X, Y, "pearson", 300, seed=9)
-    r_b = stats.bootstrap_correlations(Z, Y, "pearson", 300, seed=9)
+    r_a = stats.resampled_correlations(X, Y, "pearson", _resamples(40, 300, seed=9))
+    r_b = stats.resampled_correlations(Z, Y, "pearson", _resamples(40, 300, seed=9))
     assert cmp.r_a == pytest.approx(sp.pearsonr(X, Y).statistic)
     assert cmp.r_b == pytest.approx(sp.pearsonr(Z, Y).statistic)
     assert cmp.p_value == pytest.approx(np.mean(r_a - r_b <= 0))
@@ -183,23 +219,43 @@ def test_compare_williams_on_data():
         stats.williams_test(0.5, 0.3, 0.4, 3)
 
 
-def test_mcnemar_exact_equals_scipy_binomtest():
-    a = np.array([1, 1, 1, 1, 1, 1, 0, 0, 1, 0], dtype=bool)
-    b = np.array([0, 0, 0, 0, 1, 1, 1, 0, 1, 0], dtype=bool)
-    res = stats.mcnemar(a, b)  # b = 4 (A only), c = 1 (B only)
-    assert (res.b, res.c, res.method) == (4, 1, "exact")
-    assert res.p_value == pytest.approx(sp.binomtest(4, 5, 0.5).pvalue)  # = 0.375
+def _mcnemar_closed_form(b: int, c: int, exact: bool) -> float:
+    """McNemar's p-value as muttlab computed it before it asked scipy: the two-sided exact binomial tail
+    2 P(X <= min(b, c)), X ~ Bin(b + c, 1/2), summed in integers; or the chi-square survival with one degree
+    of freedom of Edwards' statistic, P(Z^2 > x) = erfc(sqrt(x / 2))."""
+    d = b + c
+    if exact:
+        return min(1.0, 2 * sum(math.comb(d, k) for k in range(min(b, c) + 1)) / 2 ** d)
+    return math.erfc(math.sqrt((abs(b - c) - 1) ** 2 / d / 2))
 
 
-def test_mcnemar_chi2_hand_example():
+def _pass_fail(b: int, c: int, both: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    first = np.r_[np.ones(b), np.zeros(c), np.ones(both), np.zeros(3)].astype(bool)
+    second = np.r_[np.zeros(b), np.ones(c), np.ones(both), np.zeros(3)].astype(bool)
+    return first, second
+
+
+def test_mcnemar_hand_examples():
+    res = stats.mcnemar(*_pass_fail(4, 1))  # 2 (1 + 5) / 32 = 0.375
+    assert (res.b, res.c, res.n, res.method, res.statistic) == (4, 1, 15, "exact", 1.0)
+    assert res.p_value == pytest.approx(0.375, abs=1e-15)
     # b = 30, c = 10: (|30 - 10| - 1)^2 / 40 = 9.025 on 1 d.o.f.
-    a = np.r_[np.ones(30), np.zeros(10), np.ones(50), np.zeros(10)].astype(bool)
-    b = np.r_[np.zeros(30), np.ones(10), np.ones(50), np.zeros(10)].astype(bool)
-    res = stats.mcnemar(a, b)
-    assert (res.b, res.c, res.n, res.method) == (30, 10, 100, "chi2")
+    res = stats.mcnemar(*_pass_fail(30, 10))
+    assert (res.b, res.c, res.method) == (30, 10, "chi2")
     assert res.statistic == pytest.approx(9.025)
-    assert res.p_value == pytest.approx(sp.chi2.sf(9.025, 1))
-    assert stats.mcnemar(a, b, exact=True).p_value == pytest.approx(sp.binomtest(10, 40, 0.5).pvalue)
+    assert res.p_value == pytest.approx(math.erfc(math.sqrt(9.025 / 2)), abs=1e-15)
+
+
+@pytest.mark.parametrize("exact", [None, True, False])
+def test_mcnemar_equals_the_closed_forms(exact):
+    for b in range(0, 61, 3):
+        for c in range(0, 80, 7):
+            res = stats.mcnemar(*_pass_fail(b, c), exact=exact)
+            if b + c == 0:
+                assert res.p_value == 1.0
+                continue
+            assert res.method == ("exact" if (b + c < 25 if exact is None else exact) else "chi2")
+            assert res.p_value == pytest.approx(_mcnemar_closed_form(b, c, res.method == "exact"), abs=1e-12)
 
 
 def test_mcnemar_without_discordant_trials():
@@ -215,13 +271,99 @@ def test_wilson_interval_published_values():
         assert (float(low), float(high)) == pytest.approx((lo, hi), abs=1e-4)
 
 
-def test_wilson_interval_quantile_is_scipys():
-    """The default 95% interval uses a stored quantile (no scipy import); it must be scipy's, to the bit, and
-    any other confidence still asks scipy."""
-    from scipy.special import ndtri
-    assert stats._normal_quantile(0.5 + 0.95 / 2) == float(ndtri(0.975))
-    for confidence in (0.9, 0.99):
-        assert stats._normal_quantile(0.5 + confidence / 2) == float(ndtri(0.5 + confidence / 2))
+def _wilson_closed_form(k, n, z=1.959963984540054):
+    """Wilson's interval (Wilson 1927) as muttlab computed it before it asked scipy: centre
+    (p + z²/2n) / (1 + z²/n), half-width z sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n), clipped to [0, 1];
+    z = ndtri(0.975)."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def test_wilson_intervals_of_the_shipped_mutt_grid():
+    """The grid that ships (data/results/grid.json, written with the closed form, in percent to 4 decimals):
+    every cell's interval again, from scipy, and equal to the closed form to 1e-12."""
+    cells = api.snapshot("grid").content.cells
+    assert len(cells) > 500 and (cells["passed"] == 0).any() and (cells["passed"] == cells["n"]).any()
+    low, high = stats.wilson_interval(cells["passed"].to_numpy(), cells["n"].to_numpy())
+    np.testing.assert_allclose(100 * low, cells["ci_low"], atol=5e-5 + 1e-9, rtol=0)
+    np.testing.assert_allclose(100 * high, cells["ci_high"], atol=5e-5 + 1e-9, rtol=0)
+    closed_low, closed_high = _wilson_closed_form(cells["passed"], cells["n"])
+    np.testing.assert_allclose(low, closed_low, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(high, closed_high, atol=1e-12, rtol=0)
+
+
+def test_wilson_interval_shapes_and_empty_cells():
+    low, high = stats.wilson_interval([3, 0, 7], [10, 0, 7], confidence=0.9)
+    assert np.isnan(low[1]) and np.isnan(high[1]) and high[2] == 1.0
+    assert low[0] == pytest.approx(sp.binomtest(3, 10).proportion_ci(0.9, method="wilson").low, abs=1e-15)
+    single = stats.wilson_interval(5, 20)
+    assert np.shape(single[0]) == () and 0 < float(single[0]) < 0.25 < float(single[1])
+
+
+# --------------------------------------------------------------------------- real data: Flickr8K-Expert
+
+@pytest.fixture(scope="module")
+def expert(data_dir):
+    """Flickr8K-Expert's 5,664 candidates x 3 ratings and a score that follows them (mean rating plus noise)."""
+    ratings = flickr_expert(Settings(data_dir=data_dir)).human
+    score = np.round(ratings.mean(axis=1) + np.random.default_rng(5).normal(size=len(ratings)), 2)
+    return np.repeat(score, 3), ratings.ravel()
+
+
+@pytest.mark.parametrize("method", stats.METHODS)
+def test_flickr_expert_intervals_equal_scipy(expert, method):
+    """scipy's paired bootstrap of scipy's own coefficient on 900 of the 16,992 samples, percentile and BCa."""
+    x, y = expert[0][:900], expert[1][:900]
+    reference = {"pearson": lambda a, b: sp.pearsonr(a, b).statistic,
+                 "spearman": lambda a, b: sp.spearmanr(a, b).statistic}.get(
+        method, lambda a, b: sp.kendalltau(a, b, variant=method[-1]).statistic)
+
+    def statistic(a, b, axis):
+        return np.array([reference(r, s) for r, s in zip(np.atleast_2d(a), np.atleast_2d(b))]).reshape(a.shape[:-1])
+
+    for ci_method, scipy_method in (("percentile", "percentile"), ("bca", "BCa")):
+        ours = stats.correlate(x, y, method, n_boot=150, ci_method=ci_method, seed=3)
+        ref = sp.bootstrap((x, y), statistic, paired=True, vectorized=True, n_resamples=150, method=scipy_method,
+                           rng=np.random.default_rng(3)).confidence_interval
+        assert (ours.ci_low, ours.ci_high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+
+
+def test_bootstrap_over_items_equals_scipy(expert):
+    x, y = expert
+    ratings = y.reshape(-1, 3)
+    scores = x[::3]
+    ours = stats.bootstrap_over_items(lambda idx: stats.correlation_with_ratings(scores[idx], ratings[idx],
+                                                                                 "kendall_c"),
+                                      len(scores), seed=7, n_resamples=40)
+
+    def tau_c(items, axis):
+        return np.array([sp.kendalltau(np.repeat(scores[i], 3), ratings[i].ravel(), variant="c").statistic
+                         for i in np.atleast_2d(items)])
+
+    ref = sp.bootstrap((np.arange(len(scores)),), tau_c, n_resamples=40, method="percentile", vectorized=True,
+                       rng=np.random.default_rng(7)).confidence_interval
+    assert ours.value == pytest.approx(sp.kendalltau(x, y, variant="c").statistic, abs=1e-12)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- start-up
+
+def test_an_ngram_run_printed_as_a_table_never_imports_scipy_stats(data_dir, tmp_path):
+    """`muttlab run` of an n-gram metric shows accuracy, counts and tie rates, no interval: scipy.stats (1-2 s
+    to import) must stay out of it (benchmarks/bench_startup.py measures the start-up)."""
+    code = ("import sys\nfrom muttlab.cli import main\n"
+            "code = main(['run', '--metrics', 'BLEU-4', '--corruptions', 'neg_subj', '--refs', '5', '--cache-dir', "
+            f"{str(tmp_path)!r}])\n"
+            "print('scipy.stats' in sys.modules, 'scipy.special' in sys.modules, code, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "MUTTLAB_DATA_DIR": str(data_dir)})
+    row = next(line for line in done.stdout.splitlines() if line.startswith("BLEU-4"))
+    assert "/336) tie " in row  # data/README.md: neg_subj has 336 trials
+    assert done.stderr.strip().splitlines()[-1] == "False False 0"
 
 
 @pytest.mark.parametrize("levels", [4, 12, None])  # None: both continuous, the per-resample scipy path
@@ -230,7 +372,7 @@ def test_kendall_bootstrap_distribution_equals_scipy_on_each_resample(levels, me
     rng = np.random.default_rng(levels or 0)
     x = np.round(rng.normal(size=150), 2)  # rounded: ties in the metric too
     y = rng.integers(0, levels, 150) / levels if levels else rng.normal(size=150)
-    ours = stats.bootstrap_correlations(x, y, method, n_boot=60, seed=8)
-    idx = stats.bootstrap_indices(150, 60, seed=8)
+    idx = _resamples(150, 60, seed=8)
+    ours = stats.resampled_correlations(x, y, method, idx)
     expected = [sp.kendalltau(x[i], y[i], variant=method[-1]).statistic for i in idx]
     np.testing.assert_allclose(ours, expected, atol=1e-12)

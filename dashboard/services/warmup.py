@@ -110,6 +110,7 @@ def warm_start(settings: Settings) -> WarmState:
                                                                     tuple(types), settings.seed)["corrupted"]))
             _freeze_heap()
             state.quick.set()
+            step("scipy.stats", lambda: __import__("scipy.stats"))  # 1-2 s; a Run's intervals and every study need it
             step("trials", lambda: trials_by_id(settings))
             if len(candidates) > 1:
                 load(quick)  # now with the example's corruptions

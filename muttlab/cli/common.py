@@ -154,31 +154,14 @@ def render(frame: "pd.DataFrame", fmt: str, records: list[dict] | None = None, i
     if fmt == "markdown":
         return escaped(frame, fmt).to_markdown(index=index, floatfmt=f".{decimals}f") + "\n"
     if fmt == "latex":
-        return escaped(frame, fmt).to_latex(index=index, float_format=f"%.{decimals}f", escape=False)
+        return escaping.latex_table(frame, index=index, float_format=f"%.{decimals}f")
     return frame.to_string(index=index, float_format=lambda v: f"{v:.{decimals}f}") + "\n"
 
 
-_ESCAPES = {"latex": escaping.latex, "markdown": escaping.markdown}
-
-
 def escaped(frame: "pd.DataFrame", fmt: str) -> "pd.DataFrame":
-    """A copy of ``frame`` whose text cells, column names and index labels are escaped for ``fmt`` (``latex``:
-    write it with ``to_latex(escape=False)``; ``markdown``); the frame itself for any other format."""
-    import pandas as pd
-
-    escape = _ESCAPES.get(fmt)
-    if escape is None:
-        return frame
-
-    def cell(value):
-        return escape(value) if isinstance(value, str) else value
-
-    out = frame.rename(columns=cell, index=cell)
-    for i in range(out.shape[1]):
-        column = out.iloc[:, i]
-        if not pd.api.types.is_numeric_dtype(column):
-            out.isetitem(i, column.map(cell))
-    return out
+    """A copy of ``frame`` whose text cells, column names and index labels are escaped for ``markdown``; the frame
+    itself for any other format (LaTeX is escaped as it is written: :func:`muttlab.escaping.latex_table`)."""
+    return escaping.text_mapped(frame, escaping.markdown) if fmt == "markdown" else frame
 
 
 class _NoBar:

@@ -21,7 +21,7 @@ from muttlab.cli.common import add_output_options, emit, progress_bar, render, s
 from muttlab.errors import MuttlabError
 from muttlab.cli.common import escaped, real, whole
 from muttlab.checks import MAX_SEED
-from muttlab.escaping import csv_frame
+from muttlab.escaping import csv_frame, latex_table
 from muttlab.human import dbleu, flickr, sick
 
 
@@ -33,12 +33,12 @@ def _note(lines) -> None:
 def _text(frame: pd.DataFrame, fmt: str, digits: int = 3) -> str:
     """table / markdown / latex with ``digits`` decimals (the shared render() shows one, right for τ × 100
     but not for correlations in [-1, 1])."""
+    if fmt == "latex":
+        return latex_table(frame, float_format=f"%.{digits}f", na_rep="")
     frame = escaped(frame, fmt)
     if fmt == "markdown":
         blanks = frame.astype(object).where(frame.notna(), None)  # tabulate prints None, not NaN, as missing
         return blanks.to_markdown(index=False, floatfmt=f".{digits}f", missingval="") + "\n"
-    if fmt == "latex":
-        return frame.to_latex(index=False, float_format=f"%.{digits}f", na_rep="", escape=False)
     return frame.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.{digits}f}") + "\n"
 
 

@@ -18,14 +18,18 @@ ACCURACY_COLUMNS = ("metric", "corruption", "refs", "n", "passed", "accuracy", "
 
 
 def accuracy_cells(metric: Sequence[str], corruption: Sequence[str], refs, passed, tied=None,
-                   margin=None) -> dict[str, list | np.ndarray]:
+                   margin=None, intervals: bool = True) -> dict[str, list | np.ndarray]:
     """Accuracy per metric x corruption x refs (cells in order of first appearance), with counts, a 95% Wilson
     interval and the tie rate (percent), from the tidy table's columns (lists, arrays or a frame's columns).
     A trial whose ``margin`` is NaN is unsupported and counts in no cell's n.
 
+    Args:
+      intervals: False leaves the interval out. It is scipy's (:func:`muttlab.stats.wilson_interval`), and
+        importing scipy.stats costs 1-2 s that a grid printed to the terminal (accuracy, counts, tie rate)
+        does not need.
     Returns:
-      the columns of :data:`ACCURACY_COLUMNS`: names as lists, numbers as arrays; tie_rate is NaN when
-      ``tied`` is None.
+      the columns of :data:`ACCURACY_COLUMNS` (without ci_low and ci_high when ``intervals`` is False): names
+      as lists, numbers as arrays; tie_rate is NaN when ``tied`` is None.
     """
     refs = np.asarray(refs, dtype=np.int64)
     cells: dict[tuple, int] = {}
@@ -35,7 +39,6 @@ def accuracy_cells(metric: Sequence[str], corruption: Sequence[str], refs, passe
     n = np.bincount(cell, weights=scored, minlength=len(cells)).astype(np.int64)
     # Sums of booleans as float64 are exact; the counts are integers again.
     passes = np.bincount(cell, weights=np.asarray(passed, dtype=np.float64), minlength=len(cells)).astype(np.int64)
-    low, high = wilson_interval(passes, n)
     if tied is None:
         tie_rate = np.full(len(cells), np.nan)
     else:
@@ -45,9 +48,13 @@ def accuracy_cells(metric: Sequence[str], corruption: Sequence[str], refs, passe
     keys = list(cells)
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = 100.0 * passes / n
-    return {"metric": [k[0] for k in keys], "corruption": [k[1] for k in keys],
-            "refs": np.array([k[2] for k in keys], dtype=np.int64), "n": n, "passed": passes,
-            "accuracy": accuracy, "ci_low": 100.0 * low, "ci_high": 100.0 * high, "tie_rate": tie_rate}
+    columns = {"metric": [k[0] for k in keys], "corruption": [k[1] for k in keys],
+               "refs": np.array([k[2] for k in keys], dtype=np.int64), "n": n, "passed": passes, "accuracy": accuracy}
+    if intervals:
+        low, high = wilson_interval(passes, n)
+        columns.update(ci_low=100.0 * low, ci_high=100.0 * high)
+    columns["tie_rate"] = tie_rate
+    return columns
 
 
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:

@@ -73,20 +73,22 @@ class Results:
         """
         return f"{self.signatures[metric]}|{self.metric_rules.get(metric, self.rules).signature()}"
 
-    def accuracy_cells(self) -> dict[str, list | np.ndarray]:
+    def accuracy_cells(self, intervals: bool = True) -> dict[str, list | np.ndarray]:
         """:meth:`accuracy` as columns (:func:`~muttlab.engine.accuracy.accuracy_cells`, plus ``signature``)."""
         columns = self._columns
         cells = accuracy_cells(columns["metric"], columns["corruption"], columns["refs"], columns["passed"],
-                               columns.get("tied"), columns.get("margin"))
+                               columns.get("tied"), columns.get("margin"), intervals=intervals)
         by_metric = {m: self.signature(m) for m in dict.fromkeys(cells["metric"])}
         cells["signature"] = [by_metric[m] for m in cells["metric"]]
         return cells
 
-    def accuracy(self) -> pd.DataFrame:
-        """Accuracy and tie rate per metric x corruption x refs with counts and 95% CIs; each cell's signature
-        is its metric's signature followed by the rules' settings."""
+    def accuracy(self, intervals: bool = True) -> pd.DataFrame:
+        """Accuracy and tie rate per metric x corruption x refs with counts and 95% CIs (none with
+        ``intervals=False``: :func:`~muttlab.engine.accuracy.accuracy_cells`); each cell's signature is its
+        metric's signature followed by the rules' settings."""
         import pandas as pd
-        return pd.DataFrame(self.accuracy_cells(), columns=[*ACCURACY_COLUMNS, "signature"])
+        cells = self.accuracy_cells(intervals)
+        return pd.DataFrame(cells, columns=[c for c in (*ACCURACY_COLUMNS, "signature") if c in cells])
 
 
 def cache_for(settings: Settings) -> ScoreCache:

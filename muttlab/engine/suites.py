@@ -31,7 +31,6 @@ from muttlab.trials import Suite, Trial
 
 SOURCES = ("sick", "sample")
 STUDY_MIN_REFS = 20
-SAMPLE_FIELDS = ("id", "corruption", "original", "corrupted", "references", "source")
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,6 @@ TED_PAIRS: dict[str, PairSpec] = {
     "en-de": PairSpec("en-de", "mqm/ted/ende", "mqm_ted_ende", "ref-A"),
     "zh-en": PairSpec("zh-en", "mqm/ted/zhen", "mqm_ted_zhen", "ref-B"),
 }
-TITLE = ("Expert MQM judgments of WMT21 TED talks, en-de and zh-en (Freitag et al., TACL 2021; "
-         "google/wmt-mqm-human-evaluation, Apache-2.0)")
 
 
 def ted_pair(pair: str) -> PairSpec:

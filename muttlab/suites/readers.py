@@ -38,7 +38,6 @@ from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORM
 
 WMT_COLUMNS = ("lp", "source", "good", "incorrect", "reference", "phenomena")
 ACES_COLUMNS = ("source", "good-translation", "incorrect-translation", "reference", "phenomena", "langpair")
-DEMETR_FIELDS = ("src_sent", "eng_sent", "mt_sent", "pert_sent")
 EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".txt": "tsv"}
 
 
