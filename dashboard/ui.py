@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services
+from muttlab.dashboard import charts, number_format, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab import escaping
@@ -125,9 +126,12 @@ def load_suite(settings: Settings) -> Suite | None:
     return suite
 
 
-def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
-    """``st.dataframe`` followed by its CSV download."""
-    st.dataframe(frame, hide_index=True, **kwargs)
+def table(frame: pd.DataFrame, name: str, key: str, column_config: dict | None = None, **kwargs) -> None:
+    """``st.dataframe`` followed by its CSV download (every number as measured). Its columns of percentages and
+    scores are shown as the grid's tooltips and the figures' hovers write them
+    (:func:`muttlab.dashboard.number_format.column_formats`), unless ``column_config`` says otherwise."""
+    formats = {c: st.column_config.NumberColumn(format=f) for c, f in number_format.column_formats(frame.columns).items()}
+    st.dataframe(frame, hide_index=True, column_config={**formats, **(column_config or {})}, **kwargs)
     csv_download("Download CSV", frame, name, f"{key}-csv")
 
 
@@ -148,16 +152,53 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
-def chart(fig: charts.Figure, name: str, key: str) -> None:
-    """The chart across the column, a stack's panels one below the other (each toolbar saves a PNG), with an
-    HTML download of the whole chart below."""
-    for i, spec in enumerate(charts.panels(fig)):
-        st.vega_lite_chart(spec=spec, key=f"{key}-{i}" if i else key, width="stretch")
-    chart_download(lambda: fig, name, key)
+def chart(fig: charts.Figure, name: str, key: str, download: bool = True) -> None:
+    """The figure across the column, drawn by plotly as built (no Streamlit theme: the page shows what the
+    download holds), with "Download chart (HTML)" below (unless ``download`` is false: a figure that is redrawn
+    as it grows): the same figure as a page that opens offline. Its toolbar saves a PNG.
+
+    Plotly's script is 4.7 MB; a page that must not wait for it draws its numbers and cards first and the chart
+    after them, into a place kept for it (``with slot: ui.chart(...)``; docs/dashboard.md, Paints)."""
+    st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
+    if download:
+        chart_download(lambda: fig, name, key)
+
+
+class ChartsLast:
+    """Places kept on the page for figures that are drawn only once the rest of the page has been sent
+    (:func:`charts_last`)."""
+
+    def __init__(self) -> None:
+        self._waiting: list[tuple] = []
+
+    def chart(self, make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
+        """Keep the place for :func:`chart` of ``make_figure()`` here; the figure is built and sent at the end."""
+        self._waiting.append((st.container(), make_figure, name, key))
+
+    def draw(self) -> None:
+        for place, make_figure, name, key in self._waiting:
+            with place:
+                chart(make_figure(), name, key)
+        self._waiting.clear()
+
+
+@contextmanager
+def charts_last() -> Iterator[ChartsLast]:
+    """A page's figures drawn after its numbers and cards: each keeps its place (:meth:`ChartsLast.chart`) and is
+    built and sent when the block ends, however it ends (a ``return`` included; not when Streamlit stops or
+    reruns the script). The browser then draws what was sent before while it fetches plotly's script."""
+    later = ChartsLast()
+    yield later
+    later.draw()
+
+
+def _config(name: str) -> dict:
+    """plotly's options for the figure, its PNG named as its HTML download is."""
+    return {**charts.CONFIG, "toImageButtonOptions": {**charts.CONFIG["toImageButtonOptions"], "filename": _slug(name)}}
 
 
 def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
-    """"Download chart (HTML)": the chart ``make_figure()`` as a standalone page that draws it offline (Vega
+    """"Download chart (HTML)": the figure ``make_figure()`` as a standalone page that draws it offline (plotly.js
     inlined), built only when clicked."""
     st.download_button("Download chart (HTML)",
                        lambda: charts.offline_html(make_figure(), name).encode("utf-8"),

@@ -16,8 +16,6 @@ import streamlit as st
 
 from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
-from muttlab.dashboard.comparison_html import comparison_html
-from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
@@ -44,9 +42,10 @@ def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, s
 
 
 def _compare(settings, available: list[str], metric: str, corruption: str, refs: int | None, suite_name: str,
-             fmt: str | None, title: str):
+             fmt: str | None, title: str, later: ui.ChartsLast):
     """Another metric on the same trials: which trials only one of the two gets right (browsable below with
-    Show), McNemar's test on those counts, their chart and CSV. Returns the comparison, or None."""
+    Show), McNemar's test on those counts, their figure (drawn ``later``) and CSV. Returns the comparison, or
+    None."""
     others = [m for m in available if m != metric]
     wanted = ui.query_value("vs")
     with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
@@ -68,9 +67,8 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
                    "“only … right” below lists either side with its cards.")
         judged = comparison.joined[comparison.both_judged]
         heading = f"{metric} vs {other}: {title}"
-        st.html(comparison_html(comparison.contingency(), judged, metric, other, heading))
-        ui.chart_download(lambda: charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
-                          f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
+        later.chart(lambda: charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
+                    f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
         ui.folded_table("The trials only one of the two gets right", comparison.disagreeing(),
                         f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
         return comparison
@@ -174,12 +172,19 @@ def page() -> None:
 
     title = (f"{labels.get(corruption, corruption)}" + (f", {refs} references" if refs is not None else ""))
     heading = f"Margins: {metric} on {title}"
-    st.html(margin_bars_html(cell, heading))
-    ui.chart_download(lambda: charts.margin_histogram(cell, heading),
-                      f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
+    # The figures keep their places above the cards but are sent after them: the cards never wait for plotly.
+    with ui.charts_last() as later:
+        later.chart(lambda: charts.margin_histogram(cell, heading), f"margins-{metric}-{corruption}-{refs or 'own'}",
+                    key="dd-margins")
+        comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title, later)
+        _trials(settings, cell, counts, comparison, info.higher_is_better, metric, corruption, refs, suite_name, fmt,
+                challenge)
 
-    comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
 
+def _trials(settings, cell, counts, comparison, higher_is_better: bool, metric: str, corruption: str,
+            refs: int | None, suite_name: str, fmt: str | None, challenge: bool) -> None:
+    """The list of the cell's trials as cards: Show and search (in the address bar), the linked trial, a page of
+    cards, the link to this view and the table of the shown trials."""
     f1, f2 = st.columns([3, 4])
     shows = list(SHOW_LABELS) + (["only-metric", "only-vs"] if comparison is not None else [])
     show_labels = {**SHOW_LABELS, **({"only-metric": f"only {metric} right", "only-vs": f"only {comparison.other} "
@@ -206,7 +211,7 @@ def page() -> None:
         if not pinned.empty:
             st.markdown(f"**Trial {ui.md_text(trial_id)}** (from the link)")
             editable = services.pair_ids(settings, [trial_id]) if not challenge else {}
-            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better, editable.get(trial_id), other)
+            _trial_card(next(pinned.itertuples(index=False)), higher_is_better, editable.get(trial_id), other)
     shown = cell_view.shown(cell, verdict, query, comparison)
     st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
@@ -219,7 +224,7 @@ def page() -> None:
     on_page = shown.iloc[start:start + PAGE_SIZE]
     editable = services.pair_ids(settings, list(on_page["trial"])) if not challenge else {}
     for row in on_page.itertuples(index=False):
-        _trial_card(row, info.higher_is_better, editable.get(row.trial), other)
+        _trial_card(row, higher_is_better, editable.get(row.trial), other)
 
     ui.copy_link("drilldown")
     ui.folded_table("All shown trials as a table", shown.assign(references=shown["references"].map(" | ".join)),
