@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -152,44 +151,44 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
+# A browser draws a session's first figure only once it has fetched and run plotly's script (4.7 MB), and while
+# that runs nothing else on the page is drawn: the trial cards under a Drill-down's histogram waited 2-5 s for it
+# (docs/dashboard.md, Paints). So a session's first page with figures is sent without them, each one's place kept
+# at its height; at the page's end (:func:`footer`) a fragment is declared whose rerun the browser asks for on a
+# timer (``st.fragment(run_every=...)``): it comes once the browser has drawn the page, and runs the page again
+# with its figures. Every later page of the session has plotly already and draws its figures at once.
+PLOTLY_READY_KEY = "muttlab-plotly-ready"  # this session's browser has been sent a figure
+PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed" (the browser's timer runs)
+PAINT_PASS_S = 0.5
+
+
 def chart(fig: charts.Figure, name: str, key: str, download: bool = True) -> None:
     """The figure across the column, drawn by plotly as built (no Streamlit theme: the page shows what the
     download holds), with "Download chart (HTML)" below (unless ``download`` is false: a figure that is redrawn
     as it grows): the same figure as a page that opens offline. Its toolbar saves a PNG.
 
-    Plotly's script is 4.7 MB; a page that must not wait for it draws its numbers and cards first and the chart
-    after them, into a place kept for it (``with slot: ui.chart(...)``; docs/dashboard.md, Paints)."""
-    st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
+    On a session's first page with figures, the figure's place is kept (its height) and the figure comes with
+    the page's second run, once the browser has drawn the rest (:data:`PLOTLY_READY_KEY`)."""
+    if st.session_state.get(PLOTLY_READY_KEY):
+        st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
+    else:
+        with st.container(height=int(fig.layout.height or 450), border=False):
+            st.caption("Drawing the chart…")
+        st.session_state[PAINT_PASS_KEY] = "wanted"
     if download:
         chart_download(lambda: fig, name, key)
 
 
-class ChartsLast:
-    """Places kept on the page for figures that are drawn only once the rest of the page has been sent
-    (:func:`charts_last`)."""
-
-    def __init__(self) -> None:
-        self._waiting: list[tuple] = []
-
-    def chart(self, make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
-        """Keep the place for :func:`chart` of ``make_figure()`` here; the figure is built and sent at the end."""
-        self._waiting.append((st.container(), make_figure, name, key))
-
-    def draw(self) -> None:
-        for place, make_figure, name, key in self._waiting:
-            with place:
-                chart(make_figure(), name, key)
-        self._waiting.clear()
-
-
-@contextmanager
-def charts_last() -> Iterator[ChartsLast]:
-    """A page's figures drawn after its numbers and cards: each keeps its place (:meth:`ChartsLast.chart`) and is
-    built and sent when the block ends, however it ends (a ``return`` included; not when Streamlit stops or
-    reruns the script). The browser then draws what was sent before while it fetches plotly's script."""
-    later = ChartsLast()
-    yield later
-    later.draw()
+@st.fragment(run_every=PAINT_PASS_S)
+def _paint_pass() -> None:
+    """Declared at the end of a page whose figures wait (:func:`chart`): its first run, with the page, arms it;
+    the next, which the browser asks for once the page is drawn, runs the page again with its figures. That
+    full run declares no fragment, so the browser drops the timer."""
+    if st.session_state.get(PAINT_PASS_KEY) == "armed":
+        st.session_state[PLOTLY_READY_KEY] = True
+        st.session_state[PAINT_PASS_KEY] = None
+        st.rerun()
+    st.session_state[PAINT_PASS_KEY] = "armed"
 
 
 def _config(name: str) -> dict:
@@ -382,7 +381,10 @@ def copy_link(page: str | None = None) -> None:
 
 
 def footer() -> None:
-    """Version, commit, data checksums and the datasets' licences and citations (every page)."""
+    """Version, commit, data checksums and the datasets' licences and citations (every page); then, on a page
+    whose figures wait for the browser (:func:`chart`), the pass that brings them."""
     facts = services.facts()
     st.divider()
     st.caption("  \n".join(facts.lines()))
+    if st.session_state.get(PAINT_PASS_KEY) == "wanted":
+        _paint_pass()

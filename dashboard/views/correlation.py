@@ -27,39 +27,42 @@ def _numbers(frame) -> dict:
     return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
 
 
+def _numbers(frame) -> dict:
+    """Streamlit's column formats for a study's table: each coefficient and interval as the chart's hover writes
+    it (:func:`muttlab.dashboard.number_format.correlation_text`)."""
+    coefficients = [c for c in frame.columns if c.split("_")[0] in ("tau", "rho", "ci", "r")]
+    return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
+
+
 def _draw_flickr(table, n_boot: int, seed: int) -> None:
-    with ui.charts_last() as later:  # the numbers first, the figure in its place above them once they are sent
-        later.chart(lambda: charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
-                                                    title="Kendall τ × 100 with human ratings (95% CI)"),
-                    "flickr8k-kendall", key="flickr-chart")
-        wide = table.pivot_table(index="metric", columns="dataset", values="tau", sort=False).reset_index()
-        st.markdown("**τ × 100 by metric**")
-        st.dataframe(wide, hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in wide.columns
-            if c != "metric"})
-        ui.table(table, "flickr8k-correlations", key="flickr-table", column_config=_numbers(table))
-        st.caption(f"{n_boot} bootstrap resamples, seed {seed}.")
+    ui.chart(charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
+                                     title="Kendall τ × 100 with human ratings (95% CI)"),
+             "flickr8k-kendall", key="flickr-chart")
+    wide = table.pivot_table(index="metric", columns="dataset", values="tau", sort=False).reset_index()
+    st.markdown("**τ × 100 by metric**")
+    st.dataframe(wide, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in wide.columns
+        if c != "metric"})
+    ui.table(table, "flickr8k-correlations", key="flickr-table", column_config=_numbers(table))
+    st.caption(f"{n_boot} bootstrap resamples, seed {seed}.")
 
 
 def _draw_units(study_main, sweeps, notes, unit: int) -> None:
     for note in notes:
         st.caption(note)
-    with ui.charts_last() as later:
-        later.chart(lambda: charts.correlation_bars(
-            study_main, "rho", "rho_low", "rho_high",
-            title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"), f"dbleu-units-{unit}",
-            key="dbleu-chart")
-        ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main", column_config=_numbers(study_main))
-        if not sweeps.empty:
-            st.markdown("**Sweeps**")
-            tabs = st.tabs(["unit size", "n-gram order", "reference threshold"])
-            for tab, sweep in zip(tabs, ("unit_size", "order", "threshold")):
-                with tab:
-                    part = sweeps[sweeps["sweep"] == sweep]
-                    later.chart(lambda part=part, sweep=sweep: charts.sweep_lines(
-                        part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
-                        f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
-            ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table", column_config=_numbers(sweeps))
+    ui.chart(charts.correlation_bars(study_main, "rho", "rho_low", "rho_high",
+                                     title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"),
+             f"dbleu-units-{unit}", key="dbleu-chart")
+    ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main", column_config=_numbers(study_main))
+    if not sweeps.empty:
+        st.markdown("**Sweeps**")
+        tabs = st.tabs(["unit size", "n-gram order", "reference threshold"])
+        for tab, sweep in zip(tabs, ("unit_size", "order", "threshold")):
+            with tab:
+                part = sweeps[sweeps["sweep"] == sweep]
+                ui.chart(charts.sweep_lines(part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
+                         f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
+        ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table", column_config=_numbers(sweeps))
 
 
 def _shipped_flickr(shipped, metrics, datasets, n_boot):

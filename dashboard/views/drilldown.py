@@ -42,10 +42,9 @@ def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, s
 
 
 def _compare(settings, available: list[str], metric: str, corruption: str, refs: int | None, suite_name: str,
-             fmt: str | None, title: str, later: ui.ChartsLast):
+             fmt: str | None, title: str):
     """Another metric on the same trials: which trials only one of the two gets right (browsable below with
-    Show), McNemar's test on those counts, their figure (drawn ``later``) and CSV. Returns the comparison, or
-    None."""
+    Show), McNemar's test on those counts, their figure and CSV. Returns the comparison, or None."""
     others = [m for m in available if m != metric]
     wanted = ui.query_value("vs")
     with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
@@ -67,8 +66,8 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
                    "“only … right” below lists either side with its cards.")
         judged = comparison.joined[comparison.both_judged]
         heading = f"{metric} vs {other}: {title}"
-        later.chart(lambda: charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
-                    f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
+        ui.chart(charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
+                 f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
         ui.folded_table("The trials only one of the two gets right", comparison.disagreeing(),
                         f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
         return comparison
@@ -172,13 +171,11 @@ def page() -> None:
 
     title = (f"{labels.get(corruption, corruption)}" + (f", {refs} references" if refs is not None else ""))
     heading = f"Margins: {metric} on {title}"
-    # The figures keep their places above the cards but are sent after them: the cards never wait for plotly.
-    with ui.charts_last() as later:
-        later.chart(lambda: charts.margin_histogram(cell, heading), f"margins-{metric}-{corruption}-{refs or 'own'}",
-                    key="dd-margins")
-        comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title, later)
-        _trials(settings, cell, counts, comparison, info.higher_is_better, metric, corruption, refs, suite_name, fmt,
-                challenge)
+    ui.chart(charts.margin_histogram(cell, heading), f"margins-{metric}-{corruption}-{refs or 'own'}",
+             key="dd-margins")
+    comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
+    _trials(settings, cell, counts, comparison, info.higher_is_better, metric, corruption, refs, suite_name, fmt,
+            challenge)
 
 
 def _trials(settings, cell, counts, comparison, higher_is_better: bool, metric: str, corruption: str,

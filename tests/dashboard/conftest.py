@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from muttlab.dashboard.ui import PLOTLY_READY_KEY
 from muttlab.resources.bundled import dashboard_dir
 from muttlab.settings import load_settings
 
@@ -38,23 +39,29 @@ def app_settings(app_env):
     return load_settings()
 
 
-def open_page(page: str, secrets: dict | None = None, state: dict | None = None) -> AppTest:
-    """Run the app, switch to ``views/<page>.py`` and run it; ``state`` is put in session state first."""
+def open_page(page: str, secrets: dict | None = None, state: dict | None = None,
+              plotly_ready: bool = True) -> AppTest:
+    """Run the app, switch to ``views/<page>.py`` and run it; ``state`` is put in session state first. With
+    ``plotly_ready`` the session's browser has drawn a figure before, so figures come with the page's first run
+    (ui.chart; AppTest runs no browser timer to bring them in a second)."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     for key, value in (secrets or {}).items():
         at.secrets[key] = value
     at.run()
-    for key, value in (state or {}).items():
+    for key, value in {**({PLOTLY_READY_KEY: True} if plotly_ready else {}), **(state or {})}.items():
         at.session_state[key] = value
     at.switch_page(f"views/{page}.py").run()
     return at
 
 
-def open_link(page: str, query: dict) -> AppTest:
-    """A fresh session opening the address ``/<page>?<query>`` (``run`` is the default page)."""
+def open_link(page: str, query: dict, plotly_ready: bool = True) -> AppTest:
+    """A fresh session opening the address ``/<page>?<query>`` (``run`` is the default page); ``plotly_ready``
+    as for :func:`open_page`."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
+    if plotly_ready:
+        at.session_state[PLOTLY_READY_KEY] = True
     if page == "run":
         return at.run()
     at.run()

@@ -67,6 +67,25 @@ def test_table_download_and_chart(app_env):
     assert figure_title(figure) == "Margins: BLEU-4 on Active-to-Passive, 5 references"
 
 
+def test_a_sessions_first_figure_comes_after_the_cards(app_env):
+    """A browser that has drawn no figure yet gets the page without it (plotly's 4.7 MB script would hold the cards
+    back), the figure's place kept at its height, and a fragment its timer reruns once the page is drawn; that
+    rerun runs the page again with the figure (in Chromium: tests/dashboard/test_browser_paths.py waits for it)."""
+    from muttlab.dashboard.ui import PAINT_PASS_KEY, PLOTLY_READY_KEY
+
+    at = open_page("drilldown", state={"drilldown_cell": CELL}, plotly_ready=False)
+    assert not shown_errors(at)
+    assert not at.get("plotly_chart") and len(trial_cards(at)) == 15
+    assert "Drawing the chart…" in [c.value for c in at.caption]
+    assert at.session_state[PAINT_PASS_KEY] == "armed"  # declared at the page's end, with its first run
+    assert "Download chart (HTML)" in [b.label for b in at.get("download_button")]
+    at.session_state[PLOTLY_READY_KEY] = True  # what the fragment's rerun sets before it reruns the page
+    at.run()
+    (figure,) = figures_drawn(at)
+    assert figure_title(figure) == "Margins: BLEU-4 on Active-to-Passive, 5 references"
+    assert "Drawing the chart…" not in [c.value for c in at.caption]
+
+
 def test_margins_stay_readable_when_the_original_scores_zero():
     from muttlab.dashboard.number_format import margin_text
     from muttlab.engine.verdict import judge
