@@ -426,7 +426,7 @@ PAINTS = {
     "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff", INTERACTIVE),
     # A view of a page beside its own: "<page> <what>". Its figure: the comparison's, the page's second.
     "drilldown vs": ("?metric=BLEU-4&corruption=neg_subj&refs=5&vs=ROUGE-L", 'text="McNemar p"',
-                     "the comparison's numbers", f'.js-plotly-plot:has-text("BLEU-4 vs ROUGE-L") {INTERACTIVE}'),
+                     "the comparison's numbers", f".js-plotly-plot >> nth=1 >> {INTERACTIVE.split(' ', 1)[1]}"),
     "published": ("", 'text="published numbers"', "the published numbers", None),
     "playground": ("", "role=heading[name='Scores']", "the scores", INTERACTIVE),
     "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", "text=/at every strength/",

@@ -27,13 +27,6 @@ def _numbers(frame) -> dict:
     return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
 
 
-def _numbers(frame) -> dict:
-    """Streamlit's column formats for a study's table: each coefficient and interval as the chart's hover writes
-    it (:func:`muttlab.dashboard.number_format.correlation_text`)."""
-    coefficients = [c for c in frame.columns if c.split("_")[0] in ("tau", "rho", "ci", "r")]
-    return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
-
-
 def _draw_flickr(table, n_boot: int, seed: int) -> None:
     ui.chart(charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
                                      title="Kendall τ × 100 with human ratings (95% CI)"),

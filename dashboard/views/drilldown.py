@@ -173,15 +173,9 @@ def page() -> None:
     heading = f"Margins: {metric} on {title}"
     ui.chart(charts.margin_histogram(cell, heading), f"margins-{metric}-{corruption}-{refs or 'own'}",
              key="dd-margins")
+
     comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title)
-    _trials(settings, cell, counts, comparison, info.higher_is_better, metric, corruption, refs, suite_name, fmt,
-            challenge)
 
-
-def _trials(settings, cell, counts, comparison, higher_is_better: bool, metric: str, corruption: str,
-            refs: int | None, suite_name: str, fmt: str | None, challenge: bool) -> None:
-    """The list of the cell's trials as cards: Show and search (in the address bar), the linked trial, a page of
-    cards, the link to this view and the table of the shown trials."""
     f1, f2 = st.columns([3, 4])
     shows = list(SHOW_LABELS) + (["only-metric", "only-vs"] if comparison is not None else [])
     show_labels = {**SHOW_LABELS, **({"only-metric": f"only {metric} right", "only-vs": f"only {comparison.other} "
@@ -208,7 +202,7 @@ def _trials(settings, cell, counts, comparison, higher_is_better: bool, metric: 
         if not pinned.empty:
             st.markdown(f"**Trial {ui.md_text(trial_id)}** (from the link)")
             editable = services.pair_ids(settings, [trial_id]) if not challenge else {}
-            _trial_card(next(pinned.itertuples(index=False)), higher_is_better, editable.get(trial_id), other)
+            _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better, editable.get(trial_id), other)
     shown = cell_view.shown(cell, verdict, query, comparison)
     st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
@@ -221,7 +215,7 @@ def _trials(settings, cell, counts, comparison, higher_is_better: bool, metric: 
     on_page = shown.iloc[start:start + PAGE_SIZE]
     editable = services.pair_ids(settings, list(on_page["trial"])) if not challenge else {}
     for row in on_page.itertuples(index=False):
-        _trial_card(row, higher_is_better, editable.get(row.trial), other)
+        _trial_card(row, info.higher_is_better, editable.get(row.trial), other)
 
     ui.copy_link("drilldown")
     ui.folded_table("All shown trials as a table", shown.assign(references=shown["references"].map(" | ".join)),

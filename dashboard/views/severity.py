@@ -90,8 +90,8 @@ def page() -> None:
     label = labels.get(corruption, corruption)
     ui.chart(charts.severity_curves(curve, label, unit), f"severity-{corruption}", key="sev-chart")
     ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table", column_config={
-        column: st.column_config.NumberColumn(label, format=number_format.PERCENT_FORMAT)
-        for column, label in (("pass_ci_low", "95% CI low"), ("pass_ci_high", "95% CI high"))})
+        column: st.column_config.NumberColumn(heading, format=number_format.PERCENT_FORMAT)
+        for column, heading in (("pass_ci_low", "95% CI low"), ("pass_ci_high", "95% CI high"))})
     ui.copy_link()
 
 
