@@ -162,20 +162,22 @@ PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed
 PAINT_PASS_S = 0.5
 
 
-def chart(fig: charts.Figure, name: str, key: str, download: bool = True) -> None:
+def chart(fig: charts.Figure, name: str, key: str, live: bool = False) -> None:
     """The figure across the column, drawn by plotly as built (no Streamlit theme: the page shows what the
-    download holds), with "Download chart (HTML)" below (unless ``download`` is false: a figure that is redrawn
-    as it grows): the same figure as a page that opens offline. Its toolbar saves a PNG.
+    download holds), with "Download chart (HTML)" below: the same figure as a page that opens offline. Its
+    toolbar saves a PNG.
 
     On a session's first page with figures, the figure's place is kept (its height) and the figure comes with
-    the page's second run, once the browser has drawn the rest (:data:`PLOTLY_READY_KEY`)."""
-    if st.session_state.get(PLOTLY_READY_KEY):
+    the page's second run, once the browser has drawn the rest (:data:`PLOTLY_READY_KEY`). A ``live`` figure, one
+    redrawn while a computation runs (the training curve), is drawn at once and has no download: the run it
+    belongs to has no second."""
+    if live or st.session_state.get(PLOTLY_READY_KEY):
         st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
     else:
         with st.container(height=int(fig.layout.height or 450), border=False):
             st.caption("Drawing the chart…")
         st.session_state[PAINT_PASS_KEY] = "wanted"
-    if download:
+    if not live:
         chart_download(lambda: fig, name, key)
 
 

@@ -139,7 +139,7 @@ def page() -> None:
 def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str) -> None:
     summary = numbers.summary.set_index("variable")
     st.subheader(ui.md_text(f"{label}: gold vs {metric}"))
-    a, b, c = st.columns(3)
+    a, b, c = st.columns([1, 2, 2])  # a mean ± sd of scores, four decimals each, is the widest
     a.metric("pairs", numbers.pairs)
     b.metric("gold: mean ± sd", f"{rating_text(summary.loc['gold', 'mean'])} ± {rating_text(summary.loc['gold', 'std'])}")
     c.metric(ui.md_text(f"{metric}: mean ± sd"),

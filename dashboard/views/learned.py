@@ -68,7 +68,7 @@ def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float
             if len(seeds) == 1:
                 with curve.container():
                     ui.chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"), "training-so-far",
-                             key=f"live-{len(seen)}", download=False)
+                             key=f"live-{len(seen)}", live=True)
             else:
                 curve.dataframe(pd.DataFrame(seen).groupby("seed", sort=False).last().reset_index(),
                                 hide_index=True)
