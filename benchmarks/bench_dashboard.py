@@ -35,9 +35,10 @@ cancelled), and the first paint of Published vs measured (until its numbers are 
 
 With ``--paints`` it measures, in one run on one freshly started server with an empty score cache, the long waits
 above, then, once the server's warm-up is done (so that nothing but the visits runs), the first paint of every
-page of the navigation: from the navigation to the page's main element (the grid, the trials, the numbers, the
-curves...; :data:`PAINTS`), each page opened in turn as a new visit (a browser that has never been to the
-server, so it fetches and compiles Streamlit's scripts first), then each once more, then each in a new tab of a
+page of the navigation: from the navigation to the page's main element (its numbers and cards: the grid, the
+trials, the statistics...; :data:`PAINTS`) and to its plotly figure drawn and answering the pointer, each page
+opened in turn as a new visit (a browser that has never been to the server, so it fetches and compiles
+Streamlit's scripts, plotly's 4.7 MB among them, first), then each once more, then each in a new tab of a
 browser that has opened the app once (its cache holds the scripts, as a returning visitor's does); a page
 without an entry there (a new one) is timed to its title with its first script run finished; a view of a page
 with an entry of its own (the Drill-down's comparison) is visited after the pages. Prints one table.
@@ -70,7 +71,6 @@ VIEWPORT = {"width": 1500, "height": 1400}
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 # The first grid: the HTML table of this version, or the plotly heatmap of versions before it.
 GRID = ".mutt-grid td a, .js-plotly-plot .heatmaplayer"
-# A chart drawn: a mark of a Vega-Lite chart.
 
 
 
@@ -418,24 +418,30 @@ def studies(settings: Settings, installations: list[Path], tabs: int, settle: fl
 
 
 # Per page of the navigation (its file's stem): the address's query, its main element (a Playwright selector, or
-# several of which the first drawn counts) and what that element is.
+# several of which the first drawn counts: the page's numbers and cards) and what that element is, and its figure
+# once plotly has drawn it and answers the pointer (its drag layer), or None for a page that draws no figure.
+INTERACTIVE = ".js-plotly-plot .draglayer .nsewdrag"
 PAINTS = {
-    "run": ("", ".mutt-grid td a", "the accuracy grid"),
-    "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff"),
-    # A view of a page beside its own: "<page> <what>".
-    "drilldown vs": ("?metric=BLEU-4&corruption=neg_subj&refs=5&vs=ROUGE-L", ".mutt-compare .mutt-pt",
-                     "the comparison's margins"),
-    "published": ("", 'text="published numbers"', "the published numbers"),
-    "playground": ("", "role=heading[name='Scores']", "the scores"),
-    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", ".mutt-curves .mutt-pt",
-                 "the curves"),
-    "challenge": ("", '[data-testid="stFileUploader"]', "the upload box"),
-    "mine": ("", '[data-testid="stFileUploader"]', "the upload box"),
-    "human": ("", ".mutt-hist .mutt-bin", "the first histogram"),
-    "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form"),
-    "learned": ("", "role=heading[name='Models']", "the models"),
-    "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)"),
+    "run": ("", ".mutt-grid td a", "the accuracy grid", None),
+    "drilldown": ("?metric=BLEU-4&corruption=neg_subj&refs=5", ".mutt-diff", "a trial's word diff", INTERACTIVE),
+    # A view of a page beside its own: "<page> <what>". Its figure: the comparison's, the page's second.
+    "drilldown vs": ("?metric=BLEU-4&corruption=neg_subj&refs=5&vs=ROUGE-L", 'text="McNemar p"',
+                     "the comparison's numbers", f".js-plotly-plot >> nth=1 >> {INTERACTIVE.split(' ', 1)[1]}"),
+    "published": ("", 'text="published numbers"', "the published numbers", None),
+    "playground": ("", "role=heading[name='Scores']", "the scores", INTERACTIVE),
+    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", "text=/at every strength/",
+                 "the curves' n and verdicts", INTERACTIVE),
+    "challenge": ("", '[data-testid="stFileUploader"]', "the upload box", None),
+    "mine": ("", '[data-testid="stFileUploader"]', "the upload box", None),
+    "human": ("", 'text="gold: mean ± sd"', "the gold statistics", INTERACTIVE),
+    "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form", INTERACTIVE),
+    "learned": ("", "role=heading[name='Models']", "the models", INTERACTIVE),
+    "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)",
+                 None),
 }
+# How long a page's figure is waited for after its main element: a page may draw none (no model installed, no
+# shipped study current), and then it is timed as "–".
+CHART_WAIT_S = 30.0
 
 
 def paints(settings: Settings, settle: float) -> None:
@@ -452,7 +458,7 @@ def paints(settings: Settings, settle: float) -> None:
     proc = start_server(settings, port, log)
     print(f"muttlab serve until healthy: {time.perf_counter() - started:.2f} s ({load()})")
     url = f"http://localhost:{port}"
-    times: dict[str, list[float]] = {stem: [] for stem in stems}
+    times: dict[str, list[tuple[float, float | None]]] = {stem: [] for stem in stems}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -462,25 +468,29 @@ def paints(settings: Settings, settle: float) -> None:
                 for stem in stems:
                     times[stem].append(_paint(browser.new_page(viewport=VIEWPORT), url, stem))
             # A visitor who has opened the app before: one browser context, its HTTP cache holding the scripts
-            # Streamlit serves as immutable, each page in a new tab of it.
+            # Streamlit serves as immutable (plotly's among them), each page in a new tab of it.
             returning = browser.new_context(viewport=VIEWPORT)
-            _paint(returning.new_page(), url, "run")
+            _paint(returning.new_page(), url, "drilldown")
             for stem in stems:
                 times[stem].append(_paint(returning.new_page(), url, stem))
             browser.close()
     finally:
         stop_server(proc)
-    print(f"first paint, navigation -> main element, seconds ({load()}):")
+    print(f"first paint, navigation -> main element / figure interactive, seconds ({load()}):")
     print("| page | main element | first visit, fresh server | second visit | new tab of a returning visitor |\n"
           "| --- | --- | --- | --- | --- |")
     for stem in stems:
-        what = PAINTS.get(stem, ("", None, "title, script run finished"))[2]
-        print(f"| {stem} | {what} | " + " | ".join(f"{t:.2f}" for t in times[stem]) + " |")
+        what = PAINTS.get(stem, ("", None, "title, script run finished", None))[2]
+        print(f"| {stem} | {what} | " + " | ".join(
+            f"{main:.2f}" + ("" if chart is None and PAINTS.get(stem, (0, 0, 0, None))[3] is None
+                             else f" / {'–' if chart is None else f'{chart:.2f}'}")
+            for main, chart in times[stem]) + " |")
 
 
-def _paint(page, url: str, stem: str) -> float:
-    """Seconds from opening ``stem``'s address in ``page`` to its main element (:data:`PAINTS`); closes it."""
-    query, main, _ = PAINTS.get(stem, ("", None, ""))
+def _paint(page, url: str, stem: str) -> tuple[float, float | None]:
+    """Seconds from opening ``stem``'s address in ``page`` to its main element (:data:`PAINTS`), and to its figure
+    drawn and answering the pointer (None when the page has no figure or shows none); closes the page."""
+    query, main, _, chart = PAINTS.get(stem, ("", None, "", None))
     page.set_default_timeout(1_800_000)
     start = time.perf_counter()
     page.goto(f"{url}/{'' if stem == 'run' else stem.split()[0]}{query}")
@@ -494,10 +504,17 @@ def _paint(page, url: str, stem: str) -> float:
             found = found.or_(page.locator(other))
         found.first.wait_for()
     painted = time.perf_counter() - start
+    drawn = None
+    if chart is not None:
+        try:
+            page.locator(chart).first.wait_for(state="attached", timeout=CHART_WAIT_S * 1000)
+            drawn = time.perf_counter() - start
+        except Exception:  # Playwright's TimeoutError: this view shows no figure
+            drawn = None
     if page.locator('[data-testid="stException"]').count():
         raise SystemExit(f"{stem} shows a Python exception")
     page.close()
-    return painted
+    return painted, drawn
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from muttlab.dashboard.number_format import percent
 from muttlab.errors import MuttlabError
 from muttlab.trials import Suite
 
@@ -29,7 +30,7 @@ def sample_cell_notice(load_grid: Callable[[], object], suite: Suite, metric: st
         cells = grid.content.cells
         match = cells[(cells["metric"] == metric) & (cells["corruption"] == corruption) & (cells["refs"] == int(refs))]
         cell = None if match.empty else match.iloc[0]
-    counted = (f"The landing grid's {metric} · {label} · {int(refs)} refs cell, {float(cell.accuracy):.1f}% "
+    counted = (f"The landing grid's {metric} · {label} · {int(refs)} refs cell, {percent(cell.accuracy)} "
                f"({int(cell.passed)}/{int(cell.n)}), counts the MUTT experiment sets' trials. "
                if cell is not None else "")
     own = sum(1 for t in suite.trials if t.corruption == corruption)

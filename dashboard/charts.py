@@ -1,28 +1,35 @@
-"""Vega-Lite charts built from the engine's result frames. No Streamlit here, so every chart is testable alone.
+"""The dashboard's figures, drawn by plotly, built from the engine's result frames. No Streamlit here, so every
+figure is testable alone.
 
-Each function takes an already-computed frame (a runner table, an accuracy table, a correlation matrix) and
-returns an Altair chart (a Vega-Lite specification); nothing is scored or aggregated beyond reshaping and
-binning. Vega-Lite rather than plotly: Streamlit's Vega-Lite script is 0.8 MB against plotly's 4.7 MB, whose
-evaluation held a page's first paint back by about two seconds (docs/dashboard.md).
+Each chart has one builder here: a plain function that takes an already-computed frame (a runner table, an
+accuracy table, a correlation matrix...) and returns a plotly ``go.Figure``; nothing is scored or aggregated
+beyond reshaping and binning. A page draws the figure with ``st.plotly_chart`` (:func:`muttlab.dashboard.ui.chart`),
+its download and the offline reports write the same figure as HTML with plotly.js inlined (:func:`offline_html`,
+:func:`embed_html`), which opens without the internet. Hover, zoom and pan, legend toggle (click) and isolate
+(double-click), and "Download plot as a png" in the toolbar come from plotly.
 
-Names a user controls (a metric from their metric path, a corruption from an uploaded suite) are only ever data
-values and titles, which Vega draws as text; never field names, which Vega reads as paths, nor expressions.
-Each chart carries its data inline, so the spec alone draws it: in the app, in a download and in a report.
-Panels sit one above the other (``vconcat``); a page draws them as one chart each (:func:`panels`), since
-Vega-Lite fits only a single or layered view to a column's width, on a phone too.
+Plotly reads a subset of HTML in every text it draws (``<a href>``, ``<br>``, ``<b>``..., entities), ``%{...}``
+templates in titles and legend entries, and ``$...$`` as TeX. Every text a figure carries — a metric's name (a
+user's plug-in chooses it), a corruption label (an uploaded suite's), a trial id, a title, a legend entry, an axis
+title, a hover — goes through :func:`text` once, here, and nowhere else. Numbers in hovers and cell labels are
+written by :mod:`muttlab.dashboard.number_format` and handed over as text, never formatted again in the browser,
+so a hover reads as the page's tables and tooltips do.
 """
 from __future__ import annotations
 
 import html
-import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import altair as alt
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
 
-Figure = alt.TopLevelMixin
+from muttlab.dashboard.number_format import (cell_lines, change_text, correlation_text, count_text, fmt_score,
+                                             interval_text, percent, relative_change, whole_percent)
+
+Figure = go.Figure
 
 # ColorBrewer's RdYlBu (11 classes), red (fails) through yellow to blue (passes), fixed to 0..100 % so colours
 # compare across runs; it keeps its ends apart for red-green colour-blind readers, which RdYlGn does not.
@@ -38,22 +45,37 @@ GOLD_COLOUR, METRIC_COLOUR = OKABE_ITO[1], OKABE_ITO[0]
 FONT = "Inter, 'Source Sans Pro', sans-serif"
 DARK_INK, LIGHT_INK = "#111827", "#ffffff"
 ZERO_LINE = "#374151"
+GRID_LINE = "#e5e7eb"
 STACK_ABOVE_COLUMNS = 18  # cells per row of the accuracy grid beyond which its panels are stacked
-DOWNLOAD_WIDTH = 720  # px: a chart's width in a download or a report, where no page column sizes it
+TITLE_PX, LEGEND_PX, PANEL_TITLE_PX = 36, 30, 34  # the heights of a figure's title, legend and panel titles
+# plotly.js's options for every figure, on the page and in a download: no logo linking to plotly's site; the
+# toolbar's PNG at twice the drawn size.
+CONFIG = {"displaylogo": False, "responsive": True,
+          "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "muttlab-chart"}}
+
+# What plotly reads as markup, an entity, a template or TeX, as entities it shows as the characters: "&" first.
+_PLOTLY_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "%": "&#37;", "$": "&#36;"})
+
+
+def text(value: object) -> str:
+    """``value`` as text plotly draws as these characters: no tag (``<a href>``, ``<br>``...), entity,
+    ``%{...}`` template or ``$...$`` TeX of it is read, each shows as written. The one escape of every text a
+    figure holds."""
+    return str(value).translate(_PLOTLY_TEXT)
+
+
+def _lines(lines: Sequence[str]) -> str:
+    """A hover of several lines, each escaped (:func:`text`), joined by plotly's line break."""
+    return "<br>".join(text(line) for line in lines)
 
 
 def _interpolated(scale: Sequence[str], points: Sequence[float]) -> np.ndarray:
     """RGB (0-255, rounded) at ``points`` (0..1, clamped; a missing one at 0) of a scale of equally spaced hex
-    stops, interpolated in RGB as the charts' scales are (``interpolate="rgb"``)."""
+    stops, interpolated in RGB as plotly interpolates a colour scale."""
     stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in scale], dtype=float)
     positions = np.linspace(0.0, 1.0, len(scale))
     at = np.clip(np.nan_to_num(np.asarray(points, dtype=float).reshape(-1), nan=0.0), 0.0, 1.0)
     return np.round(np.column_stack([np.interp(at, positions, stops[:, k]) for k in range(3)]))
-
-
-def scale_colours(scale: Sequence[str], points: Sequence[float]) -> list[str]:
-    """Colours at ``points`` (0..1) of a scale of equally spaced hex stops, each as ``rgb(r, g, b)``."""
-    return [colour for colour, _ in colours_with_ink(scale, points)]
 
 
 def colours_with_ink(scale: Sequence[str], points: Sequence[float]) -> list[tuple[str, str]]:
@@ -63,33 +85,13 @@ def colours_with_ink(scale: Sequence[str], points: Sequence[float]) -> list[tupl
             for r, g, b in _interpolated(scale, points)]
 
 
-# A cell's number in the ink its row chose for its background (:func:`colours_with_ink`): a condition, not a
-# second scale.
-_INK = alt.condition(f"datum.ink == '{LIGHT_INK}'", alt.value(LIGHT_INK), alt.value(DARK_INK))
-
-
-def _scale(domain: tuple[float, float], colours: Sequence[str]) -> alt.Scale:
-    """A continuous colour scale through ``colours``, equally spaced over ``domain``."""
-    return alt.Scale(domain=list(np.linspace(domain[0], domain[1], len(colours))), range=list(colours),
-                     interpolate="rgb", clamp=True)
-
-
-def _percent(rate: float) -> float:
-    """A tie rate in percent, whether the results give it as a fraction or already in percent."""
-    rate = float(rate)
-    return 100.0 * rate if rate <= 1.0 else rate
-
-
-def _data(rows: pd.DataFrame | list[dict]) -> alt.InlineData:
-    """Rows as inline values, missing numbers as null (Vega leaves them out), numpy scalars as Python's."""
-    frame = pd.DataFrame(rows)
-    frame = frame.astype(object).where(frame.notna(), None)
-    return alt.InlineData(values=[{k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
-                                  for row in frame.to_dict("records")])
+def _colourscale(colours: Sequence[str]) -> list[list]:
+    """Plotly's colour scale of ``colours`` equally spaced from 0 to 1."""
+    return [[i / (len(colours) - 1), c] for i, c in enumerate(colours)]
 
 
 def _unique(names: Sequence[object]) -> list[str]:
-    """``names`` as text, a repeated one numbered, so that each can key a colour of its own."""
+    """``names`` as text, a repeated one numbered, so that each can key a category of its own."""
     out: list[str] = []
     for name in map(str, names):
         label, n = name, 1
@@ -100,85 +102,71 @@ def _unique(names: Sequence[object]) -> list[str]:
     return out
 
 
-def _palette(domain: Sequence[str]) -> alt.Scale:
-    return alt.Scale(domain=list(domain), range=[OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(domain))])
+def _colour(i: int) -> str:
+    return OKABE_ITO[i % len(OKABE_ITO)]
 
 
-def _top_legend(title: str | None = None) -> alt.Legend:
-    return alt.Legend(orient="top", title=title, labelLimit=400, symbolLimit=0)
-
-
-def _finish(chart: Figure, title: str | None = None) -> Figure:
-    """The chart, just built by this module, with its title and the house style, set in place: Altair's
-    ``properties`` and ``configure_*`` each copy the whole chart, which was half of building a small one."""
+def _finish(figure: Figure, title: str | None, height: int, legend: bool = True) -> Figure:
+    """The figure, just built here, with its title (escaped), height and the house style: no template (plotly's
+    default one adds 7 kB to every figure), the title and then the legend at the top of the figure, above any
+    panel's own title, hovers left-aligned."""
+    top = (TITLE_PX if title else 0) + (LEGEND_PX if legend else 0)
+    figure.update_layout(
+        template="none", height=height, font={"family": FONT, "size": 12, "color": DARK_INK},
+        paper_bgcolor="white", plot_bgcolor="white", margin={"l": 60, "r": 20, "t": top + PANEL_TITLE_PX, "b": 60},
+        showlegend=legend, hoverlabel={"align": "left"},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "xref": "paper", "yref": "container",
+                "y": 1.0 - ((TITLE_PX if title else 0) + 6) / height, "yanchor": "top", "traceorder": "normal"})
     if title:
-        chart.title = alt.TitleParams(str(title), anchor="start", fontSize=15)
-    chart.config = alt.Config(font=FONT, view=alt.ViewConfig(stroke=None), axis=alt.AxisConfig(labelLimit=260))
-    return chart
+        figure.update_layout(title={"text": text(title), "x": 0, "xanchor": "left", "xref": "paper",
+                                    "yref": "container", "y": 1.0 - 10 / height, "yanchor": "top",
+                                    "font": {"size": 15}})
+    figure.update_annotations(font={"size": 13})  # the panels' titles
+    figure.update_xaxes(gridcolor=GRID_LINE, zerolinecolor=GRID_LINE, automargin=True)
+    figure.update_yaxes(gridcolor=GRID_LINE, zerolinecolor=GRID_LINE, automargin=True)
+    return figure
 
+
+def _subplots(rows: int = 1, cols: int = 1, titles: Sequence[str] = (), **options) -> Figure:
+    """An empty figure of ``rows`` x ``cols`` panels, each titled (escaped)."""
+    # Imported when a figure has panels: 0.3 s that the landing page, which imports this module for the grid's
+    # colours only, does not pay.
+    from plotly.subplots import make_subplots
+
+    return make_subplots(rows=rows, cols=cols, subplot_titles=[text(t) for t in titles] or None, **options)
+
+
+def _zero_line(figure: Figure, axis: str, **where) -> None:
+    """A dashed line at 0 across a panel: the decision boundary of a margin."""
+    add = figure.add_vline if axis == "x" else figure.add_hline
+    add(0.0, line={"dash": "dash", "color": ZERO_LINE, "width": 1}, **where)
+
+
+# ----------------------------------------------------------------------------------------------- files
 
 def warm() -> None:
-    """Build and serialise one small chart: a process's first chart pays for importing Altair and loading its
-    schema (0.3 s), which a server does before its first visitor asks."""
-    spec(correlation_heatmap(pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["a", "b"], columns=["a", "b"])))
-
-
-def spec(figure: Figure) -> dict:
-    """The chart's Vega-Lite specification."""
-    return figure.to_dict()
-
-
-def panels(figure: Figure) -> list[dict]:
-    """The chart as specifications of one view each, for a page's column: a stack's panels one by one, each with
-    the chart's data and configuration, the first under the chart's title; any other chart whole."""
-    whole = spec(figure)
-    if "vconcat" not in whole:
-        return [whole]
-    shared = {k: v for k, v in whole.items() if k in ("$schema", "config", "datasets", "data")}
-    out = []
-    for i, panel in enumerate(whole["vconcat"]):
-        part = {**shared, **panel}
-        if i == 0 and "title" in whole:
-            own = panel.get("title")
-            subtitle = own.get("text") if isinstance(own, dict) else own
-            part["title"] = {**whole["title"], **({"subtitle": subtitle} if subtitle else {})}
-        out.append(part)
-    return out
-
-
-def sized(figure: Figure, width: int = DOWNLOAD_WIDTH) -> dict:
-    """The specification with a width for each panel that has none (the page's column sizes them in the app)."""
-    out = spec(figure)
-    for view in out["vconcat"] if "vconcat" in out else [] if "facet" in out else [out]:
-        if "facet" not in view and "hconcat" not in view:
-            view.setdefault("width", width)
-    return out
-
-
-def _script_json(value: dict) -> str:
-    """JSON that can sit inside a ``<script>`` element: no ``<`` to close it, whatever the names hold."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    """Build and serialise one small figure: a process's first figure pays for importing plotly's figure
+    classes and their validators (0.4 s), which a server does before its first visitor asks."""
+    pio.to_json(correlation_heatmap(pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["a", "b"], columns=["a", "b"])),
+                validate=False)
+    _subplots(2, 1)
 
 
 def embed_html(figures: Sequence[Figure]) -> str:
-    """HTML that draws ``figures`` with no internet: Vega, Vega-Lite and vega-embed inlined once, then one
-    element per chart. Its menu saves SVG or PNG; it offers no editor link (that would send the data away)."""
-    import vl_convert  # only when a file is written: its first bundle takes seconds, then it keeps it
-
-    options = _script_json({"renderer": "svg",
-                            "actions": {"export": True, "source": False, "compiled": False, "editor": False}})
-    parts = [f"<script>{vl_convert.javascript_bundle()}</script>"]
-    for i, figure in enumerate(figures):
-        parts.append(f'<div id="mutt-chart-{i}" class="mutt-chart"></div>'
-                     f'<script>vegaEmbed("#mutt-chart-{i}", {_script_json(sized(figure))}, {options});</script>')
-    return "".join(parts)
+    """HTML that draws ``figures`` with no internet: plotly.js inlined once, then one element per figure, each
+    with plotly's toolbar (PNG, zoom, pan) and hovers."""
+    return "".join(pio.to_html(figure, include_plotlyjs=i == 0, full_html=False, config=CONFIG,
+                               div_id=f"mutt-chart-{i}", default_width="100%")
+                   for i, figure in enumerate(figures))
 
 
 def offline_html(figure: Figure, title: str = "MUTT Lab chart") -> str:
-    """The chart as a standalone page that opens without the internet (a chart download)."""
+    """The figure as a standalone page that opens without the internet (a chart download)."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
             f"<body style='font-family:sans-serif'>{embed_html([figure])}</body></html>")
 
+
+# ----------------------------------------------------------------------------------------------- figures
 
 def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,
                      metric_order: Sequence[str] | None = None,
@@ -186,49 +174,42 @@ def accuracy_heatmap(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = 
     """Accuracy grid, metric x corruption, one panel per reference count (the Run page's download and report).
 
     Args:
-      accuracy: ``Results.accuracy()``: metric, corruption, refs, n, passed, accuracy, ci_low, ci_high (%).
+      accuracy: ``Results.accuracy()``: metric, corruption, refs, n, passed, accuracy, ci_low, ci_high,
+        tie_rate (percent).
       labels: display names of the corruptions (defaults to their ids).
     Returns:
-      Panels side by side while they stay readable, else one above the other; each cell its accuracy as colour
-      and number, with passed/n, the 95% Wilson interval and the tie rate on hover.
+      One heatmap per reference count, side by side while they stay readable, else one above the other; each
+      cell its accuracy as colour (0-100 %) and whole percentage, and on hover what the grid's tooltip says
+      (:func:`muttlab.dashboard.number_format.cell_lines`).
     """
     labels = dict(labels or {})
     metrics = [str(m) for m in (metric_order or dict.fromkeys(accuracy["metric"]))]
     corruptions = list(corruption_order or dict.fromkeys(accuracy["corruption"]))
     x_labels = _unique([labels.get(c, c) for c in corruptions])
-    label_of = dict(zip(corruptions, x_labels))
     ref_counts = sorted(int(k) for k in accuracy["refs"].unique())
-    drawn = [r for r in accuracy.itertuples(index=False)
-             if r.corruption in label_of and str(r.metric) in metrics and r.accuracy == r.accuracy]
-    inks = [ink for _, ink in colours_with_ink(ACCURACY_SCALE, [float(r.accuracy) / 100.0 for r in drawn])]
-    rows = []
-    for r, ink in zip(drawn, inks):
-        tie = getattr(r, "tie_rate", float("nan"))
-        rows.append({"metric": str(r.metric), "type": label_of[r.corruption], "refs": f"{int(r.refs)} references",
-                     "accuracy": float(r.accuracy), "trials": f"{int(r.passed)}/{int(r.n)}",
-                     "interval": f"{r.ci_low:.1f}–{r.ci_high:.1f}%",
-                     "ties": f"{_percent(tie):.1f}%" if tie == tie else "", "ink": ink})
-    panel = _matrix_chart(
-        rows, alt.X("type:N", sort=x_labels, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
-        alt.Y("metric:N", sort=metrics, title=None),
-        alt.Color("accuracy:Q", scale=_scale((0.0, 100.0), ACCURACY_SCALE),
-                  legend=alt.Legend(title="accuracy %", gradientLength=160)),
-        alt.Text("accuracy:Q", format=".0f"),
-        [alt.Tooltip("metric:N"), alt.Tooltip("type:N", title="corruption"), alt.Tooltip("refs:N"),
-         alt.Tooltip("accuracy:Q", format=".1f", title="accuracy %"), alt.Tooltip("trials:N", title="passed"),
-         alt.Tooltip("interval:N", title="95% CI"), alt.Tooltip("ties:N")],
-        size=12).properties(width=alt.Step(34), height=alt.Step(26))
-    facet_titles = [f"{k} references" for k in ref_counts]
-    header = alt.Header(title=None, labelFontSize=13, labelFontWeight="bold", labelAnchor="start")
-    if len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS:
-        chart = panel.facet(row=alt.Row("refs:N", sort=facet_titles, header=header))
-    else:
-        chart = panel.facet(column=alt.Column("refs:N", sort=facet_titles, header=header))
-    return _finish(chart.resolve_axis(x="independent"))
-
-
-# A histogram bar's tooltip: where its bin starts and ends.
-_BIN_EDGES = [alt.Tooltip("left:Q", format=".3g", title="from"), alt.Tooltip("right:Q", format=".3g", title="to")]
+    by_cell = {(str(r.metric), r.corruption, int(r.refs)): r for r in accuracy.itertuples(index=False)}
+    stacked = len(corruptions) * len(ref_counts) > STACK_ABOVE_COLUMNS
+    rows, cols = (len(ref_counts), 1) if stacked else (1, len(ref_counts))
+    figure = _subplots(rows, cols, [f"{k} references" for k in ref_counts], shared_yaxes=not stacked,
+                       horizontal_spacing=0.03, vertical_spacing=min(0.3, 0.6 / max(1, rows)))
+    y = [text(m) for m in metrics]
+    for i, k in enumerate(ref_counts):
+        cells = [[by_cell.get((m, c, k)) for c in corruptions] for m in metrics]
+        drawn = [[r if r is not None and r.accuracy == r.accuracy else None for r in row] for row in cells]
+        figure.add_trace(go.Heatmap(
+            z=[[None if r is None else float(r.accuracy) for r in row] for row in drawn],
+            x=[text(label) for label in x_labels], y=y, zmin=0.0, zmax=100.0,
+            colorscale=_colourscale(ACCURACY_SCALE), xgap=2, ygap=2, showscale=i == 0,
+            colorbar={"title": {"text": text("accuracy %")}, "len": 0.8},
+            text=[["" if r is None else whole_percent(r.accuracy) for r in row] for row in drawn],
+            texttemplate="%{text}", hoverongaps=False, hoverinfo="text",
+            hovertext=[["" if r is None else _lines(cell_lines(r, m, label, k)) for r, label in zip(row, x_labels)]
+                       for row, m in zip(drawn, metrics)],
+            name=text(f"{k} references")), row=i + 1 if stacked else 1, col=1 if stacked else i + 1)
+    figure.update_yaxes(autorange="reversed", showgrid=False)
+    figure.update_xaxes(tickangle=-40, side="bottom", showgrid=False)
+    panel = 26 * len(metrics) + 140
+    return _finish(figure, None, panel * rows + 40, legend=False)
 
 
 def margin_bins(margins: np.ndarray, low: float, high: float, bins: int = 40) -> tuple[np.ndarray, np.ndarray]:
@@ -239,12 +220,28 @@ def margin_bins(margins: np.ndarray, low: float, high: float, bins: int = 40) ->
     return counts, edges
 
 
+def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
+    """An axis for margins: 10 interquartile ranges beyond the quartiles at most, always showing 0 (a relative
+    change over a near-zero original can be millions of times the others); and how many finite values lie
+    beyond it."""
+    finite = values[np.isfinite(values)]
+    if finite.size:
+        q1, q3 = np.quantile(finite, [0.25, 0.75])
+        spread = 10.0 * max(float(q3 - q1), 1e-6)
+        low, high = max(float(finite.min()), q1 - spread), min(float(finite.max()), q3 + spread)
+    else:
+        low = high = 0.0
+    low, high = min(low, 0.0), max(high, 0.0)
+    if high - low < 1e-12:
+        low, high = low - 1.0, high + 1.0
+    return low, high, int(((finite < low) | (finite > high)).sum())
+
+
 @dataclass(frozen=True)
 class CellMargins:
-    """A cell's margins binned for its histogram (the chart here and the Drill-down's HTML one,
-    :mod:`muttlab.dashboard.margin_bars`): fails and passes per bin of :func:`margin_bins` on :func:`margin_axis`,
-    the bins' edges, how many margins lie beyond the axis (counted in the edge bins), and the trials that fail
-    and pass (those with no finite margin included)."""
+    """A cell's margins binned for its histogram: fails and passes per bin of :func:`margin_bins` on
+    :func:`margin_axis`, the bins' edges, how many margins lie beyond the axis (counted in the edge bins), and the
+    trials that fail and pass (those with no finite margin included)."""
 
     fails: np.ndarray
     passes: np.ndarray
@@ -269,92 +266,112 @@ def cell_margins(cell: pd.DataFrame) -> CellMargins:
     return CellMargins(fails, passes, edges, outside, int((~passed).sum()), int(passed.sum()))
 
 
+def _bins(figure: Figure, edges: np.ndarray, series: Sequence[tuple[str, np.ndarray, str]], x_name: str,
+          noun: tuple[str, str], **where) -> None:
+    """Bars of equal-width bins over ``edges``, one trace per series (its legend entry, counts per bin, colour),
+    stacked; each bar's hover names the bin and every series' count in it."""
+    edges = np.asarray(edges, dtype=float)
+    centres, width = (edges[:-1] + edges[1:]) / 2.0, float(edges[1] - edges[0])
+    hovers = [_lines([f"{x_name} {fmt_score(edges[i])} to {fmt_score(edges[i + 1])}: "
+                      + ", ".join(count_text(counts[i], *noun) if len(series) == 1 else
+                                  f"{int(counts[i])} {name.split(' (')[0]}" for name, counts, _ in series)])
+              for i in range(len(centres))]
+    for name, counts, colour in series:
+        figure.add_trace(go.Bar(x=centres, y=np.asarray(counts, dtype=int), width=width, name=text(name),
+                                marker={"color": colour, "line": {"width": 1, "color": "white"}}, opacity=0.85,
+                                hovertext=hovers, hoverinfo="text"), **where)
+
+
 def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
-    """Distribution of one cell's margins, passes and fails coloured apart; 0 is the decision boundary.
+    """Distribution of one cell's margins, fails and passes stacked in their colours; 0, the decision boundary,
+    dashed (the Drill-down page and its report).
 
     A relative change over a near-zero original score (the Difference rule) can be millions of times the
     other margins, so the axis stops at 10 interquartile ranges beyond the quartiles (always showing 0);
     margins beyond are drawn in the edge bins and counted in the axis title.
     """
     binned = cell_margins(cell)
-    edges = binned.edges
-    rows, names = [], []
-    for name, counts, total in (("fails", binned.fails, binned.n_fails), ("passes", binned.passes, binned.n_passes)):
-        names.append(f"{name} ({total})")
-        rows += [{"outcome": names[-1], "left": float(edges[i]), "right": float(edges[i + 1]), "trials": int(n)}
-                 for i, n in enumerate(counts) if n]
-    x_scale = alt.Scale(domain=[float(edges[0]), float(edges[-1])], nice=False, zero=False)
-    bars = alt.Chart(_data(rows)).mark_bar(opacity=0.8).encode(
-        x=alt.X("left:Q", scale=x_scale, title=binned.axis_title), x2="right:Q",
-        y=alt.Y("trials:Q", stack=None, title="trials"), y2=alt.datum(0),
-        color=alt.Color("outcome:N", scale=alt.Scale(domain=names, range=[FAIL_COLOUR, PASS_COLOUR]),
-                        legend=_top_legend()),
-        tooltip=[alt.Tooltip("outcome:N"), *_BIN_EDGES, alt.Tooltip("trials:Q")])
-    zero = alt.Chart(_data([{"x": 0.0}])).mark_rule(strokeDash=[5, 4], color=ZERO_LINE).encode(x="x:Q")
-    return _finish(alt.layer(bars, zero).properties(height=240), title)
-
-
-def _bars_of_bins(bins: pd.DataFrame, label: str, colour: str, y_title: str | None) -> alt.Chart:
-    rows = [{"left": float(b.left), "right": float(b.right), "sentences": int(b.count)}
-            for b in bins.itertuples(index=False)]
-    return alt.Chart(_data(rows), title=alt.TitleParams(label, anchor="start", fontSize=13)).mark_bar(
-        color=colour).encode(
-        x=alt.X("left:Q", title=None, scale=alt.Scale(zero=False)), x2="right:Q",
-        y=alt.Y("sentences:Q", title=y_title), y2=alt.datum(0),
-        tooltip=[*_BIN_EDGES, alt.Tooltip("sentences:Q")]).properties(height=200)
+    figure = go.Figure()
+    _bins(figure, binned.edges, [(f"fails ({binned.n_fails})", binned.fails, FAIL_COLOUR),
+                                 (f"passes ({binned.n_passes})", binned.passes, PASS_COLOUR)],
+          "margin", ("trial", "trials"))
+    _zero_line(figure, "x")
+    figure.update_layout(barmode="stack", bargap=0.0)
+    figure.update_xaxes(title={"text": text(binned.axis_title)},
+                        range=[float(binned.edges[0]), float(binned.edges[-1])])
+    figure.update_yaxes(title={"text": text("trials")}, rangemode="tozero")
+    return _finish(figure, title, 320)
 
 
 def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, metric_label: str,
                      title: str | None = None) -> Figure:
     """Two histograms, one above the other: human gold scores and a metric's scores of the same sentences, from
-    the bins of :meth:`muttlab.human.sick.SickStudy.histograms` (variables ``gold`` and ``metric``), so that the
-    shipped counts and a live study draw alike."""
-    panels = [_bars_of_bins(histograms[histograms["variable"] == variable], label, colour, "sentences")
-              for variable, label, colour in (("gold", gold_label, GOLD_COLOUR), (metric, metric_label, METRIC_COLOUR))]
-    return _finish(alt.vconcat(*panels, spacing=24), title)
+    the bins of :meth:`muttlab.human.sick.SickStudy.histograms` (variables ``gold`` and ``metric``: left, right,
+    count), so that the shipped counts and a live study draw alike."""
+    figure = _subplots(2, 1, [gold_label, metric_label], vertical_spacing=0.2)
+    for row, (variable, label, axis, colour) in enumerate((("gold", gold_label, "relatedness", GOLD_COLOUR),
+                                                            (metric, metric_label, f"{metric} score", METRIC_COLOUR))):
+        bins = histograms[histograms["variable"] == variable].sort_values("left")
+        edges = np.append(bins["left"].to_numpy(float), bins["right"].to_numpy(float)[-1:])
+        _bins(figure, edges, [(label, bins["count"].to_numpy(int), colour)], axis, ("sentence", "sentences"),
+              row=row + 1, col=1)
+        figure.update_xaxes(title={"text": text(axis)}, row=row + 1, col=1)
+        figure.update_yaxes(title={"text": text("sentences")}, rangemode="tozero", row=row + 1, col=1)
+    figure.update_layout(bargap=0.02)
+    return _finish(figure, title, 520, legend=False)
 
 
-def _matrix_chart(rows: list[dict], x: alt.X, y: alt.Y, colour: alt.Color, text: alt.Text, tooltip: list,
-                  size: int = 11) -> alt.LayerChart:
-    """A heatmap of ``rows`` (the encoded fields and ``ink``), each cell printed with ``text``; its data on the
-    layer, so that it can also be faceted."""
-    # The number over a cell answers the pointer with the cell's tooltip too.
-    base = alt.Chart().encode(x=x, y=y, tooltip=tooltip)
-    return alt.layer(base.mark_rect(stroke="white", strokeWidth=2).encode(color=colour),
-                     base.mark_text(fontSize=size).encode(text=text, color=_INK), data=_data(rows))
-
-
-def _cell_axes(x_order: Sequence[str], y_order: Sequence[str]) -> tuple[alt.X, alt.Y]:
-    """The x and y of a heatmap whose rows name their cell ``x`` and ``y``, in the given orders."""
-    return (alt.X("x:N", sort=list(x_order), title=None, axis=alt.Axis(labelAngle=-30)),
-            alt.Y("y:N", sort=list(y_order), title=None))
+def _matrix(figure: Figure, z, x: Sequence[str], y: Sequence[str], cell_text, hovers, colours: Sequence[str],
+            domain: tuple[float, float], colourbar: str | None, **where) -> None:
+    """A heatmap panel: ``z`` rows of ``y`` by columns of ``x`` (names, escaped here), each cell printed with
+    ``cell_text`` and hovering ``hovers`` (escaped lines), colours on ``domain``; a colour bar when titled."""
+    figure.add_trace(go.Heatmap(
+        z=z, x=[text(v) for v in x], y=[text(v) for v in y], zmin=domain[0], zmax=domain[1],
+        colorscale=_colourscale(colours), xgap=2, ygap=2, showscale=colourbar is not None,
+        colorbar={"title": {"text": text(colourbar or "")}, "len": 0.9}, text=cell_text, texttemplate="%{text}",
+        textfont={"size": 13}, hoverinfo="text", hoverongaps=False, hovertext=hovers), **where)
 
 
 def correlation_heatmap(matrix: pd.DataFrame, method: str = "", title: str | None = None) -> Figure:
-    """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]."""
+    """A square correlation matrix (index = columns = score names) as an annotated heatmap on [-1, 1]: each cell
+    its coefficient, on hover its row, column and method."""
     columns, index = _unique(matrix.columns), _unique(matrix.index)
     values = matrix.to_numpy(dtype=float)
-    inks = [ink for _, ink in colours_with_ink(CORRELATION_SCALE, (values.ravel() + 1.0) / 2.0)]
-    rows = [{"x": x, "y": y, "r": None if v != v else float(v), "ink": ink if v == v else DARK_INK}
-            for (y, x), v, ink in zip(((y, x) for y in index for x in columns), values.ravel(), inks)]
     name = str(method or "r")
-    chart = _matrix_chart(rows, *_cell_axes(columns, index),
-                          alt.Color("r:Q", scale=_scale((-1.0, 1.0), CORRELATION_SCALE), legend=alt.Legend(title=name)),
-                          alt.Text("r:Q", format=".2f"),
-                          [alt.Tooltip("y:N", title="row"), alt.Tooltip("x:N", title="column"),
-                           alt.Tooltip("r:Q", format=".3f", title=name)], size=12)
-    return _finish(chart.properties(height=alt.Step(44)), title)
+    figure = go.Figure()
+    _matrix(figure, [[None if v != v else float(v) for v in row] for row in values], columns, index,
+            [[correlation_text(v) for v in row] for row in values],
+            [[_lines([f"{r} × {c}: {name} = {correlation_text(v)}"]) for c, v in zip(columns, row)]
+             for r, row in zip(index, values)], CORRELATION_SCALE, (-1.0, 1.0), name)
+    figure.update_yaxes(autorange="reversed", showgrid=False)
+    figure.update_xaxes(tickangle=-30, showgrid=False)
+    return _finish(figure, title, 80 + 60 * len(index) + 80, legend=False)
 
 
-def _lines(rows: list[dict], x: alt.X, y_title: str, series: Sequence[str], band: bool = False) -> alt.LayerChart:
-    """One line with points per series of ``rows`` (x, value, series; low and high for a shaded interval)."""
-    colour = alt.Color("series:N", scale=_palette(series), legend=_top_legend())
-    base = alt.Chart(_data(rows)).encode(x=x, color=colour)
-    line = base.mark_line(point=True).encode(y=alt.Y("value:Q", title=y_title),
-                                             tooltip=[alt.Tooltip("series:N"), alt.Tooltip(x.shorthand),
-                                                      alt.Tooltip("value:Q", format=".4g")])
-    # The line first: the legend shows the first layer's symbol.
-    return alt.layer(line, *([base.mark_area(opacity=0.15).encode(y="low:Q", y2="high:Q")] if band else []))
+def _series_lines(figure: Figure, rows: pd.DataFrame, x: str, x_name: str, series: Sequence[str], value_name: str,
+                  band: bool = False) -> None:
+    """One line with points per series of ``rows`` (columns series, x, value; low and high for a shaded
+    interval), each point's hover its series, x and value."""
+    for i, name in enumerate(series):
+        part = rows[rows["series"] == name]
+        colour = _colour(i)
+        if band:  # the interval first, under its line: the lower edge, then the upper filled down to it
+            figure.add_trace(go.Scatter(x=part[x], y=part["low"], mode="lines", line={"width": 0},
+                                        legendgroup=text(name), showlegend=False, hoverinfo="skip"))
+            figure.add_trace(go.Scatter(x=part[x], y=part["high"], mode="lines", line={"width": 0},
+                                        fill="tonexty", fillcolor=_transparent(colour), legendgroup=text(name),
+                                        showlegend=False, hoverinfo="skip"))
+        hovers = [_lines([f"{name}, {x_name} {fmt_score(a) if not float(a).is_integer() else int(a)}: "
+                          f"{value_name} {fmt_score(v)}"])
+                  for a, v in zip(part[x], part["value"])]
+        figure.add_trace(go.Scatter(x=part[x], y=part["value"], mode="lines+markers", name=text(name),
+                                    legendgroup=text(name), line={"color": colour}, marker={"color": colour},
+                                    hovertext=hovers, hoverinfo="text"))
+
+
+def _transparent(colour: str, alpha: float = 0.15) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def loss_curve(history: pd.DataFrame, title: str | None = None) -> Figure:
@@ -370,9 +387,11 @@ def loss_curve(history: pd.DataFrame, title: str | None = None) -> Figure:
         suffix = "" if not ids else " (" + ", ".join(f"{i} {k}" for i, k in zip(ids, key)) + ")"
         for column in measures:
             series.append(str(column) + suffix)
-            rows += [{"epoch": e, "value": v, "series": series[-1]} for e, v in zip(part["epoch"], part[column])]
-    chart = _lines(rows, alt.X("epoch:Q", title="epoch", axis=alt.Axis(tickMinStep=1, format="d")), "", series)
-    return _finish(chart.properties(height=260), title)
+            rows += [{"x": e, "value": float(v), "series": series[-1]} for e, v in zip(part["epoch"], part[column])]
+    figure = go.Figure()
+    _series_lines(figure, pd.DataFrame(rows, columns=["x", "value", "series"]), "x", "epoch", series, "value")
+    figure.update_xaxes(title={"text": text("epoch")}, dtick=1, tickformat="d")
+    return _finish(figure, title, 320)
 
 
 def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title: str | None = None) -> Figure:
@@ -383,15 +402,18 @@ def sentence_scores(scores: pd.DataFrame, candidate_names: Sequence[str], title:
     """
     names = _unique(candidate_names)
     metrics = [str(m) for m in dict.fromkeys(scores["metric"])]
-    rows = [{"metric": str(r.metric), "candidate": names[int(r.candidate)], "score": float(r.score)}
-            for r in scores.itertuples(index=False) if 0 <= int(r.candidate) < len(names)]
-    chart = alt.Chart(_data(rows)).mark_bar().encode(
-        x=alt.X("metric:N", sort=metrics, title=None, axis=alt.Axis(labelAngle=-30)),
-        xOffset=alt.XOffset("candidate:N", sort=names),
-        y=alt.Y("score:Q", title="score"),
-        color=alt.Color("candidate:N", scale=_palette(names), legend=_top_legend()),
-        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip("candidate:N"), alt.Tooltip("score:Q", format=".4f")])
-    return _finish(chart.properties(height=280), title)
+    by_key = {(str(r.metric), int(r.candidate)): float(r.score) for r in scores.itertuples(index=False)}
+    figure = go.Figure()
+    for i, name in enumerate(names):
+        ys = [by_key.get((m, i)) for m in metrics]
+        figure.add_trace(go.Bar(
+            x=[text(m) for m in metrics], y=ys, name=text(name), marker={"color": _colour(i)},
+            hoverinfo="text", hovertext=[_lines([f"{m} · {name}: {fmt_score(v)}"]) if v is not None else ""
+                                         for m, v in zip(metrics, ys)]))
+    figure.update_layout(barmode="group")
+    figure.update_xaxes(tickangle=-30)
+    figure.update_yaxes(title={"text": text("score")})
+    return _finish(figure, title, 340)
 
 
 def correlation_bars(table: pd.DataFrame, value: str, low: str | None = None, high: str | None = None,
@@ -400,20 +422,24 @@ def correlation_bars(table: pd.DataFrame, value: str, low: str | None = None, hi
     one bar per value of ``colour`` (a data set...) side by side when it is given."""
     whiskers = bool(low and high and low in table and high in table)
     series = _unique(dict.fromkeys(table[colour])) if colour else [str(value)]
-    rows = [{"group": str(r[group]), "series": str(r[colour]) if colour else str(value), "value": float(r[value]),
-             **({"low": float(r[low]), "high": float(r[high])} if whiskers else {})} for _, r in table.iterrows()]
     groups = [str(g) for g in dict.fromkeys(table[group])]
-    base = alt.Chart(_data(rows)).encode(
-        x=alt.X("group:N", sort=groups, title=None, axis=alt.Axis(labelAngle=-30)),
-        xOffset=alt.XOffset("series:N", sort=series))
-    bars = base.mark_bar().encode(
-        y=alt.Y("value:Q", title=str(value)),
-        color=alt.Color("series:N", scale=_palette(series), legend=_top_legend() if colour else None),
-        tooltip=[alt.Tooltip("group:N", title=group), alt.Tooltip("series:N"),
-                 alt.Tooltip("value:Q", format=".3f", title=str(value))]
-        + ([alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")] if whiskers else []))
-    layers = [bars] + ([base.mark_rule(color=ZERO_LINE).encode(y="low:Q", y2="high:Q")] if whiskers else [])
-    return _finish(alt.layer(*layers).properties(height=280), title)
+    figure = go.Figure()
+    for i, name in enumerate(series):
+        part = table[table[colour].astype(str) == name] if colour else table
+        values = part[value].to_numpy(float)
+        interval = ([f"95% CI {correlation_text(a)} to {correlation_text(b)}"
+                     for a, b in zip(part[low].to_numpy(float), part[high].to_numpy(float))]
+                    if whiskers else [""] * len(part))
+        hovers = [_lines([f"{g} · {name}", f"{value} {correlation_text(v)}"] + ([ci] if ci else []))
+                  for g, v, ci in zip(part[group].astype(str), values, interval)]
+        error = ({"type": "data", "array": part[high].to_numpy(float) - values,
+                  "arrayminus": values - part[low].to_numpy(float), "color": ZERO_LINE} if whiskers else None)
+        figure.add_trace(go.Bar(x=[text(g) for g in part[group].astype(str)], y=values, name=text(name),
+                                marker={"color": _colour(i)}, error_y=error, hoverinfo="text", hovertext=hovers))
+    figure.update_layout(barmode="group")
+    figure.update_xaxes(categoryorder="array", categoryarray=[text(g) for g in groups], tickangle=-30)
+    figure.update_yaxes(title={"text": text(value)})
+    return _finish(figure, title, 340, legend=bool(colour))
 
 
 def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None, high: str | None = None,
@@ -421,11 +447,16 @@ def sweep_lines(table: pd.DataFrame, x: str, value: str, low: str | None = None,
     """One line per metric of ``value`` against ``x`` (a study sweep), with a shaded interval when given."""
     band = bool(low and high and low in table and high in table)
     series = [str(s) for s in dict.fromkeys(table[group])]
-    rows = [{"x": float(r[x]), "value": float(r[value]), "series": str(r[group]),
-             **({"low": float(r[low]), "high": float(r[high])} if band else {})}
-            for _, r in table.sort_values(x).iterrows()]
-    axis = alt.X("x:Q", title=x.replace("_", " "), scale=alt.Scale(type="log") if log_x else alt.Undefined)
-    return _finish(_lines(rows, axis, str(value), series, band).properties(height=280), title)
+    ordered = table.sort_values(x)
+    rows = pd.DataFrame({"x": ordered[x].astype(float), "value": ordered[value].astype(float),
+                         "series": ordered[group].astype(str),
+                         "low": ordered[low].astype(float) if band else np.nan,
+                         "high": ordered[high].astype(float) if band else np.nan})
+    figure = go.Figure()
+    _series_lines(figure, rows, "x", x.replace("_", " "), series, str(value), band)
+    figure.update_xaxes(title={"text": text(x.replace("_", " "))}, type="log" if log_x else None)
+    figure.update_yaxes(title={"text": text(value)})
+    return _finish(figure, title, 340)
 
 
 # Playground cells: the verdict picks the hue (Okabe-Ito blue for pass, vermillion for fail: told apart by
@@ -448,80 +479,76 @@ def change_heatmap(verdicts: pd.DataFrame, title: str | None = None) -> Figure:
     Args:
       verdicts: rows of metric, corruption, s_orig, s_corr, passed (the engine's MUTT verdict).
     Returns:
-      metric x corruption heatmap coloured by verdict first (:func:`verdict_shade`), the relative change
-      100 * (s_corr - s_orig) / |s_orig| (%, as the metric reports it) second; each cell reads its change
-      and pass or FAIL.
+      metric x corruption heatmap coloured by verdict first (:func:`verdict_shade`), the relative change of the
+      score (:func:`muttlab.dashboard.number_format.relative_change`, as the metric reports it) second; each
+      cell reads its change and pass or FAIL.
     """
     metrics = _unique(dict.fromkeys(verdicts["metric"]))
     corruptions = _unique(dict.fromkeys(verdicts["corruption"]))
-    rows = []
-    for row in verdicts.itertuples(index=False):
-        change = 100.0 * (row.s_corr - row.s_orig) / abs(row.s_orig) if row.s_orig else np.nan
-        shade = verdict_shade(bool(row.passed), change)
-        shown = "n/a" if np.isnan(change) else f"{change:+.0f}%"
-        rows.append({"x": str(row.corruption), "y": str(row.metric), "shade": shade,
-                     "change": f"{shown} {'pass' if row.passed else 'FAIL'}",
-                     "ink": LIGHT_INK if abs(shade) > 0.6 else DARK_INK})
+    found = {(str(r.metric), str(r.corruption)): r for r in verdicts.itertuples(index=False)}
+    z, cells, hovers = [], [], []
+    for m in metrics:
+        z.append([]), cells.append([]), hovers.append([])
+        for c in corruptions:
+            row = found.get((m, c))
+            if row is None:
+                z[-1].append(None), cells[-1].append(""), hovers[-1].append("")
+                continue
+            change = 100.0 * relative_change(row.s_orig, row.s_corr)
+            shown = f"{change_text(row.s_orig, row.s_corr)} {'pass' if row.passed else 'FAIL'}"
+            z[-1].append(verdict_shade(bool(row.passed), change))
+            cells[-1].append(text(shown))
+            hovers[-1].append(_lines([f"{m} · {c}", f"score {fmt_score(row.s_orig)} → {fmt_score(row.s_corr)}",
+                                      f"change {shown}"]))
     domain, colours = zip(*VERDICT_SCALE)
-    legend = alt.Legend(title="verdict; depth: size of the change", values=[-0.6, 0.6], gradientLength=120,
-                        labelExpr="datum.value < 0 ? 'FAIL' : 'pass'")
-    chart = _matrix_chart(rows, *_cell_axes(corruptions, metrics),
-                          alt.Color("shade:Q", scale=alt.Scale(domain=list(domain), range=list(colours),
-                                                               interpolate="rgb"), legend=legend),
-                          alt.Text("change:N"),
-                          [alt.Tooltip("y:N", title="metric"), alt.Tooltip("x:N", title="corruption"),
-                           alt.Tooltip("change:N", title="score change")])
-    return _finish(chart.properties(height=alt.Step(30)), title)
+    figure = go.Figure(go.Heatmap(
+        z=z, x=[text(c) for c in corruptions], y=[text(m) for m in metrics], zmin=-1.0, zmax=1.0,
+        colorscale=[[(d + 1.0) / 2.0, c] for d, c in zip(domain, colours)], xgap=2, ygap=2,
+        colorbar={"title": {"text": text("verdict; depth: size of the change")}, "tickvals": [-0.6, 0.6],
+                  "ticktext": ["FAIL", "pass"], "len": 0.9},
+        text=cells, texttemplate="%{text}", hoverinfo="text", hovertext=hovers, hoverongaps=False))
+    figure.update_yaxes(autorange="reversed", showgrid=False)
+    figure.update_xaxes(tickangle=-30, showgrid=False)
+    return _finish(figure, title, 120 + 34 * len(metrics) + 80, legend=False)
 
 
 def severity_curves(curve: pd.DataFrame, corruption_label: str, strength_unit: str = "") -> Figure:
-    """Pass rate (with its 95% interval) above mean score drop, against a corruption's strength, one line per
-    metric (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls somewhere is drawn dashed."""
-    rows, series = [], []
+    """Pass rate (with its 95% interval as error bars) above mean score drop, against a corruption's strength,
+    one line per metric in both panels (:func:`muttlab.severity.severity_curve`'s frame); a curve that falls
+    somewhere is drawn dashed and named "(not monotone)". A legend entry hides or isolates a metric in both."""
+    figure = _subplots(2, 1, ["pass rate (%)", "mean score drop (original − corruption, better-signed)"],
+                       shared_xaxes=True, vertical_spacing=0.14)
     interval = "pass_ci_low" in curve.columns
-    for metric, part in curve.groupby("metric", sort=False):
+    for i, (metric, part) in enumerate(curve.groupby("metric", sort=False)):
+        part = part.sort_values("strength")
         flagged = part["monotone"].iloc[0] != "yes"
-        series.append(f"{metric} (not monotone)" if flagged else str(metric))
-        for r in part.sort_values("strength").itertuples(index=False):
-            rows.append({"series": series[-1], "strength": float(r.strength), "flagged": flagged,
-                         "pass_rate": float(r.pass_rate), "mean_drop": float(r.mean_drop),
-                         **({"low": float(r.pass_ci_low), "high": float(r.pass_ci_high)} if interval else {})})
-    x = alt.X("strength:Q", title=f"strength{f' ({strength_unit})' if strength_unit else ''}",
-              axis=alt.Axis(tickMinStep=1, format="d"), scale=alt.Scale(zero=False, nice=False, padding=12))
-    colour = alt.Color("series:N", scale=_palette(series), legend=_top_legend())
-    dash = alt.StrokeDash("flagged:N", scale=alt.Scale(domain=[False, True], range=[[1, 0], [6, 4]]), legend=None)
-    base = alt.Chart(_data(rows)).encode(x=x, color=colour)
-
-    def panel(column: str, title: str, y_scale=alt.Undefined) -> alt.LayerChart:
-        line = base.mark_line(point=True).encode(
-            y=alt.Y(f"{column}:Q", title=None, scale=y_scale), strokeDash=dash,
-            tooltip=[alt.Tooltip("series:N", title="metric"), alt.Tooltip("strength:Q"),
-                     alt.Tooltip(f"{column}:Q", format=".3f", title=column.replace("_", " "))])
-        # The pass rate's 95% Wilson interval as error bars: a fall within them is noise, not flagged.
-        whiskers = [base.mark_rule().encode(y="low:Q", y2="high:Q")] if column == "pass_rate" and interval else []
-        return alt.layer(*whiskers, line, title=alt.TitleParams(title, anchor="start", fontSize=13)).properties(
-            height=200)
-
-    chart = alt.vconcat(panel("pass_rate", "pass rate (%)", alt.Scale(domain=[0, 100])),
-                        panel("mean_drop", "mean score drop (original − corruption, better-signed)"), spacing=24)
-    return _finish(chart, f"{corruption_label}: how the metrics react as the corruption gets stronger")
-
-
-def margin_axis(values: np.ndarray) -> tuple[float, float, int]:
-    """An axis for margins: 10 interquartile ranges beyond the quartiles at most, always showing 0 (a relative
-    change over a near-zero original can be millions of times the others); and how many finite values lie
-    beyond it."""
-    finite = values[np.isfinite(values)]
-    if finite.size:
-        q1, q3 = np.quantile(finite, [0.25, 0.75])
-        spread = 10.0 * max(float(q3 - q1), 1e-6)
-        low, high = max(float(finite.min()), q1 - spread), min(float(finite.max()), q3 + spread)
-    else:
-        low = high = 0.0
-    low, high = min(low, 0.0), max(high, 0.0)
-    if high - low < 1e-12:
-        low, high = low - 1.0, high + 1.0
-    return low, high, int(((finite < low) | (finite > high)).sum())
+        name = f"{metric} (not monotone)" if flagged else str(metric)
+        line = {"color": _colour(i), "dash": "dash" if flagged else "solid", "width": 2.5}
+        rates, drops = part["pass_rate"].to_numpy(float), part["mean_drop"].to_numpy(float)
+        lows = part["pass_ci_low"].to_numpy(float) if interval else np.full(len(part), np.nan)
+        highs = part["pass_ci_high"].to_numpy(float) if interval else np.full(len(part), np.nan)
+        where = [f"{name}, strength {int(s) if float(s).is_integer() else s}" for s in part["strength"]]
+        rate_hovers = [_lines([f"{w}: pass rate {percent(r)}"
+                               + ("" if lo != lo else f" (95% CI {interval_text(lo, hi)})") + f", n = {int(n)}"])
+                       for w, r, lo, hi, n in zip(where, rates, lows, highs, part["n"])]
+        drop_hovers = [_lines([f"{w}: mean score drop {fmt_score(d)}, n = {int(n)}"])
+                       for w, d, n in zip(where, drops, part["n"])]
+        error = {"type": "data", "array": highs - rates, "arrayminus": rates - lows, "thickness": 1.5,
+                 "width": 4, "color": _colour(i)} if interval else None
+        common = {"x": part["strength"].astype(float), "mode": "lines+markers", "legendgroup": text(name),
+                  "line": line, "marker": {"color": _colour(i), "size": 8}, "hoverinfo": "text"}
+        figure.add_trace(go.Scatter(y=rates, name=text(name), error_y=error, hovertext=rate_hovers, **common),
+                         row=1, col=1)
+        figure.add_trace(go.Scatter(y=drops, name=text(name), showlegend=False, hovertext=drop_hovers, **common),
+                         row=2, col=1)
+    # The pass rate's axis runs 0-100 %, with room beyond both so that a point and its error bar at an end show
+    # whole, where its value is.
+    figure.update_yaxes(range=[-5.0, 105.0], tickvals=[0, 20, 40, 60, 80, 100], row=1, col=1)
+    _zero_line(figure, "y", row=2, col=1)
+    figure.update_xaxes(dtick=1, tickformat="d", row=1, col=1)
+    figure.update_xaxes(dtick=1, tickformat="d", title={"text": text(
+        f"strength{f' ({strength_unit})' if strength_unit else ''}")}, row=2, col=1)
+    return _finish(figure, f"{corruption_label}: how the metrics react as the corruption gets stronger", 560)
 
 
 # Which of two metrics got a trial right: grey where they agree, else the verdict colour of the first metric.
@@ -534,8 +561,7 @@ PAIRED_FILLS = ((AGREE_COLOUR, ONLY_FIRST_COLOUR), (ONLY_SECOND_COLOUR, AGREE_CO
 class PairedMargins:
     """Each trial both metrics scored, as a point of its two margins (``a``, ``b``: clipped to the axes; ``margin``,
     ``other_margin``: as measured) in one of three groups (both agree, only the first right, only the second),
-    named with their counts (``names``, in ``colours``); the axes' domains. What the comparison chart (the
-    download) and the Drill-down's HTML comparison draw."""
+    named with their counts (``names``, in ``colours``); the axes' domains. What the comparison figure draws."""
 
     points: list[dict]
     names: list[str]
@@ -564,29 +590,42 @@ def paired_margins(joined: pd.DataFrame, metric: str, other: str) -> PairedMargi
 def comparison_chart(contingency: pd.DataFrame, joined: pd.DataFrame, metric: str, other: str,
                      title: str | None = None) -> Figure:
     """Two metrics on one cell (:class:`muttlab.dashboard.compare.Comparison`): the 2 x 2 table of paired
-    outcomes above the margin of each trial of ``joined`` (those both metrics scored) under both metrics,
-    coloured by which metric alone gets it right."""
+    outcomes (agreement grey, only the first metric right in the Okabe-Ito blue, only the other in vermillion)
+    above the margin of each trial of ``joined`` (those both metrics scored) under both metrics, coloured the
+    same way; dashed lines at 0. A point's hover names its trial and both margins."""
+    figure = _subplots(2, 1, ["paired outcomes (trials)", "margins (positive = right)"], row_heights=[0.3, 0.7],
+                       vertical_spacing=0.16)
     cells = contingency.to_numpy()
-    row_labels, column_labels = _unique(contingency.index), _unique(contingency.columns)
-    table_rows = [{"x": column_labels[j], "y": row_labels[i], "trials": int(cells[i, j]), "fill": PAIRED_FILLS[i][j],
-                   "ink": LIGHT_INK} for i in range(len(row_labels)) for j in range(len(column_labels))]
-    table = _matrix_chart(table_rows, *_cell_axes(column_labels, row_labels), alt.Color("fill:N", scale=None),
-                          alt.Text("trials:Q"), [alt.Tooltip("y:N", title=str(metric)),
-                                                 alt.Tooltip("x:N", title=str(other)), alt.Tooltip("trials:Q")],
-                          size=18).properties(height=alt.Step(44),
-                                              title=alt.TitleParams("paired outcomes (trials)", anchor="start"))
+    rows, columns = _unique(contingency.index), _unique(contingency.columns)
+    # One colour per cell, whatever its count: the fills are categories (0 agree, 1 only first, 2 only second).
+    code = {AGREE_COLOUR: 0.0, ONLY_FIRST_COLOUR: 1.0, ONLY_SECOND_COLOUR: 2.0}
+    figure.add_trace(go.Heatmap(
+        z=[[code[PAIRED_FILLS[i][j]] for j in range(len(columns))] for i in range(len(rows))],
+        x=[text(c) for c in columns], y=[text(r) for r in rows], zmin=0.0, zmax=2.0, showscale=False, xgap=3, ygap=3,
+        colorscale=[[0.0, AGREE_COLOUR], [0.5, ONLY_FIRST_COLOUR], [1.0, ONLY_SECOND_COLOUR]],
+        text=[[str(int(cells[i, j])) for j in range(len(columns))] for i in range(len(rows))],
+        texttemplate="%{text}", textfont={"size": 18, "color": LIGHT_INK}, hoverinfo="text",
+        hovertext=[[_lines([f"{r}, {c}: {count_text(cells[i, j], 'trial', 'trials')}"]) for j, c in enumerate(columns)]
+                   for i, r in enumerate(rows)]), row=1, col=1)
+    figure.update_yaxes(autorange="reversed", showgrid=False, row=1, col=1)
+    figure.update_xaxes(showgrid=False, row=1, col=1)
     paired = paired_margins(joined, metric, other)
-    (x_low, x_high), (y_low, y_high) = paired.x_domain, paired.y_domain
-    scatter = alt.Chart(_data(paired.points)).mark_circle(size=36, opacity=0.75).encode(
-        x=alt.X("a:Q", title=f"margin, {metric}", scale=alt.Scale(domain=[x_low, x_high])),
-        y=alt.Y("b:Q", title=f"margin, {other}", scale=alt.Scale(domain=[y_low, y_high])),
-        color=alt.Color("which:N", scale=alt.Scale(domain=paired.names, range=paired.colours),
-                        legend=_top_legend()),
-        tooltip=[alt.Tooltip("trial:N"), alt.Tooltip("margin:Q", format=".4g", title=f"margin, {metric}"),
-                 alt.Tooltip("other_margin:Q", format=".4g", title=f"margin, {other}")])
-    zero = _data([{"zero": 0.0}])
-    rules = [alt.Chart(zero).mark_rule(strokeDash=[5, 4], color=ZERO_LINE).encode(**{axis: "zero:Q"})
-             for axis in ("x", "y")]
-    margins = alt.layer(scatter, *rules).properties(
-        height=260, title=alt.TitleParams("margins (positive = right)", anchor="start"))
-    return _finish(alt.vconcat(table, margins, spacing=24).resolve_scale(color="independent"), title)
+    for name, colour in zip(paired.names, paired.colours):
+        points = [p for p in paired.points if p["which"] == name]
+        figure.add_trace(go.Scatter(
+            x=[p["a"] for p in points], y=[p["b"] for p in points], mode="markers", name=text(name),
+            marker={"color": colour, "size": 7, "opacity": 0.75}, hoverinfo="text",
+            hovertext=[_lines([p["trial"], f"margin, {metric}: {fmt_score(p['margin'])}",
+                               f"margin, {other}: {fmt_score(p['other_margin'])}"]) for p in points]), row=2, col=1)
+    _zero_line(figure, "x", row=2, col=1)
+    _zero_line(figure, "y", row=2, col=1)
+    figure.update_xaxes(title={"text": text(f"margin, {metric}")}, range=list(_padded(paired.x_domain)), row=2, col=1)
+    figure.update_yaxes(title={"text": text(f"margin, {other}")}, range=list(_padded(paired.y_domain)), row=2, col=1)
+    return _finish(figure, title, 640)
+
+
+def _padded(domain: tuple[float, float], share: float = 0.03) -> tuple[float, float]:
+    """``domain`` widened by ``share`` of its span at each end, so that a point clipped to an end shows whole."""
+    low, high = domain
+    pad = share * (high - low)
+    return low - pad, high + pad

@@ -19,8 +19,9 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from muttlab.corruptions import catalog
-from muttlab.dashboard.charts import ACCURACY_SCALE, _percent, colours_with_ink
+from muttlab.dashboard.charts import ACCURACY_SCALE, colours_with_ink
 from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
+from muttlab.dashboard.number_format import cell_lines, round_percent
 
 # Widths that keep every label and number readable at any window width: a corruption type's label is set
 # vertically (a narrow window cannot hold ten horizontal labels side by side without one running into the
@@ -77,11 +78,6 @@ def by_family(corruptions: Sequence[str]) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def round_percent(accuracy: float) -> int:
-    """The whole percentage a cell shows for ``accuracy`` (%)."""
-    return int(f"{float(accuracy):.0f}")
-
-
 def drilldown_link(metric: str, corruption: str, refs: int, suite: str = "default") -> str:
     """The Drill-down page's address for one cell, relative to the app's root (as the page reads it)."""
     params = {"metric": metric, "corruption": corruption, "refs": int(refs)}
@@ -91,15 +87,9 @@ def drilldown_link(metric: str, corruption: str, refs: int, suite: str = "defaul
 
 
 def cell_title(row, metric: str, label: str, refs: int) -> str:
-    """What hovering a cell shows: accuracy with passed/n, the 95% interval, the tie rate."""
-    lines = [f"{metric} · {label} · {refs} refs",
-             f"accuracy {row.accuracy:.1f}% ({int(row.passed)}/{int(row.n)})",
-             f"95% CI {row.ci_low:.1f}–{row.ci_high:.1f}%"]
-    tie_rate = getattr(row, "tie_rate", float("nan"))
-    if tie_rate == tie_rate:
-        lines.append(f"ties {_percent(tie_rate):.1f}%")
-    lines.append("click to open the trials")
-    return "\n".join(lines)
+    """What hovering a cell shows: :func:`muttlab.dashboard.number_format.cell_lines` (the heatmap chart's hover
+    says the same), then what a click does."""
+    return "\n".join(cell_lines(row, metric, label, refs) + ["click to open the trials"])
 
 
 def accuracy_grid_html(accuracy: pd.DataFrame, labels: Mapping[str, str] | None = None,

@@ -1,4 +1,5 @@
-"""A one-file HTML report of a dashboard view, its charts drawn offline (Vega inlined), built without Streamlit.
+"""A one-file HTML report of a dashboard view, its figures drawn offline (plotly.js inlined once, each figure the
+one the page draws: :mod:`muttlab.dashboard.charts`), built without Streamlit.
 
 The view is what the dashboard's "Link to this view" gives: ``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5``
 or just its query string (``page=drilldown&...``). ``muttlab report --view ... --output report.html`` and the
@@ -7,7 +8,12 @@ dashboard's report download both call :func:`build_report`. Every sentence is HT
 A drill-down report is the page's view: the same suite (``suite=``, challenge-set files included), comparison
 (``vs=``), list (``show=``) and search (``q=``), in the page's order, every trial the page lists (over its pages),
 and every number written by the functions the page writes it with (:mod:`muttlab.dashboard.cell_view`,
-:mod:`~muttlab.dashboard.compare`, :mod:`~muttlab.dashboard.number_format`).
+:mod:`~muttlab.dashboard.compare`, :mod:`~muttlab.dashboard.number_format`). A Run view's accuracy table writes
+its percentages as the grid's tooltips and the heatmap's hovers do.
+
+Static images: none. A figure's toolbar saves it as a PNG in the browser, in the report as on the page; a report
+that drew PNGs itself would need a browser on the server (plotly's kaleido drives Chromium) for what the file's
+reader already has.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import pandas as pd
 from muttlab import api
 from muttlab.corruptions import catalog
 from muttlab.dashboard import cell_view, charts, facts
+from muttlab.dashboard.number_format import column_formatters
 from muttlab.dashboard.compare import compare
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.view import View, ViewError
@@ -56,7 +63,8 @@ def _labels(names) -> dict[str, str]:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, classes="grid", float_format=lambda v: f"{v:.4g}")
+    return frame.to_html(index=False, escape=True, border=0, classes="grid", formatters=column_formatters(frame),
+                         float_format=lambda v: f"{v:.4g}")
 
 
 def _run_section(settings: Settings, view: View) -> tuple[str, list[charts.Figure], str]:
@@ -181,7 +189,7 @@ def _drilldown_section(settings: Settings, view: View,
 
 
 def build_report(settings: Settings, view_text: str, held: Callable[[str], object] | None = None) -> str:
-    """The HTML document of the view (Vega inlined once, every chart drawn and interactive offline).
+    """The HTML document of the view (plotly.js inlined once, every figure drawn and interactive offline).
 
     ``held`` gives what only a dashboard server holds for a link's ``suite=``: an upload's (bytes, name) for
     ``upload:<sha256>``, the suite for ``mine:<id>``; without it (the command line) such a view is an error.

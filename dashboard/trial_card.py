@@ -17,6 +17,7 @@ from typing import Callable
 from muttlab.dashboard import cell_view
 from muttlab.dashboard.charts import FAIL_COLOUR, PASS_COLOUR
 from muttlab.dashboard.diff import diff_block
+from muttlab.dashboard.number_format import rating_text
 
 VERDICT_MARKS = {"passes": "✓", "fails": "✗", "unsupported": "⊘"}
 CSS = """<style>
@@ -54,7 +55,7 @@ def notes(row, higher_is_better: bool) -> list[str]:
     if row.expected is not None:
         out.append(cell_view.EXPECTED_TEXT.get(row.expected, row.expected))
     if row.human_score is not None and not (isinstance(row.human_score, float) and math.isnan(row.human_score)):
-        out.append(f"SICK gold relatedness: {row.human_score:.2f} / 5")
+        out.append(f"SICK gold relatedness: {rating_text(row.human_score)} / 5")
     for label, attr in (("SICK pair", "sick_pair_id"), ("SICK split", "sick_split")):
         value = getattr(row, attr, None)
         if value not in (None, "") and value == value:

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services
+from muttlab.dashboard import charts, number_format, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab import escaping
@@ -136,9 +136,12 @@ def load_suite(settings: Settings) -> Suite | None:
     return suite
 
 
-def table(frame: pd.DataFrame, name: str, key: str, **kwargs) -> None:
-    """``st.dataframe`` followed by its CSV download."""
-    st.dataframe(frame, hide_index=True, **kwargs)
+def table(frame: pd.DataFrame, name: str, key: str, column_config: dict | None = None, **kwargs) -> None:
+    """``st.dataframe`` followed by its CSV download (every number as measured). Its columns of percentages and
+    scores are shown as the grid's tooltips and the figures' hovers write them
+    (:func:`muttlab.dashboard.number_format.column_formats`), unless ``column_config`` says otherwise."""
+    formats = {c: st.column_config.NumberColumn(format=f) for c, f in number_format.column_formats(frame.columns).items()}
+    st.dataframe(frame, hide_index=True, column_config={**formats, **(column_config or {})}, **kwargs)
     csv_download("Download CSV", frame, name, f"{key}-csv")
 
 
@@ -159,16 +162,55 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore")
 
 
-def chart(fig: charts.Figure, name: str, key: str) -> None:
-    """The chart across the column, a stack's panels one below the other (each toolbar saves a PNG), with an
-    HTML download of the whole chart below."""
-    for i, spec in enumerate(charts.panels(fig)):
-        st.vega_lite_chart(spec=spec, key=f"{key}-{i}" if i else key, width="stretch")
-    chart_download(lambda: fig, name, key)
+# A browser draws a session's first figure only once it has fetched and run plotly's script (4.7 MB), and while
+# that runs nothing else on the page is drawn: the trial cards under a Drill-down's histogram waited 2-5 s for it
+# (docs/dashboard.md, Paints). So a session's first page with figures is sent without them, each one's place kept
+# at its height; at the page's end (:func:`footer`) a fragment is declared whose rerun the browser asks for on a
+# timer (``st.fragment(run_every=...)``): it comes once the browser has drawn the page, and runs the page again
+# with its figures. Every later page of the session has plotly already and draws its figures at once.
+PLOTLY_READY_KEY = "muttlab-plotly-ready"  # this session's browser has been sent a figure
+PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed" (the browser's timer runs)
+PAINT_PASS_S = 0.5
+
+
+def chart(fig: charts.Figure, name: str, key: str, live: bool = False) -> None:
+    """The figure across the column, drawn by plotly as built (no Streamlit theme: the page shows what the
+    download holds), with "Download chart (HTML)" below: the same figure as a page that opens offline. Its
+    toolbar saves a PNG.
+
+    On a session's first page with figures, the figure's place is kept (its height) and the figure comes with
+    the page's second run, once the browser has drawn the rest (:data:`PLOTLY_READY_KEY`). A ``live`` figure, one
+    redrawn while a computation runs (the training curve), is drawn at once and has no download: the run it
+    belongs to has no second."""
+    if live or st.session_state.get(PLOTLY_READY_KEY):
+        st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
+    else:
+        with st.container(height=int(fig.layout.height or 450), border=False):
+            st.caption("Drawing the chart…")
+        st.session_state[PAINT_PASS_KEY] = "wanted"
+    if not live:
+        chart_download(lambda: fig, name, key)
+
+
+@st.fragment(run_every=PAINT_PASS_S)
+def _paint_pass() -> None:
+    """Declared at the end of a page whose figures wait (:func:`chart`): its first run, with the page, arms it;
+    the next, which the browser asks for once the page is drawn, runs the page again with its figures. That
+    full run declares no fragment, so the browser drops the timer."""
+    if st.session_state.get(PAINT_PASS_KEY) == "armed":
+        st.session_state[PLOTLY_READY_KEY] = True
+        st.session_state[PAINT_PASS_KEY] = None
+        st.rerun()
+    st.session_state[PAINT_PASS_KEY] = "armed"
+
+
+def _config(name: str) -> dict:
+    """plotly's options for the figure, its PNG named as its HTML download is."""
+    return {**charts.CONFIG, "toImageButtonOptions": {**charts.CONFIG["toImageButtonOptions"], "filename": _slug(name)}}
 
 
 def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str) -> None:
-    """"Download chart (HTML)": the chart ``make_figure()`` as a standalone page that draws it offline (Vega
+    """"Download chart (HTML)": the figure ``make_figure()`` as a standalone page that draws it offline (plotly.js
     inlined), built only when clicked."""
     st.download_button("Download chart (HTML)",
                        lambda: charts.offline_html(make_figure(), name).encode("utf-8"),
@@ -451,7 +493,10 @@ def error_boundary() -> Iterator[None]:
 
 
 def footer() -> None:
-    """Version, commit, data checksums and the datasets' licences and citations (every page)."""
+    """Version, commit, data checksums and the datasets' licences and citations (every page); then, on a page
+    whose figures wait for the browser (:func:`chart`), the pass that brings them."""
     facts = services.facts()
     st.divider()
     st.caption("  \n".join(facts.lines()))
+    if st.session_state.get(PAINT_PASS_KEY) == "wanted":
+        _paint_pass()

@@ -55,7 +55,7 @@ def warm_start(settings: Settings) -> WarmState:
 
     First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
     (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
-    drill-down, the rest, Altair's first chart, the shipped snapshots' stamps (the data files hashed), and
+    drill-down, the rest, plotly's first figure, the shipped snapshots' stamps (the data files hashed), and
     last the severity curves' sentences, parsed and corrupted for the page's first curve (after the
     metrics: while a first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded
     by scoring the Playground's example through the scoring queue, which is what starts its process or loads its

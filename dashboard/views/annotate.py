@@ -14,7 +14,7 @@ import streamlit as st
 
 from muttlab import escaping
 from muttlab.corruptions import catalog
-from muttlab.dashboard import auth, services, ui
+from muttlab.dashboard import auth, number_format, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
 from muttlab.pairs.guard import guarded
@@ -253,7 +253,7 @@ def _pair_detail(settings, store, pair, access: auth.Access, corruptions: list[s
                         f"version {pair.version} · updated {pair.updated_at}")
         st.html(diff_block(pair.original, pair.corrupted))
         if pair.human_score is not None:
-            st.caption(f"SICK gold relatedness: {pair.human_score:.2f} / 5")
+            st.caption(f"SICK gold relatedness: {number_format.rating_text(pair.human_score)} / 5")
         if pair.source:
             ui.caption_text(f"source: {pair.source}")
         with st.expander(f"{len(pair.references)} references"):

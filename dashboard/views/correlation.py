@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import charts, number_format, services, ui
 from muttlab.errors import MuttlabError
 
 FLICKR_KEYS = ("metrics", "ratings", "boot")
@@ -23,14 +23,23 @@ UNIT_KEYS = ("unit", "order", "threshold", "assignments", "sweeps")
 MIN_ASSIGNMENTS = 10
 
 
+def _numbers(frame) -> dict:
+    """Streamlit's column formats for a study's table: each coefficient and interval as the chart's hover writes
+    it (:func:`muttlab.dashboard.number_format.correlation_text`)."""
+    coefficients = [c for c in frame.columns if c.split("_")[0] in ("tau", "rho", "ci", "r")]
+    return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
+
+
 def _draw_flickr(table, n_boot: int, seed: int) -> None:
     ui.chart(charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
                                      title="Kendall τ × 100 with human ratings (95% CI)"),
              "flickr8k-kendall", key="flickr-chart")
-    wide = table.pivot_table(index="metric", columns="dataset", values="tau", sort=False).round(1).reset_index()
+    wide = table.pivot_table(index="metric", columns="dataset", values="tau", sort=False).reset_index()
     st.markdown("**τ × 100 by metric**")
-    st.dataframe(wide, hide_index=True)
-    ui.table(table, "flickr8k-correlations", key="flickr-table")
+    st.dataframe(wide, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in wide.columns
+        if c != "metric"})
+    ui.table(table, "flickr8k-correlations", key="flickr-table", column_config=_numbers(table))
     st.caption(f"{n_boot} bootstrap resamples, seed {seed}.")
 
 
@@ -40,7 +49,7 @@ def _draw_units(study_main, sweeps, notes, unit: int) -> None:
     ui.chart(charts.correlation_bars(study_main, "rho", "rho_low", "rho_high",
                                      title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"),
              f"dbleu-units-{unit}", key="dbleu-chart")
-    ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main")
+    ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main", column_config=_numbers(study_main))
     if not sweeps.empty:
         st.markdown("**Sweeps**")
         tabs = st.tabs(["unit size", "n-gram order", "reference threshold"])
@@ -49,7 +58,7 @@ def _draw_units(study_main, sweeps, notes, unit: int) -> None:
                 part = sweeps[sweeps["sweep"] == sweep]
                 ui.chart(charts.sweep_lines(part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
                          f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
-        ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table")
+        ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table", column_config=_numbers(sweeps))
 
 
 def _shipped_flickr(shipped, metrics, datasets, n_boot):

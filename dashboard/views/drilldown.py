@@ -16,8 +16,6 @@ import streamlit as st
 
 from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
-from muttlab.dashboard.comparison_html import comparison_html
-from muttlab.dashboard.margin_bars import margin_bars_html
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
@@ -54,7 +52,7 @@ def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, s
 def _compare(settings, available: list[str], metric: str, corruption: str, refs: int | None, suite_name: str,
              fmt: str | None, title: str, file_key: tuple | None):
     """Another metric on the same trials: which trials only one of the two gets right (browsable below with
-    Show), McNemar's test on those counts, their chart and CSV. Returns the comparison, or None."""
+    Show), McNemar's test on those counts, their figure and CSV. Returns the comparison, or None."""
     others = [m for m in available if m != metric]
     wanted = ui.query_value("vs")
     with st.expander("Compare with another metric on these trials (McNemar)", expanded=wanted in others):
@@ -79,9 +77,8 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
                    "“only … right” below lists either side with its cards.")
         judged = comparison.joined[comparison.both_judged]
         heading = f"{metric} vs {other}: {title}"
-        st.html(comparison_html(comparison.contingency(), judged, metric, other, heading))
-        ui.chart_download(lambda: charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
-                          f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
+        ui.chart(charts.comparison_chart(comparison.contingency(), judged, metric, other, heading),
+                 f"compare-{metric}-{other}-{corruption}", key="dd-compare-chart")
         ui.folded_table("The trials only one of the two gets right", comparison.disagreeing(),
                         f"disagreeing-{metric}-{other}-{corruption}", key="dd-compare")
         return comparison
@@ -189,9 +186,8 @@ def page() -> None:
 
     title = (f"{labels.get(corruption, corruption)}" + (f", {refs} references" if refs is not None else ""))
     heading = f"Margins: {metric} on {title}"
-    st.html(margin_bars_html(cell, heading))
-    ui.chart_download(lambda: charts.margin_histogram(cell, heading),
-                      f"margins-{metric}-{corruption}-{refs or 'own'}", key="dd-margins")
+    ui.chart(charts.margin_histogram(cell, heading), f"margins-{metric}-{corruption}-{refs or 'own'}",
+             key="dd-margins")
 
     comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title, file_key)
 

@@ -14,8 +14,7 @@ import streamlit as st
 
 from muttlab import api
 from muttlab.dashboard import charts, services, ui
-from muttlab.dashboard.correlation_html import correlation_table_html
-from muttlab.dashboard.histogram_html import Series, histogram_html
+from muttlab.dashboard.number_format import fmt_score, rating_text
 from muttlab import stats
 from muttlab.errors import MuttlabError
 
@@ -150,27 +149,21 @@ def page() -> None:
 def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str) -> None:
     summary = numbers.summary.set_index("variable")
     st.subheader(ui.md_text(f"{label}: gold vs {metric}"))
-    a, b, c = st.columns(3)
+    a, b, c = st.columns([1, 2, 2])  # a mean ± sd of scores, four decimals each, is the widest
     a.metric("pairs", numbers.pairs)
-    b.metric("gold: mean ± sd", f"{summary.loc['gold', 'mean']:.2f} ± {summary.loc['gold', 'std']:.2f}")
-    c.metric(ui.md_text(f"{metric}: mean ± sd"), f"{summary.loc[metric, 'mean']:.3f} ± {summary.loc[metric, 'std']:.3f}")
+    b.metric("gold: mean ± sd", f"{rating_text(summary.loc['gold', 'mean'])} ± {rating_text(summary.loc['gold', 'std'])}")
+    c.metric(ui.md_text(f"{metric}: mean ± sd"),
+             f"{fmt_score(summary.loc[metric, 'mean'])} ± {fmt_score(summary.loc[metric, 'std'])}")
     gold_label, metric_label = "SICK gold relatedness (1–5)", f"{metric} score of the corruption"
-    for variable, title, axis, colour in (("gold", gold_label, "relatedness", charts.GOLD_COLOUR),
-                                          (metric, metric_label, f"{metric} score", charts.METRIC_COLOUR)):
-        bins = numbers.histograms[numbers.histograms["variable"] == variable].sort_values("left")
-        st.html(histogram_html([*bins["left"], bins["right"].iloc[-1]],
-                               [Series("sentence", "sentences", colour, bins["count"].astype(int).tolist())],
-                               title=title, x_name=axis, y_name="sentences", axis_title=axis, key=False))
-    ui.chart_download(lambda: charts.score_histograms(numbers.histograms, metric, gold_label, metric_label),
-                      f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
+    ui.chart(charts.score_histograms(numbers.histograms, metric, gold_label, metric_label),
+             f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
 
     st.subheader("Pairwise correlation")
     shown = ["gold"] + [m for m in matrix_metrics if m in numbers.metrics]
     matrix = numbers.correlations[method].loc[shown, shown]
     name = METHOD_LABELS.get(method, method)
-    st.html(correlation_table_html(matrix, name, f"{name}, {label}"))
-    ui.chart_download(lambda: charts.correlation_heatmap(matrix, name, f"{name}, {label}"),
-                      f"sick-{corruption}-{method}", key="human-corr")
+    ui.chart(charts.correlation_heatmap(matrix, name, f"{name}, {label}"), f"sick-{corruption}-{method}",
+             key="human-corr")
     ui.folded_table("The matrix as a table", matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix",
                     key="human-matrix-table")
     ui.folded_table("Summary statistics", numbers.summary, f"sick-{corruption}-summary", key="human-summary")

@@ -66,8 +66,9 @@ def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float
         if p.dev_pearson is not None:
             seen.append({"epoch": p.epoch, "train_loss": p.loss, "dev_pearson": p.dev_pearson, "seed": seed})
             if len(seeds) == 1:
-                curve.altair_chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"),
-                                   key=f"live-{len(seen)}", width="stretch")
+                with curve.container():
+                    ui.chart(charts.loss_curve(pd.DataFrame(seen), "Training so far"), "training-so-far",
+                             key=f"live-{len(seen)}", live=True)
             else:
                 curve.dataframe(pd.DataFrame(seen).groupby("seed", sort=False).last().reset_index(),
                                 hide_index=True)

@@ -14,7 +14,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, glossary, services, ui
+from muttlab.dashboard import charts, glossary, number_format, services, ui
 from muttlab.dashboard.orientation import landing_notes
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.dashboard.grid_progress import run_with_progress
@@ -57,6 +57,13 @@ def _paper_layout(accuracy: pd.DataFrame, labels: dict[str, str]) -> pd.DataFram
                                                                              accuracy["refs"])])
     grid = wide.pivot_table(index="metric", columns="column", values="accuracy", sort=False)
     return grid.round(1).reset_index()
+
+
+def _paper_table(accuracy: pd.DataFrame, labels: dict[str, str], key: str) -> None:
+    """:func:`_paper_layout` as a table, each accuracy written as the grid's tooltips write it."""
+    layout = _paper_layout(accuracy, labels)
+    ui.table(layout, "mutt-accuracy-grid", key=key, column_config={
+        column: st.column_config.NumberColumn(format=number_format.PERCENT_FORMAT) for column in layout.columns[1:]})
 
 
 def page() -> None:
@@ -165,7 +172,7 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
     a.metric("trials", f"{n_trials:,}")
     b.metric("metrics", len(selection.metrics))
     c.metric("scores", f"{2 * len(results.table):,}")
-    d.metric("mean accuracy", f"{accuracy['accuracy'].mean():.1f}%")
+    d.metric("mean accuracy", number_format.percent(accuracy["accuracy"].mean()))
 
     st.subheader("Accuracy")
     st.caption("Percentage of trials each metric gets right, per corruption type and number of references, judged "
@@ -195,7 +202,7 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
         with tables:
             tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
             with tab_paper:
-                ui.table(_paper_layout(accuracy, labels), "mutt-accuracy-grid", key="paper")
+                _paper_table(accuracy, labels, "paper")
             with tab_tidy:
                 tidy = accuracy.assign(label=accuracy["corruption"].map(labels))
                 ui.table(tidy, "mutt-accuracy", key="tidy")
@@ -275,7 +282,7 @@ def _shipped_view(settings) -> None:
     with tables:
         tab_paper, tab_tidy, tab_sig = st.tabs(["Paper layout", "Accuracy with intervals", "Signatures"])
         with tab_paper:
-            ui.table(_paper_layout(cells, labels), "mutt-accuracy-grid", key="shipped-paper")
+            _paper_table(cells, labels, "shipped-paper")
         with tab_tidy:
             ui.table(cells.assign(label=cells["corruption"].map(labels)), "mutt-accuracy", key="shipped-tidy")
         with tab_sig:

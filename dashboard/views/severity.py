@@ -12,8 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard import charts, glossary, services, ui
-from muttlab.dashboard.curves_html import severity_curves_html
+from muttlab.dashboard import charts, glossary, number_format, services, ui
 from muttlab.errors import MuttlabError
 
 # The first curve (muttlab.severity.DEFAULT_CURVE): a typo at strengths 1-3, which every sample scene and most MUTT
@@ -104,13 +103,10 @@ def page() -> None:
         st.success("Every curve is monotone: no metric penalises a stronger corruption less, beyond the tie rule "
                    "and the pass rates' 95% intervals.", icon=":material/check_circle:")
     label = labels.get(corruption, corruption)
-    st.html(severity_curves_html(curve, label, unit))
-    ui.chart_download(lambda: charts.severity_curves(curve, label, unit), f"severity-{corruption}", key="sev-chart")
-    ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table",
-                    column_config={"pass_rate": st.column_config.NumberColumn(format="%.1f"),
-                                   "pass_ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),
-                                   "pass_ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
-                                   "mean_drop": st.column_config.NumberColumn(format="%.4f")})
+    ui.chart(charts.severity_curves(curve, label, unit), f"severity-{corruption}", key="sev-chart")
+    ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table", column_config={
+        column: st.column_config.NumberColumn(heading, format=number_format.PERCENT_FORMAT)
+        for column, heading in (("pass_ci_low", "95% CI low"), ("pass_ci_high", "95% CI high"))})
     ui.copy_link()
 
 

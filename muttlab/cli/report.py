@@ -1,4 +1,5 @@
-"""``muttlab report``: a one-file HTML report of a dashboard view (charts drawn by Vega inlined; opens offline)."""
+"""``muttlab report``: a one-file HTML report of a dashboard view (figures drawn by plotly.js, inlined; opens
+offline; each figure's toolbar saves a PNG)."""
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,8 @@ def handle(args: argparse.Namespace) -> int:
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
         "report", parents=[common], help=summary("report"),
-        description="Write the view of a dashboard link (Run or Drill-down) as one HTML file with its charts "
-                    "(Vega inlined, no internet needed) and tables.")
+        description="Write the view of a dashboard link (Run or Drill-down) as one HTML file with its figures "
+                    "(plotly.js inlined, no internet needed; each figure's toolbar saves a PNG) and tables.")
     parser.add_argument("--view", required=True, metavar="LINK",
                         help="the dashboard link or its query string, e.g. "
                              "'/drilldown?metric=BLEU-4&corruption=neg_subj&refs=5'")

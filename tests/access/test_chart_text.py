@@ -1,8 +1,10 @@
-"""Names a user controls (a metric from their metric path, a corruption from an uploaded suite, a pair key) are
-drawn as characters, never as markup, in every chart: titles, tick labels, legend entries and tooltips. Vega
-draws text as text, so the names travel unchanged, but only as data values and titles: never as a field name
-(which Vega reads as a path) or inside an expression. Checked in the specs, and in real Chromium with Vega
-inlined as a download and a report inline it, where a name that closes the page's script must stay text too."""
+"""Names a user controls (a metric from their metric path, a corruption from an uploaded suite, a trial id) are
+drawn as characters, never as markup, in every figure: titles, tick labels, legend entries, cell labels and
+hovers. Plotly reads a subset of HTML in the text it draws (``<a href>`` becomes a link in the SVG, ``<br>`` a new
+line...), entities, ``%{...}`` templates and ``$...$`` TeX; :func:`muttlab.dashboard.charts.text` escapes each
+(every figure's JSON: ``tests/attacks/test_html_views.py``). Here plotly.js itself draws the figures in real
+Chromium, inlined as a download and a report inline it, where a name that closes the page's script must stay
+text too."""
 from __future__ import annotations
 
 import json
@@ -11,16 +13,17 @@ import pandas as pd
 import pytest
 
 from muttlab.dashboard import charts
+from tests.attacks.test_html_views import assert_text_only
 from tests.dashboard.conftest import browser  # noqa: F401 (the shared Chromium fixture)
 
 LINK = '<a href="http://127.0.0.1:9/a">x</a>'
 IMAGE = '<img src="http://127.0.0.1:9/i.png">'
 SCRIPT = "</script><script>window.pwned = 1</script>"
-METRIC = f"my-metric{LINK}{SCRIPT}"
-CORRUPTION = f"upload{IMAGE}"
+METRIC = f"my-metric{LINK}{SCRIPT}%{{meta[0]}}$x$"
+CORRUPTION = f"upload{IMAGE}<b>bold</b>"
 
 
-def figures():
+def figures() -> dict:
     accuracy = pd.DataFrame([dict(metric=METRIC, corruption=CORRUPTION, refs=5, n=10, passed=7, accuracy=70.0,
                                   ci_low=40.0, ci_high=90.0, tie_rate=0.0)])
     verdicts = pd.DataFrame([dict(metric=METRIC, corruption=CORRUPTION, s_orig=0.5, s_corr=0.4, passed=True)])
@@ -29,6 +32,12 @@ def figures():
     table = pd.DataFrame(dict(metric=[METRIC], dataset=[CORRUPTION], tau=[0.3], ci_low=[0.2], ci_high=[0.4]))
     sweep = pd.DataFrame(dict(metric=[METRIC, METRIC], unit_size=[1, 2], rho=[0.1, 0.2]))
     cell = pd.DataFrame(dict(margin=[0.1, -0.2, 0.3], passed=[True, False, True]))
+    joined = pd.DataFrame({"trial": [CORRUPTION, "t2"], "margin": [0.2, -0.1], "passed": [True, False],
+                           "vs_margin": [-0.3, -0.2], "vs_passed": [False, False]})
+    contingency = pd.DataFrame({f"{METRIC} passes": [0, 0], f"{METRIC} fails": [1, 1]},
+                               index=[f"{CORRUPTION} passes", f"{CORRUPTION} fails"])
+    curve = pd.DataFrame({"metric": [METRIC] * 2, "strength": [1, 2], "n": [30, 30], "pass_rate": [50.0, 40.0],
+                          "mean_drop": [0.2, 0.1], "monotone": ["yes"] * 2})
     history = pd.DataFrame({"epoch": [1, 2], f"loss{IMAGE}": [0.5, 0.4]})
     return {
         "accuracy_heatmap": charts.accuracy_heatmap(accuracy, {CORRUPTION: f"label {IMAGE}"}),
@@ -39,6 +48,8 @@ def figures():
         "correlation_bars": charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset"),
         "sweep_lines": charts.sweep_lines(sweep, "unit_size", "rho", title=METRIC),
         "margin_histogram": charts.margin_histogram(cell, f"Margins: {METRIC} on {CORRUPTION}"),
+        "comparison_chart": charts.comparison_chart(contingency, joined, METRIC, CORRUPTION, METRIC),
+        "severity_curves": charts.severity_curves(curve, CORRUPTION, METRIC),
         "score_histograms": charts.score_histograms(pd.DataFrame(dict(
             variable=["gold", METRIC], left=[1.0, 0.1], right=[2.0, 0.2], count=[1, 1])), METRIC, f"gold {IMAGE}",
             METRIC),
@@ -46,36 +57,15 @@ def figures():
     }
 
 
-def strings(node, path=""):
-    """Every string of a spec with its path."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from strings(value, f"{path}.{key}")
-    elif isinstance(node, (list, tuple)):
-        for i, value in enumerate(node):
-            yield from strings(value, f"{path}[{i}]")
-    elif isinstance(node, str):
-        yield path, node
-
-
-# Where Vega reads a string as a path or as code rather than as text to draw.
-READ_AS_CODE = (".field", ".expr", ".labelExpr", ".test", ".calculate", ".filter")
-
-
 @pytest.mark.parametrize("name", list(figures()))
-def test_names_are_data_never_fields_or_expressions(name):
-    spec = charts.spec(figures()[name])
-    found = list(strings(spec))
-    code = [(p, s) for p, s in found if p.endswith(READ_AS_CODE) or ".field." in p]
-    assert not [(p, s) for p, s in code if any(part in s for part in ("my-metric", "upload", "href", "<img"))], code
-    # The names are there unchanged, to be drawn as the characters they are.
-    assert any(LINK in s or IMAGE in s for _, s in found), name
+def test_the_names_are_escaped_for_plotly(name):
+    assert_text_only(figures()[name], METRIC if name not in ("loss_curve",) else f"loss{IMAGE}")
 
 
 @pytest.mark.browser
-def test_vega_draws_the_names_as_characters_in_chromium(tmp_path, browser):
-    """Vega itself, inlined as a report inlines it: no link or image element, no request to the injected
-    addresses, no script run from a name, the text visible and in the tooltip as text."""
+def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path, browser):
+    """plotly.js itself, inlined as a report inlines it: no link or image element, no request to the injected
+    addresses, no script run from a name, no template filled, no TeX; the names visible as text, in a hover too."""
     figs = figures()
     page_file = tmp_path / "charts.html"
     page_file.write_text("<html><body>" + charts.embed_html(list(figs.values())) + "</body></html>",
@@ -84,20 +74,29 @@ def test_vega_draws_the_names_as_characters_in_chromium(tmp_path, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     page.on("request", lambda request: requested.append(request.url))
     page.goto(page_file.as_uri())
-    page.wait_for_function("document.querySelectorAll('.mutt-chart svg.marks').length >= %d" % len(figs),
-                           timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= %d" % len(figs),
+                           timeout=120_000)
     assert page.evaluate("window.pwned") is None
-    assert page.locator(".mutt-chart svg a, .mutt-chart img").count() == 0
-    assert page.locator("svg image[href*='127.0.0.1:9']").count() == 0
-    text = page.evaluate("Array.from(document.querySelectorAll('.mutt-chart svg text')).map(t => t.textContent)")
+    # (The toolbar's buttons are plotly's own links, outside the drawn figure; a heatmap is drawn as an image of
+    # its own, a data: PNG.)
+    assert page.locator(".js-plotly-plot .main-svg a, .js-plotly-plot img").count() == 0
+    sources = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot image'))"
+                            ".map(i => i.getAttribute('xlink:href') || i.getAttribute('href'))")
+    assert sources and all(source.startswith("data:image/png;base64,") for source in sources)
+    assert page.locator(".js-plotly-plot tspan[style*='bold']").count() == 0  # <b> read as bold: none
+    text = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot svg text'))"
+                         ".map(t => t.textContent)")
     drawn = json.dumps(text)
-    assert METRIC in text and any(CORRUPTION in t for t in text), drawn[:2000]
-    assert any(IMAGE in t for t in text if t.startswith("label")), drawn[:2000]
-    # A cell's tooltip (vega-tooltip writes HTML) shows the names as text.
-    page.locator("#mutt-chart-0 g.mark-text.role-mark text").first.hover()  # the number over the cell
-    tooltip = page.locator("#vg-tooltip-element")
-    tooltip.wait_for(state="visible", timeout=10_000)
-    assert METRIC in tooltip.inner_text()
-    assert tooltip.locator("a, img, script").count() == 0
+    assert METRIC in text, drawn[:3000]  # the heatmap's row label: every character, none read
+    assert any(CORRUPTION in t for t in text) and any(f"label {IMAGE}" == t for t in text), drawn[:3000]
+    assert f"Margins: {METRIC} on {CORRUPTION}" in text, drawn[:3000]
+    # A cell's hover names the metric as text.
+    cell = page.locator("#mutt-chart-0 .nsewdrag").first.bounding_box()
+    page.mouse.move(cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2)
+    hover = page.locator("#mutt-chart-0 .hoverlayer .hovertext")
+    hover.wait_for(state="attached", timeout=10_000)
+    said = hover.locator("text").first.text_content()
+    assert said.startswith(f"{METRIC} · label {IMAGE} · 5 refs"), said
+    assert hover.locator("a").count() == 0
     assert not [url for url in requested if "127.0.0.1:9" in url]
     assert page.evaluate("window.pwned") is None

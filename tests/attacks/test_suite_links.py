@@ -47,7 +47,7 @@ def _refused(link: dict, root, message: str) -> None:
     assert any(message in m for m in told), told
     assert SECRET not in shown and "root:" not in shown
     assert not any(path in shown for path in _server_paths(root))
-    assert not at.get("vega_lite_chart")  # nothing was scored
+    assert not at.get("plotly_chart")  # nothing was scored
 
 
 @pytest.mark.parametrize("suite, message", [

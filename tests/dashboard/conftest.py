@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from muttlab.dashboard.ui import PLOTLY_READY_KEY
 from muttlab.resources.bundled import dashboard_dir
 from muttlab.settings import load_settings
 
@@ -45,23 +46,29 @@ def app_settings(app_env):
     return load_settings()
 
 
-def open_page(page: str, secrets: dict | None = None, state: dict | None = None) -> AppTest:
-    """Run the app, switch to ``views/<page>.py`` and run it; ``state`` is put in session state first."""
+def open_page(page: str, secrets: dict | None = None, state: dict | None = None,
+              plotly_ready: bool = True) -> AppTest:
+    """Run the app, switch to ``views/<page>.py`` and run it; ``state`` is put in session state first. With
+    ``plotly_ready`` the session's browser has drawn a figure before, so figures come with the page's first run
+    (ui.chart; AppTest runs no browser timer to bring them in a second)."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     for key, value in (secrets or {}).items():
         at.secrets[key] = value
     at.run()
-    for key, value in (state or {}).items():
+    for key, value in {**({PLOTLY_READY_KEY: True} if plotly_ready else {}), **(state or {})}.items():
         at.session_state[key] = value
     at.switch_page(f"views/{page}.py").run()
     return at
 
 
-def open_link(page: str, query: dict) -> AppTest:
-    """A fresh session opening the address ``/<page>?<query>`` (``run`` is the default page)."""
+def open_link(page: str, query: dict, plotly_ready: bool = True) -> AppTest:
+    """A fresh session opening the address ``/<page>?<query>`` (``run`` is the default page); ``plotly_ready``
+    as for :func:`open_page`."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
+    if plotly_ready:
+        at.session_state[PLOTLY_READY_KEY] = True
     if page == "run":
         return at.run()
     at.run()
@@ -183,11 +190,54 @@ def trial_cards(at: AppTest) -> list[dict]:
     return cards
 
 
+@pytest.fixture
+def downloads(monkeypatch):
+    """What each download button (by key) would hand the browser when pressed."""
+    import streamlit
+
+    kept = {}
+    real = streamlit.download_button
+
+    def keep(label, data, *args, **kwargs):
+        kept[kwargs.get("key")] = data
+        return real(label, data, *args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "download_button", keep)
+    return lambda key: (lambda d: d() if callable(d) else d)(kept[key])
+
+
 def grid_html(at: AppTest) -> str:
     """The body of the page's accuracy grid (one st.html element)."""
     grids = [body for body in html_bodies(at) if 'class="mutt-grid"' in body]
     assert len(grids) == 1, f"{len(grids)} grids on the page"
     return grids[0]
+
+
+# What an accuracy cell's tooltip (the grid's) or hover (the heatmap's) says: number_format.cell_lines.
+CELL_TOOLTIP = re.compile(r"(?P<metric>.+) · (?P<label>.+) · (?P<refs>\d+) refs\n"
+                          r"accuracy (?P<accuracy>[0-9.]+)% \((?P<passed>\d+)/(?P<n>\d+)\)\n"
+                          r"95% CI (?P<ci_low>[0-9.]+)–(?P<ci_high>[0-9.]+)%(?:\nties (?P<tie_rate>[0-9.]+)%)?")
+
+
+def grid_tooltips(body: str) -> dict[tuple[str, str, int], str]:
+    """Each cell of an accuracy grid's HTML: (metric, corruption, refs) from its link, and its tooltip."""
+    return {(q["metric"][0], q["corruption"][0], int(q["refs"][0])): attrs["title"]
+            for tag, attrs in html_start_tags(body) if tag == "a" and attrs.get("href", "").startswith("drilldown?")
+            for q in [parse_qs(attrs["href"].partition("?")[2])]}
+
+
+def assert_says_the_export(said: str, row) -> None:
+    """A cell's tooltip or hover ``said`` gives the numbers of ``row``, the cell's row of the exported CSV, at
+    the precision it writes them: accuracy, its interval and the tie rate to one decimal (all in percent, as
+    exported), passed and n exactly."""
+    found = CELL_TOOLTIP.match(said)
+    assert found, said
+    for column in ("accuracy", "ci_low", "ci_high", "tie_rate"):
+        if found[column] is None:
+            assert column == "tie_rate" and row.get(column) != row.get(column), (said, row)
+        else:
+            assert float(found[column]) == round(float(row[column]), 1), (column, said, dict(row))
+    assert (int(found["passed"]), int(found["n"])) == (int(row["passed"]), int(row["n"])), said
 
 
 def grid_cells(at: AppTest) -> list[tuple[str, str, int]]:
@@ -197,20 +247,57 @@ def grid_cells(at: AppTest) -> list[tuple[str, str, int]]:
     return [(c["metric"][0], c["corruption"][0], int(c["refs"][0])) for c in cells]
 
 
-def charts_drawn(at: AppTest) -> list[tuple[dict, dict]]:
-    """Each chart on the page: its Vega-Lite spec and the rows of its datasets by name (Streamlit sends a chart's
-    inline data beside the spec, as Arrow)."""
+def figures_drawn(at: AppTest) -> list:
+    """Each plotly figure on the page (``st.plotly_chart``), as the figure object the page sent: its traces' arrays
+    decoded (plotly sends numbers as typed arrays), its text as sent (escaped for plotly)."""
     import json
 
-    import pyarrow as pa
+    import plotly.graph_objects as go
 
-    out = []
-    for element in at.get("vega_lite_chart"):
-        datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
-        out.append((json.loads(element.proto.spec), datasets))
-    return out
+    return [go.Figure(_typed_arrays(json.loads(element.proto.spec)), skip_invalid=True)
+            for element in at.get("plotly_chart")]
 
 
-def chart_title(spec: dict) -> str:
-    title = spec.get("title", "")
-    return title.get("text", "") if isinstance(title, dict) else title
+def _typed_arrays(node):
+    """A figure's JSON with plotly's typed arrays (``{"dtype": "f8", "bdata": <base64>, "shape": "2, 3"}``, as
+    plotly.py writes numpy arrays) read back into lists."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(node, dict):
+        if set(node) >= {"dtype", "bdata"}:
+            values = np.frombuffer(base64.b64decode(node["bdata"]), dtype=np.dtype(node["dtype"]))
+            if "shape" in node:
+                values = values.reshape([int(n) for n in str(node["shape"]).split(",")])
+            return values.tolist()
+        return {key: _typed_arrays(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_typed_arrays(value) for value in node]
+    return node
+
+
+def figures_in_html(document: str) -> list:
+    """Each plotly figure an HTML file draws (a chart download, a report): the data and layout handed to
+    ``Plotly.newPlot``, as figures."""
+    import json
+
+    import plotly.graph_objects as go
+
+    decoder, found = json.JSONDecoder(), []
+    for match in re.finditer(r'Plotly\.newPlot\(\s*"[^"]+",\s*', document):
+        data, end = decoder.raw_decode(document, match.end())
+        layout, _ = decoder.raw_decode(document, document.index("{", end))
+        found.append(go.Figure({"data": _typed_arrays(data), "layout": _typed_arrays(layout)}, skip_invalid=True))
+    return found
+
+
+def figure_title(figure) -> str:
+    """A figure's title as it reads (plotly's entities decoded)."""
+    return html.unescape(figure.layout.title.text or "")
+
+
+def read_as_plotly_shows(value: str) -> str:
+    """Text of a figure as plotly draws it: its ``<br>`` a line break, its entities decoded (the only markup
+    :func:`muttlab.dashboard.charts.text` lets through is the hovers' own line breaks)."""
+    return html.unescape(value.replace("<br>", "\n"))

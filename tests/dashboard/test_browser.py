@@ -33,10 +33,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = REPO / "test-artifacts"
 MUTTLAB = Path(sys.executable).with_name("muttlab")
 EXCEPTION = '[data-testid="stException"]'
-# A line of a Vega-Lite chart, as Vega draws it into the chart's SVG.
-CURVE_LINE = ".mutt-curves .mutt-line"  # a severity curve's line (dashboard/curves_html.py)
-# The title of the Drill-down's margins histogram (HTML, above the trial cards).
-MARGINS_TITLE = ".mutt-margins .mutt-hist-title"
+# A line of a plotly figure (a severity curve's), as plotly.js draws it into the figure's SVG.
+CURVE_LINE = ".js-plotly-plot .scatterlayer .js-line"
+# The title of a plotly figure: on the Drill-down, the first is the margins histogram's (above the trial cards).
+MARGINS_TITLE = ".js-plotly-plot .gtitle"
 
 
 def _free_port() -> int:

@@ -1,11 +1,16 @@
-"""Charts (Vega-Lite specs) from result frames, without Streamlit."""
+"""The plotly figures built from result frames, without Streamlit: each figure's data against the numbers it is
+built from (an accuracy table the engine computes from a hand-made runner table, margins and curves written
+here), its hovers against the formatters the tables use, and its colours."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from muttlab.dashboard import charts
+from muttlab.dashboard.number_format import cell_lines
 from muttlab.engine.accuracy import accuracy_table
+from tests.dashboard.conftest import read_as_plotly_shows
 
 # A hand-made runner table: BLEU-4 passes 3 of 4 neg_subj trials at 5 refs and 4 of 4 at 10; ROUGE-L
 # passes 1 of 4 and 2 of 4; nothing is scored for ROUGE-L on passive.
@@ -15,101 +20,122 @@ ROWS = [("BLEU-4", "neg_subj", 5, [1, 1, 1, 0]), ("BLEU-4", "neg_subj", 10, [1, 
 
 
 def _results() -> pd.DataFrame:
+    """The runner's tidy table of :data:`ROWS`; the first failing trial of each cell is a tie."""
     frames = []
     for metric, corruption, refs, ok in ROWS:
+        tied = np.zeros(4, dtype=bool)
+        if 0 in ok:
+            tied[ok.index(0)] = True
         frames.append(pd.DataFrame({"trial": [f"{corruption}/{i}" for i in range(4)], "corruption": corruption,
-                                    "metric": metric, "refs": refs, "passed": np.array(ok, dtype=bool)}))
+                                    "metric": metric, "refs": refs, "passed": np.array(ok, dtype=bool),
+                                    "tied": tied}))
     return pd.concat(frames, ignore_index=True)
 
 
-def _values(spec: dict) -> list[dict]:
-    """Every data row of a spec (Altair gathers each chart's inline rows under the top level's ``datasets``)."""
-    return [row for rows in spec.get("datasets", {}).values() for row in rows]
-
-
-def _encodings(spec: dict) -> list[dict]:
-    out = [spec["encoding"]] if "encoding" in spec else []
-    for key in ("layer", "vconcat", "hconcat"):
-        for part in spec.get(key, []):
-            out += _encodings(part)
-    return out + (_encodings(spec["spec"]) if "spec" in spec else [])
-
-
-def test_heatmap_has_one_panel_per_ref_count_with_the_accuracies():
-    acc = accuracy_table(_results())
-    spec = charts.spec(charts.accuracy_heatmap(acc, {"neg_subj": "Negated Subject", "passive": "Active-to-Passive"}))
-    assert spec["facet"]["column"]["sort"] == ["5 references", "10 references"]
-    cells = {(r["metric"], r["type"], r["refs"]): r["accuracy"] for r in _values(spec)}
-    assert cells == {("BLEU-4", "Negated Subject", "5 references"): 75.0,
-                     ("BLEU-4", "Active-to-Passive", "5 references"): 50.0,
-                     ("ROUGE-L", "Negated Subject", "5 references"): 25.0,
-                     ("BLEU-4", "Negated Subject", "10 references"): 100.0,
-                     ("BLEU-4", "Active-to-Passive", "10 references"): 25.0,
-                     ("ROUGE-L", "Negated Subject", "10 references"): 50.0}  # ROUGE-L x passive was not run
-    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "accuracy")
-    assert colour["scale"]["domain"][0] == 0 and colour["scale"]["domain"][-1] == 100
-    x = next(e["x"] for e in _encodings(spec) if "x" in e)
-    assert x["sort"] == ["Negated Subject", "Active-to-Passive"]
-
-
-def test_heatmap_cells_show_counts_and_interval_on_hover():
-    acc = accuracy_table(_results())
-    spec = charts.spec(charts.accuracy_heatmap(acc))
-    row = next(r for r in _values(spec)
-               if (r["metric"], r["type"], r["refs"]) == ("BLEU-4", "neg_subj", "5 references"))
-    low, high = acc.loc[(acc["metric"] == "BLEU-4") & (acc["corruption"] == "neg_subj") & (acc["refs"] == 5),
-                        ["ci_low", "ci_high"]].iloc[0]
-    assert row["trials"] == "3/4" and row["interval"] == f"{low:.1f}–{high:.1f}%"
-    tooltip = next(e["tooltip"] for e in _encodings(spec) if "tooltip" in e)
-    assert {t["field"] for t in tooltip} >= {"trials", "interval", "accuracy"}
-
-
-def _counts(spec: dict) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for row in _values(spec):
-        if "outcome" in row:
-            out[row["outcome"]] = out.get(row["outcome"], 0) + row["trials"]
+def _cells(figure) -> dict[tuple[str, str, str], float]:
+    """(metric, corruption label, panel title) -> the accuracy a heatmap cell is coloured by; None when empty."""
+    titles = [a.text for a in figure.layout.annotations]
+    out = {}
+    for trace, title in zip(figure.data, titles):
+        for y, row in zip(trace.y, trace.z):
+            for x, z in zip(trace.x, row):
+                out[(y, x, title)] = z
     return out
 
 
-def _x_title(spec: dict) -> str:
-    return next(e["x"]["title"] for e in _encodings(spec) if e.get("x", {}).get("field") == "left")
+def test_the_heatmap_has_one_panel_per_ref_count_with_the_accuracies():
+    acc = accuracy_table(_results())
+    figure = charts.accuracy_heatmap(acc, {"neg_subj": "Negated Subject", "passive": "Active-to-Passive"})
+    assert [a.text for a in figure.layout.annotations] == ["5 references", "10 references"]
+    assert _cells(figure) == {("BLEU-4", "Negated Subject", "5 references"): 75.0,
+                              ("BLEU-4", "Active-to-Passive", "5 references"): 50.0,
+                              ("ROUGE-L", "Negated Subject", "5 references"): 25.0,
+                              ("ROUGE-L", "Active-to-Passive", "5 references"): None,  # not run
+                              ("BLEU-4", "Negated Subject", "10 references"): 100.0,
+                              ("BLEU-4", "Active-to-Passive", "10 references"): 25.0,
+                              ("ROUGE-L", "Negated Subject", "10 references"): 50.0,
+                              ("ROUGE-L", "Active-to-Passive", "10 references"): None}
+    for trace in figure.data:  # one fixed scale, 0-100 %, so colours compare across runs
+        assert (trace.zmin, trace.zmax) == (0.0, 100.0)
+        assert [c for _, c in trace.colorscale] == [c.lower() for c in charts.ACCURACY_SCALE]
+        assert list(trace.x) == ["Negated Subject", "Active-to-Passive"]
+    # The cell's label is the whole percentage the grid prints.
+    assert [list(r) for r in figure.data[0].text] == [["75", "50"], ["25", ""]]
 
 
-def test_margin_histogram_splits_passes_and_fails():
+def test_a_heatmap_cell_hovers_what_the_grid_tooltip_says():
+    acc = accuracy_table(_results())
+    figure = charts.accuracy_heatmap(acc)
+    row = acc[(acc["metric"] == "BLEU-4") & (acc["corruption"] == "passive") & (acc["refs"] == 5)].iloc[0]
+    hover = read_as_plotly_shows(figure.data[0].hovertext[0][1])
+    assert hover.split("\n") == cell_lines(row, "BLEU-4", "passive", 5)
+    # 1 of 4 trials ties (tie_rate 25.0, already a percentage): the hover says 25.0%, as the CSV.
+    assert row["tie_rate"] == 25.0 and "ties 25.0%" in hover
+    assert hover.startswith("BLEU-4 · passive · 5 refs\naccuracy 50.0% (2/4)\n95% CI ")
+
+
+def test_a_tie_rate_under_one_percent_is_not_multiplied_again():
+    """METEOR-1.5 x Active-to-Passive x 5 refs on the MUTT sets: 2 ties in 214 trials, tie_rate 0.9346 (percent,
+    engine.accuracy.accuracy_cells); the tooltips said "ties 93.5%"."""
+    row = pd.Series({"accuracy": 43.925, "passed": 94, "n": 214, "ci_low": 37.4, "ci_high": 50.6,
+                     "tie_rate": 100.0 * 2 / 214})
+    assert cell_lines(row, "METEOR-1.5", "Active-to-Passive", 5)[-1] == "ties 0.9%"
+
+
+def test_the_margin_histogram_splits_passes_and_fails():
     margins = [-0.2, -0.1] + [0.01 * i for i in range(1, 49)]
     cell = pd.DataFrame({"margin": margins, "passed": [m > 0 for m in margins]})
-    spec = charts.spec(charts.margin_histogram(cell))
-    assert _counts(spec) == {"fails (2)": 2, "passes (48)": 48}
-    assert all(row["right"] <= 0 for row in _values(spec) if row.get("outcome") == "fails (2)")
-    assert "beyond the axis" not in _x_title(spec)
+    figure = charts.margin_histogram(cell)
+    fails, passes = figure.data
+    assert (fails.name, passes.name) == ("fails (2)", "passes (48)")
+    assert int(np.sum(fails.y)) == 2 and int(np.sum(passes.y)) == 48
+    half = fails.width / 2
+    assert all(x + half <= 1e-12 for x, n in zip(fails.x, fails.y) if n)  # every fail's bin lies left of 0
+    assert "beyond the axis" not in figure.layout.xaxis.title.text
+    assert (fails.marker.color, passes.marker.color) == (charts.FAIL_COLOUR, charts.PASS_COLOUR)
+    assert figure.layout.barmode == "stack"
 
 
-def test_margin_histogram_keeps_outliers_from_flattening_the_axis():
+def test_the_margin_histogram_keeps_outliers_from_flattening_the_axis():
     # A difference-rule margin over a near-zero original score: tolerance - |delta| / 1e-9.
     margins = [0.15 - 0.5 / 1e-9] + [0.01 * i for i in range(1, 100)]
     cell = pd.DataFrame({"margin": margins, "passed": [m >= 0 for m in margins]})
-    spec = charts.spec(charts.margin_histogram(cell))
-    fails = [row for row in _values(spec) if row.get("outcome") == "fails (1)"]
-    assert len(fails) == 1 and -10 < fails[0]["left"] < 0  # clipped into the edge bin, not at -5e8
-    assert "1 beyond the axis" in _x_title(spec)
-    assert _counts(spec) == {"fails (1)": 1, "passes (99)": 99}
+    figure = charts.margin_histogram(cell)
+    fails, passes = figure.data
+    low, high = figure.layout.xaxis.range
+    assert -10 < low < 0 and high < 2  # not at -5e8
+    drawn = [x for x, n in zip(fails.x, fails.y) if n]
+    assert len(drawn) == 1 and drawn[0] - fails.width / 2 == pytest.approx(low)  # clipped into the edge bin
+    assert "1 beyond the axis" in figure.layout.xaxis.title.text
+    assert (fails.name, passes.name) == ("fails (1)", "passes (99)")
+    # Each bar hovers its bin and both counts in it, its edges written as the cards write margins.
+    first = read_as_plotly_shows(fails.hovertext[0])
+    assert first.startswith("margin ") and first.endswith(": 1 fails, 0 passes")
 
 
-def test_correlation_heatmap_is_fixed_to_minus_one_one():
+def test_the_correlation_heatmap_is_fixed_to_minus_one_one():
     matrix = pd.DataFrame([[1.0, 0.3], [0.3, 1.0]], index=["gold", "METEOR-1.5"], columns=["gold", "METEOR-1.5"])
-    spec = charts.spec(charts.correlation_heatmap(matrix, "spearman"))
-    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "r")
-    assert (colour["scale"]["domain"][0], colour["scale"]["domain"][-1]) == (-1, 1)
-    assert {(r["y"], r["x"]): r["r"] for r in _values(spec)} == {
+    figure = charts.correlation_heatmap(matrix, "Spearman ρ")
+    trace = figure.data[0]
+    assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
+    assert {(y, x): z for y, row in zip(trace.y, trace.z) for x, z in zip(trace.x, row)} == {
         ("gold", "gold"): 1.0, ("gold", "METEOR-1.5"): 0.3, ("METEOR-1.5", "gold"): 0.3,
         ("METEOR-1.5", "METEOR-1.5"): 1.0}
+    assert [list(r) for r in trace.text] == [["1.000", "0.300"], ["0.300", "1.000"]]
+    assert read_as_plotly_shows(trace.hovertext[1][0]) == "METEOR-1.5 × gold: Spearman ρ = 0.300"
 
 
 def test_a_chart_download_draws_offline():
     page = charts.offline_html(charts.accuracy_heatmap(accuracy_table(_results())), "grid")
-    assert "window.vegaEmbed=" in page and 'vegaEmbed("#mutt-chart-0"' in page and "BLEU-4" in page
-    assert "<script src=" not in page
+    assert "Plotly.newPlot(" in page and 'id="mutt-chart-0"' in page and "BLEU-4" in page
+    assert "<script src=" not in page and len(page) > 3_000_000  # plotly.js (4.7 MB) inlined
+
+
+def test_a_report_inlines_plotly_once_for_all_its_figures():
+    cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3], "passed": [False, True, True]})
+    two = charts.embed_html([charts.margin_histogram(cell), charts.margin_histogram(cell)])
+    one = charts.embed_html([charts.margin_histogram(cell)])
+    assert two.count("Plotly.newPlot(") == 2 and len(two) - len(one) < 100_000
 
 
 def test_a_large_grid_stacks_its_panels():
@@ -117,53 +143,37 @@ def test_a_large_grid_stacks_its_panels():
     frames = [pd.DataFrame({"trial": [f"{c}/{i}" for i in range(4)], "corruption": c, "metric": m, "refs": k,
                             "passed": np.array(ok, dtype=bool)}) for m, c, k, ok in rows]
     # 10 corruptions x 3 counts: one panel per count, one above the other; two small panels side by side.
-    assert "row" in charts.spec(charts.accuracy_heatmap(accuracy_table(pd.concat(frames, ignore_index=True))))["facet"]
-    assert "column" in charts.spec(charts.accuracy_heatmap(accuracy_table(_results())))["facet"]
+    stacked = charts.accuracy_heatmap(accuracy_table(pd.concat(frames, ignore_index=True)))
+    assert [tuple(stacked.layout[f"xaxis{i or ''}"].domain) for i in (0, 2, 3)] == [(0.0, 1.0)] * 3
+    side = charts.accuracy_heatmap(accuracy_table(_results()))
+    assert side.layout.xaxis.domain[1] < side.layout.xaxis2.domain[0]
 
 
-def test_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
+def test_the_loss_curve_draws_one_line_per_seed_and_never_the_seed_itself():
     history = pd.DataFrame({"seed": [1, 1, 2, 2], "epoch": [1, 2, 1, 2], "train_loss": [0.9, 0.7, 0.8, 0.6],
                             "dev_pearson": [0.5, 0.6, 0.55, 0.65]})
-    spec = charts.spec(charts.loss_curve(history))
-    colour = next(e["color"] for e in _encodings(spec) if "color" in e)
-    assert colour["scale"]["domain"] == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)",
-                                         "dev_pearson (seed 2)"]
-    assert [r["value"] for r in _values(spec) if r["series"] == "train_loss (seed 2)"] == [0.8, 0.6]
+    figure = charts.loss_curve(history)
+    assert [t.name for t in figure.data] == ["train_loss (seed 1)", "dev_pearson (seed 1)", "train_loss (seed 2)",
+                                             "dev_pearson (seed 2)"]
+    assert list(figure.data[2].y) == [0.8, 0.6] and list(figure.data[2].x) == [1, 2]
 
 
-def test_a_page_draws_a_stack_panel_by_panel_each_with_the_charts_data_and_title():
-    import vl_convert
-
-    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2, "strength": [1, 2], "pass_rate": [90.0, 80.0],
-                          "mean_drop": [0.1, 0.2], "monotone": ["yes", "yes"]})
+def test_the_severity_curves_share_a_legend_entry_across_both_panels():
+    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2 + ["ROUGE-L"] * 2, "strength": [1, 2, 1, 2], "n": [30] * 4,
+                          "pass_rate": [100.0, 80.0, 70.0, 75.0], "pass_ci_low": [88.6, 62.7, 52.1, 57.7],
+                          "pass_ci_high": [100.0, 90.5, 83.3, 88.1], "mean_drop": [0.1, 0.2, 0.1, 0.05],
+                          "monotone": ["yes", "yes", "no", "no"]})
     figure = charts.severity_curves(curve, "Typo")
-    whole, parts = charts.spec(figure), charts.panels(figure)
-    assert len(parts) == len(whole["vconcat"]) == 2
-    assert all("vconcat" not in part and part["config"] == whole["config"] for part in parts)
-    assert parts[0]["title"]["text"] == whole["title"]["text"] and parts[0]["title"]["subtitle"] == "pass rate (%)"
-    assert [r["pass_rate"] for r in _values(parts[1])] == [90.0, 80.0]
-    for part in parts:  # each compiles and draws its lines from the data it carries
-        assert "<path" in vl_convert.vegalite_to_svg({**part, "width": 400})
-    single = charts.margin_histogram(pd.DataFrame({"margin": [0.1, -0.1], "passed": [True, False]}))
-    assert charts.panels(single) == [charts.spec(single)]
-
-
-def test_every_chart_spec_compiles_and_draws():
-    """Each chart through Vega-Lite's own compiler and Vega's renderer (vl-convert), as a browser would draw it."""
-    import vl_convert
-
-    acc = accuracy_table(_results())
-    cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3, 0.5], "passed": [False, True, True, True]})
-    joined = pd.DataFrame({"trial": ["a", "b", "c"], "margin": [0.1, -0.2, 0.3], "vs_margin": [0.2, 0.1, -0.1],
-                           "passed": [True, False, True], "vs_passed": [True, True, False]})
-    figures = [charts.accuracy_heatmap(acc), charts.margin_histogram(cell, "Margins"),
-               charts.comparison_chart(pd.DataFrame([[1, 1], [1, 0]], index=["A passes", "A fails"],
-                                                    columns=["B passes", "B fails"]), joined, "A", "B"),
-               charts.change_heatmap(pd.DataFrame([dict(metric="A", corruption="x", s_orig=0.5, s_corr=0.4,
-                                                        passed=True)]))]
-    for figure in figures:
-        svg = vl_convert.vegalite_to_svg(charts.sized(figure))
-        assert svg.startswith("<svg") and "<text" in svg
+    rates = [t for t in figure.data if t.yaxis == "y"]
+    drops = [t for t in figure.data if t.yaxis == "y2"]
+    assert [t.name for t in rates] == ["BLEU-4", "ROUGE-L (not monotone)"]
+    assert [t.showlegend for t in drops] == [False, False]  # one legend entry hides or isolates both panels
+    assert [t.legendgroup for t in rates] == [t.legendgroup for t in drops]
+    assert [t.line.dash for t in rates] == ["solid", "dash"]
+    assert list(rates[0].y) == [100.0, 80.0] and list(rates[0].error_y.array) == pytest.approx([0.0, 10.5])
+    assert list(rates[0].error_y.arrayminus) == pytest.approx([11.4, 17.3])
+    low, high = figure.layout.yaxis.range  # 100 % is drawn where it is, with room for its marker
+    assert low < 0 and high > 100
 
 
 # Dichromat simulation (Viénot, Brettel & Mollon 1999) in linear sRGB: protanopia and deuteranopia, the two
@@ -184,7 +194,7 @@ def _lab(rgb: np.ndarray) -> np.ndarray:
 def _linear(colour: str) -> np.ndarray:
     if colour.startswith("#"):
         values = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
-    else:  # "rgb(r, g, b)", as charts.scale_colours writes it
+    else:  # "rgb(r, g, b)", as charts.colours_with_ink writes it
         values = [float(v) for v in colour[colour.index("(") + 1:-1].split(",")]
     srgb = np.array(values) / 255.0
     return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
@@ -198,26 +208,23 @@ def _seen_apart(a: str, b: str) -> float:
 
 
 def test_the_grid_scale_and_the_verdict_colours_are_told_apart_by_red_green_colour_blind_readers():
-    low, high = charts.scale_colours(charts.ACCURACY_SCALE, [0.0, 1.0])
+    (low, _), (high, _) = charts.colours_with_ink(charts.ACCURACY_SCALE, [0.0, 1.0])
     assert _seen_apart(low, high) > 30
     assert _seen_apart(charts.PASS_COLOUR, charts.FAIL_COLOUR) > 30
     # The check can fail: a red-yellow-green grid's ends (ColorBrewer's RdYlGn) look alike to a deuteranope.
     assert _seen_apart("#a50026", "#006837") < 20
 
 
-def _colour_scale(spec: dict) -> dict:
-    return next(e["color"]["scale"] for e in _encodings(spec) if "scale" in e.get("color", {}))
-
-
-def test_every_chart_draws_passes_fails_and_lines_in_the_colour_blind_safe_palette():
-    cell = pd.DataFrame({"margin": [-0.2, 0.1, 0.3, 0.5], "passed": [False, True, True, True]})
-    histogram = _colour_scale(charts.spec(charts.margin_histogram(cell)))
-    assert dict(zip(histogram["domain"], histogram["range"])) == {"fails (1)": charts.FAIL_COLOUR,
-                                                                  "passes (3)": charts.PASS_COLOUR}
-    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2 + ["ROUGE-L"] * 2, "strength": [1, 2, 1, 2],
+def test_every_chart_draws_its_lines_and_bars_in_the_colour_blind_safe_palette():
+    curve = pd.DataFrame({"metric": ["BLEU-4"] * 2 + ["ROUGE-L"] * 2, "strength": [1, 2, 1, 2], "n": [9] * 4,
                           "pass_rate": [90.0, 80.0, 70.0, 75.0], "mean_drop": [0.1, 0.2, 0.1, 0.05],
                           "monotone": ["yes", "yes", "no", "no"]})
-    lines = _colour_scale(charts.spec(charts.severity_curves(curve, "Typo")))
-    assert lines["domain"] == ["BLEU-4", "ROUGE-L (not monotone)"] and set(lines["range"]) <= set(charts.OKABE_ITO)
-    bars = charts.correlation_bars(pd.DataFrame({"metric": ["BLEU-4", "METEOR"], "tau": [0.3, 0.4]}), "tau")
-    assert set(_colour_scale(charts.spec(bars))["range"]) <= set(charts.OKABE_ITO)
+    table = pd.DataFrame({"metric": ["BLEU-4", "METEOR", "BLEU-4", "METEOR"], "tau": [0.3, 0.4, 0.2, 0.1],
+                          "dataset": ["expert", "expert", "crowd", "crowd"]})
+    scores = pd.DataFrame({"metric": ["BLEU-4", "BLEU-4"], "candidate": [0, 1], "score": [0.5, 0.4]})
+    figures = [charts.severity_curves(curve, "Typo"), charts.correlation_bars(table, "tau", colour="dataset"),
+               charts.sentence_scores(scores, ["sentence", "negated"]),
+               charts.loss_curve(pd.DataFrame({"epoch": [1, 2], "train_loss": [0.9, 0.7]}))]
+    for figure in figures:
+        colours = {t.marker.color for t in figure.data}
+        assert colours and colours <= set(charts.OKABE_ITO), colours

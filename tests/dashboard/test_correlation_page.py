@@ -6,7 +6,7 @@ import pytest
 from muttlab import api
 from muttlab.human import dbleu, flickr
 from muttlab.human.flickr import flickr_correlations
-from tests.dashboard.conftest import chart_title, charts_drawn, open_link, open_page, shown_errors
+from tests.dashboard.conftest import figure_title, figures_drawn, open_link, open_page, shown_errors
 
 STATE = {"flickr-metrics": ["BLEU-1"], "flickr-datasets": ["expert"], "flickr-boot": 0}
 
@@ -24,9 +24,12 @@ def test_flickr_expert_kendall_matches_the_study(app_env, app_settings):
     assert table["metric"].tolist() == ["BLEU-1"]
     assert table["tau"].tolist() == pytest.approx(expected["tau"].tolist())
     assert table["n"].tolist() == expected["n"].tolist()
-    # The unit study below shows its shipped charts; the Flickr8K section draws one.
-    titles = [chart_title(spec) for spec, _ in charts_drawn(at)]
-    assert titles.count("Kendall τ × 100 with human ratings (95% CI)") == 1
+    # The unit study below shows its shipped charts; the Flickr8K section draws one, its bar the study's τ.
+    drawn = [f for f in figures_drawn(at) if figure_title(f) == "Kendall τ × 100 with human ratings (95% CI)"]
+    assert len(drawn) == 1
+    assert [list(t.y) for t in drawn[0].data] == [pytest.approx(expected["tau"].tolist())]
+    assert list(drawn[0].data[0].error_y.array) == pytest.approx((expected["ci_high"] - expected["tau"]).tolist(),
+                                                                 nan_ok=True)  # no resamples: no interval
 
 
 def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):
@@ -38,6 +41,12 @@ def test_dbleu_unit_study_matches_the_engine(app_env, app_settings):
     main = next(d.value for d in at.dataframe if "rho" in d.value.columns)
     assert main["metric"].tolist() == ["BLEU", "sentence-BLEU", "DeltaBLEU"]
     assert main["rho"].tolist() == pytest.approx(expected["rho"].tolist())
+    # Its figure: a bar per comparison at the study's ρ, whiskers to the assignments' 95% interval.
+    (bars,) = [f for f in figures_drawn(at) if figure_title(f).startswith("Spearman ρ with human ratings, units of 100")]
+    assert list(bars.data[0].x) == ["BLEU", "sentence-BLEU", "DeltaBLEU"]
+    assert list(bars.data[0].y) == pytest.approx(expected["rho"].tolist())
+    assert list(bars.data[0].error_y.array) == pytest.approx((expected["rho_high"] - expected["rho"]).tolist())
+    assert list(bars.data[0].error_y.arrayminus) == pytest.approx((expected["rho"] - expected["rho_low"]).tolist())
 
 
 def test_without_a_data_dir_the_shipped_studies_are_shown(app_env, monkeypatch):

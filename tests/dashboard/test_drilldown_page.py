@@ -1,14 +1,14 @@
 """The Drill-down page: one cell's trials, failing first by margin, with diffs, filters and downloads."""
 from __future__ import annotations
 
-import html
-import re
-
 import numpy as np
+import pytest
 
 from muttlab.engine import runner
 from muttlab.sources import load_mutt_experiments
-from tests.dashboard.conftest import html_bodies, html_tables, open_page, shown_errors, trial_cards
+from muttlab.dashboard.number_format import fmt_score
+from tests.dashboard.conftest import (figure_title, figures_drawn, html_bodies, open_page, read_as_plotly_shows,
+                                      shown_errors, trial_cards)
 
 CELL = {"metric": "BLEU-4", "corruption": "passive", "refs": 5}
 
@@ -62,9 +62,28 @@ def test_table_download_and_chart(app_env):
     at.run()
     assert [b.label for b in at.get("download_button")].count("Download CSV") == 1
     assert len(at.dataframe[0].value) == len(at.dataframe[0].value["trial"].unique()) > 0
-    # The margins are drawn as HTML (no chart scripts for the browser to fetch); the chart is the download.
-    assert not at.get("vega_lite_chart")
-    assert [b for b in html_bodies(at) if 'class="mutt-hist mutt-margins"' in b]
+    # The margins' figure is on the page, its download below it.
+    (figure,) = figures_drawn(at)
+    assert figure_title(figure) == "Margins: BLEU-4 on Active-to-Passive, 5 references"
+
+
+def test_a_sessions_first_figure_comes_after_the_cards(app_env):
+    """A browser that has drawn no figure yet gets the page without it (plotly's 4.7 MB script would hold the cards
+    back), the figure's place kept at its height, and a fragment its timer reruns once the page is drawn; that
+    rerun runs the page again with the figure (in Chromium: tests/dashboard/test_browser_paths.py waits for it)."""
+    from muttlab.dashboard.ui import PAINT_PASS_KEY, PLOTLY_READY_KEY
+
+    at = open_page("drilldown", state={"drilldown_cell": CELL}, plotly_ready=False)
+    assert not shown_errors(at)
+    assert not at.get("plotly_chart") and len(trial_cards(at)) == 15
+    assert "Drawing the chart…" in [c.value for c in at.caption]
+    assert at.session_state[PAINT_PASS_KEY] == "armed"  # declared at the page's end, with its first run
+    assert "Download chart (HTML)" in [b.label for b in at.get("download_button")]
+    at.session_state[PLOTLY_READY_KEY] = True  # what the fragment's rerun sets before it reruns the page
+    at.run()
+    (figure,) = figures_drawn(at)
+    assert figure_title(figure) == "Margins: BLEU-4 on Active-to-Passive, 5 references"
+    assert "Drawing the chart…" not in [c.value for c in at.caption]
 
 
 def test_margins_stay_readable_when_the_original_scores_zero():
@@ -79,6 +98,23 @@ def test_margins_stay_readable_when_the_original_scores_zero():
     margin = float(judge([0.0], [2.65e-05], Expectation.ABOUT_SAME, True).margin[0])
     assert f"{margin:.4g}" == "-2.65e+04"
     assert margin_text(0.0, 2.65e-05, margin) == "orig = 0, Δ = 2.65e-05"
+
+
+def test_a_margin_over_a_near_zero_original_says_no_relative_change():
+    """The reported "margin -6.39e-05 (corruption +472770.8% vs original)": a near-zero original (BLEU-4's
+    smoothing gives one with no 4-gram match about 1e-8; here 1.3516e-08) against a corruption of 6.3916e-05
+    (orig > corr, so the margin is the better-signed difference, judge's own); a change relative to a near-zero
+    score is noise."""
+    from muttlab.dashboard.number_format import margin_text, relative_change
+    from muttlab.engine.verdict import judge
+    from muttlab.trials import Expectation
+
+    s_orig, s_corr = 1.3516e-08, 6.3916e-05
+    margin = float(judge([s_orig], [s_corr], Expectation.FIRST_BETTER, True).margin[0])
+    assert (s_corr - s_orig) / s_orig > 4000  # what the card printed as "+472…%"
+    assert relative_change(s_orig, s_corr) != relative_change(s_orig, s_corr)  # NaN
+    assert margin_text(s_orig, s_corr, margin) == "orig ≈ 0 (1.35e-08), Δ = 6.39e-05"
+    assert margin_text(0.001, 0.0015, -0.0005) == "-5.00e-04 (corruption +50.0% vs original)"
 
 
 def test_paired_comparison_of_two_metrics_on_one_cell(app_env, app_settings):
@@ -127,26 +163,30 @@ def test_each_side_of_a_comparison_is_browsable_with_its_cards_chart_and_csv(app
     only_bleu = wide.index[wide["BLEU-4"] & ~wide["ROUGE-L"]]
     assert f"**{len(only_bleu)}** of 65 trials shown" in [m.value for m in at.markdown]
     assert _cards(at) == in_cell_order(only_bleu)[:15]
-    # The comparison is drawn in HTML (the Vega-Lite chart is the download): its 2 x 2 table holds the paired
-    # counts, b and c in the Okabe-Ito blue and vermillion, and each trial both scored is a point of its margins.
-    assert not at.get("vega_lite_chart")
-    body = next(b for b in html_bodies(at) if 'class="mutt-compare"' in b)
-    counts = html_tables(body)["mutt-paired"]
-    assert counts[0][1:] == ["ROUGE-L passes", "ROUGE-L fails"] and [r[0] for r in counts[1:]] == [
-        "BLEU-4 passes", "BLEU-4 fails"]
-    fills = re.findall(r'<td title="[^"]*" style="background: (#[0-9A-Fa-f]{6})', body)
-    cells = {(fill, n) for fill, n in zip(fills, [n for row in counts[1:] for n in row[1:]])}
+    # The comparison's figure (the same as its download): its 2 x 2 table holds the paired counts, b and c in the
+    # Okabe-Ito blue and vermillion, and each trial both scored is a point of its margins, coloured by its group.
+    margins_figure, figure = figures_drawn(at)
+    assert figure_title(margins_figure).startswith("Margins: BLEU-4 on ")
+    table2, *groups = figure.data
+    assert list(table2.x) == ["ROUGE-L passes", "ROUGE-L fails"] and list(table2.y) == ["BLEU-4 passes",
+                                                                                          "BLEU-4 fails"]
     both = int((wide["BLEU-4"] & wide["ROUGE-L"]).sum())
     neither = int((~wide["BLEU-4"] & ~wide["ROUGE-L"]).sum())
-    assert cells == {("#999999", str(both)), ("#0072B2", str(len(only_bleu))), ("#D55E00", str(len(only_rouge))),
-                     ("#999999", str(neither))}
-    points = re.findall(r'class="mutt-pt" style="[^"]*background: (#[0-9A-Fa-f]{6})" title="([^"]*?): margin',
-                        body)
-    by_colour = {"#0072B2": set(only_bleu), "#D55E00": set(only_rouge)}
+    assert [list(r) for r in table2.text] == [[str(both), str(len(only_bleu))], [str(len(only_rouge)), str(neither)]]
+    fills = dict(table2.colorscale)
+    assert [[fills[z / 2.0] for z in row] for row in table2.z] == [["#999999", "#0072B2"], ["#D55E00", "#999999"]]
     margins = table.pivot(index="trial", columns="metric", values="margin")
-    assert len(points) == int(np.isfinite(margins[["BLEU-4", "ROUGE-L"]].to_numpy(float)).all(axis=1).sum()) > 60
+    by_colour = {"#0072B2": set(only_bleu), "#D55E00": set(only_rouge)}
+    drawn = {g.marker.color: {read_as_plotly_shows(h).split("\n")[0] for h in g.hovertext} for g in groups}
+    assert sum(len(g.x) for g in groups) == int(
+        np.isfinite(margins[["BLEU-4", "ROUGE-L"]].to_numpy(float)).all(axis=1).sum()) > 60
     for colour, trials in by_colour.items():
-        assert {html.unescape(t) for c, t in points if c == colour} == {str(t) for t in trials}
+        assert drawn[colour] == {str(t) for t in trials}
+    point = next(g for g in groups if g.marker.color == "#0072B2")
+    trial = read_as_plotly_shows(point.hovertext[0]).split("\n")[0]
+    assert read_as_plotly_shows(point.hovertext[0]).split("\n")[1:] == [
+        f"margin, BLEU-4: {fmt_score(margins.loc[trial, 'BLEU-4'])}",
+        f"margin, ROUGE-L: {fmt_score(margins.loc[trial, 'ROUGE-L'])}"]
     # The trials only one of the two gets right, as a table with its CSV, sent once its expander is opened.
     assert not [d for d in at.dataframe if "right" in d.value.columns]
     at.session_state["dd-compare-open"] = True
@@ -170,25 +210,25 @@ def test_a_trial_that_is_a_pair_of_the_store_links_to_its_editor(app_env, app_se
     assert [card["edit"] for card in trial_cards(at)] == [None] + [f"annotate?pair={ids[t]}" for t in cards[1:]]
 
 
-def test_the_margins_histogram_draws_the_charts_bins(app_env, app_settings):
-    """The HTML histogram above the cards has the bins of the chart it stands for (charts.margin_histogram, the
-    download): per bin its fails and passes on hover, in proportion to the tallest bin; the engine's margins."""
+def test_the_margins_histogram_draws_the_engines_margins(app_env, app_settings):
+    """The figure above the cards (the same as its download) bins the engine's margins of the cell: per bin its
+    fails and passes, stacked, over the axis of charts.margin_axis; each bar hovers both counts."""
     from muttlab.dashboard.charts import margin_axis, margin_bins
 
     at = open_page("drilldown", state={"drilldown_cell": CELL})
     table, _ = _engine_cell(app_settings)
-    body = next(b for b in html_bodies(at) if 'class="mutt-hist mutt-margins"' in b)
-    assert "Margins: BLEU-4 on Active-to-Passive, 5 references" in body
+    (figure,) = figures_drawn(at)
+    assert figure_title(figure) == "Margins: BLEU-4 on Active-to-Passive, 5 references"
     margins, passed = table["margin"].to_numpy(float), table["passed"].to_numpy(bool)
     low, high, _ = margin_axis(margins)
     fails, edges = margin_bins(margins[~passed], low, high)
     passes, _ = margin_bins(margins[passed], low, high)
-    hovers = re.findall(r'class="mutt-bin" title="margin (\S+) to (\S+): (\d+) fails?, (\d+) pass(?:es)?"', body)
-    assert [(int(f), int(p)) for *_, f, p in hovers] == list(zip(fails.tolist(), passes.tolist()))
-    assert [float(a) for a, *_ in hovers] == [float(f"{e:.3g}") for e in edges[:-1]]
-    assert sum(int(f) + int(p) for *_, f, p in hovers) == np.isfinite(margins).sum() == 214
-    assert f"fails ({int((~passed).sum())})" in body and f"passes ({int(passed.sum())})" in body
-    tallest = max(int(f) + int(p) for *_, f, p in hovers)
-    heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%', body)]
-    assert max(heights) == 100.0 or tallest == 0
-    assert abs(sum(heights) - 100.0 * 214 / tallest) < 0.01 * len(heights)
+    drawn_fails, drawn_passes = figure.data
+    assert list(drawn_fails.y) == fails.tolist() and list(drawn_passes.y) == passes.tolist()
+    assert np.asarray(drawn_fails.x) - drawn_fails.width / 2 == pytest.approx(edges[:-1])
+    assert sum(drawn_fails.y) + sum(drawn_passes.y) == np.isfinite(margins).sum() == 214
+    assert (drawn_fails.name, drawn_passes.name) == (f"fails ({int((~passed).sum())})",
+                                                     f"passes ({int(passed.sum())})")
+    for i in range(len(fails)):
+        assert read_as_plotly_shows(drawn_fails.hovertext[i]) == (
+            f"margin {fmt_score(edges[i])} to {fmt_score(edges[i + 1])}: {fails[i]} fails, {passes[i]} passes")

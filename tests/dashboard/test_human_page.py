@@ -1,14 +1,16 @@
 """The Human judgments page: SICK gold vs a metric, and the pairwise correlation matrix (MUTT §5)."""
 from __future__ import annotations
 
-import re
 
+import numpy as np
 import pytest
 
 from muttlab import api
 from muttlab.human import sick
 from muttlab.human.sick import sick_study
-from tests.dashboard.conftest import html_bodies, html_tables, open_link, open_page, press, shown_errors
+from muttlab.dashboard.number_format import correlation_text, count_text
+from tests.dashboard.conftest import (figures_drawn, html_bodies, html_tables, open_link, open_page, press,
+                                     read_as_plotly_shows, shown_errors)
 
 PAIRS_KEY = "human-pairs-open"  # the pairs expander's key: opening it scores the study
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.
@@ -24,26 +26,25 @@ def matrix_table(at):
 
 
 def assert_drawn(at, numbers, metric: str, method: str) -> None:
-    """The page's two histograms are ``numbers``' bins of gold and ``metric`` (each bin's edges and count, read
-    from its hover, and as tall as its count against the tallest), and its correlation table is their matrix for
-    ``method``, each cell to two decimals."""
-    bodies = html_bodies(at)
-    drawn = [b for b in bodies if 'class="mutt-hist"' in b]
-    assert len(drawn) == 2
-    for body, variable in zip(drawn, ("gold", metric)):
+    """The page's two figures are ``numbers``' own: the histograms of gold and ``metric`` (each bin's edges,
+    width and count, and its hover), and the correlation heatmap of their matrix for ``method``, each cell the
+    coefficient as the hovers and tables write it."""
+    histograms, heatmap = figures_drawn(at)
+    assert [a.text for a in histograms.layout.annotations] == ["SICK gold relatedness (1–5)",
+                                                                f"{metric} score of the corruption"]
+    for trace, variable in zip(histograms.data, ("gold", metric)):
         bins = numbers.histograms[numbers.histograms["variable"] == variable].sort_values("left")
-        hovers = re.findall(r'class="mutt-bin" title="[^"]*? (\S+) to (\S+): (\d+) sentences?"', body)
-        assert [int(n) for *_, n in hovers] == bins["count"].tolist()
-        assert [float(a) for a, *_ in hovers] == pytest.approx([float(f"{x:.3g}") for x in bins["left"]])
-        heights = [float(h) for h in re.findall(r'style="height: ([0-9.]+)%', body)]
-        tallest = max(bins["count"])
-        assert heights == pytest.approx([100.0 * n / tallest for n in bins["count"] if n], abs=0.01)
-    table = next(html_tables(b)["mutt-corr-matrix"] for b in bodies if "mutt-corr-matrix" in b)
-    names = table[0][1:]
+        assert list(trace.y) == bins["count"].tolist()
+        assert list(np.asarray(trace.x) - trace.width / 2) == pytest.approx(bins["left"].tolist())
+        assert list(np.asarray(trace.x) + trace.width / 2) == pytest.approx(bins["right"].tolist())
+        first = read_as_plotly_shows(trace.hovertext[0])
+        assert first.endswith(f": {count_text(bins['count'].iloc[0], 'sentence', 'sentences')}")
+    cells = heatmap.data[0]
+    names = list(cells.x)
     matrix = numbers.correlations[method].loc[names, names]
-    assert [row[0] for row in table[1:]] == names
-    assert [[float(v) for v in row[1:]] for row in table[1:]] == [[float(f"{v:.2f}") for v in row]
-                                                                  for row in matrix.to_numpy()]
+    assert list(cells.y) == names
+    assert np.asarray(cells.z, dtype=float) == pytest.approx(matrix.to_numpy())
+    assert [list(row) for row in cells.text] == [[correlation_text(v) for v in row] for row in matrix.to_numpy()]
 
 
 def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_settings):
@@ -58,7 +59,6 @@ def test_gold_and_metric_side_by_side_with_their_correlations(app_env, app_setti
     assert not [d for d in at.dataframe if d.value.columns[0] == ""]  # sent once its expander is opened
     matrix = matrix_table(at)
     assert matrix["gold"].tolist() == pytest.approx(expected.correlations["gold"].tolist())
-    assert not at.get("vega_lite_chart")  # drawn in HTML, the Vega-Lite charts are the downloads
     assert_drawn(at, api.study_numbers(expected), "BLEU-4", "pearson")
 
 

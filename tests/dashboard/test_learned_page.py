@@ -15,7 +15,7 @@ from muttlab.engine.runner import model_dir
 from muttlab.learned import models
 from muttlab.settings import load_settings
 from muttlab.metrics.reval.metric import find_checkpoint
-from tests.dashboard.conftest import open_page, shown_errors
+from tests.dashboard.conftest import figures_drawn, open_page, shown_errors
 
 
 def as_maintainer(**state) -> dict:
@@ -67,7 +67,9 @@ def test_a_short_training_run_draws_its_curve_and_installs_only_when_asked(app_e
     at = open_page("learned", state={"learned-model": "lstm"})
     history = next(d.value for d in at.dataframe if "train_loss" in d.value.columns)
     assert history["train_loss"].tolist() == [info["history"][0]["train_loss"]]
-    assert len(at.get("vega_lite_chart")) == 1
+    curves = figures_drawn(at)
+    assert len(curves) == 1 and [list(t.y) for t in curves[0].data if t.name == "train_loss"] == [
+        [info["history"][0]["train_loss"]]]
     at.switch_page("views/run.py").run()
     assert "ReVal-LSTM" in at.multiselect(key="run-metrics").options
 

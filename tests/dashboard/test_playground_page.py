@@ -5,7 +5,8 @@ import pytest
 
 from muttlab.engine.runner import registry_for
 from muttlab.engine.suites import generated_trials
-from tests.dashboard.conftest import html_bodies, open_page, shown_errors
+from muttlab.dashboard.number_format import change_text
+from tests.dashboard.conftest import figures_drawn, html_bodies, open_page, read_as_plotly_shows, shown_errors
 
 # SICK.txt pair 1, sentence A, as the candidate; sentence B of pair 1 and sentences A of pairs 3 and 2 as references.
 CANDIDATE = "A group of kids is playing in a yard and an old man is standing in the background"
@@ -33,6 +34,13 @@ def test_scores_of_the_candidate_and_its_corruptions(app_env, app_settings):
     verdicts = at.dataframe[-1].value
     assert set(verdicts["metric"]) == {"BLEU-4", "ROUGE-L"}
     assert len(verdicts) == 2 * len(made)
+    # The change heatmap: each cell the engine's verdict and the score's change, as number_format writes it.
+    (figure,) = figures_drawn(at)
+    cells = figure.data[0]
+    shown = {(y, x): read_as_plotly_shows(text) for y, row in zip(cells.y, cells.text) for x, text in zip(cells.x, row)}
+    for row in verdicts.itertuples(index=False):
+        verdict = "pass" if row.passed else "FAIL"
+        assert shown[(row.metric, row.corruption)] == f"{change_text(row.s_orig, row.s_corr)} {verdict}"
 
 
 def test_typed_html_is_shown_as_text(app_env):
@@ -50,3 +58,7 @@ def test_empty_candidate_is_scored_not_refused(app_env):
     assert any("No chosen generator applies" in i.value for i in at.info)
     scores = at.dataframe[0].value.set_index("metric")["candidate"]
     assert len(scores) and (scores.dropna() == 0).all()
+    # Nothing to corrupt: the figure is each metric's score of the candidate, the table's numbers.
+    (figure,) = figures_drawn(at)
+    assert [t.name for t in figure.data] == ["candidate"]
+    assert dict(zip(figure.data[0].x, figure.data[0].y)) == scores.dropna().to_dict()

@@ -3,7 +3,7 @@ chosen generators did not apply to the candidate, and why."""
 from __future__ import annotations
 
 from muttlab.engine.suites import generated_trials
-from tests.dashboard.conftest import charts_drawn, open_page, shown_errors
+from tests.dashboard.conftest import figures_drawn, open_page, shown_errors
 
 # No prepositional phrase: Duplicated PP and Removed Preposition cannot apply; a subject-verb sentence takes
 # the negations. TER (an error rate) rises when BLEU falls: the sign of a change is not its verdict.
@@ -21,8 +21,8 @@ def test_cells_are_coloured_by_verdict_and_the_generators_that_did_not_apply_are
                                                        app_settings.seed)}
     assert applied == {"neg_subj", "neg_verb", "det_sub"}
 
-    cells = next(rows for _, datasets in charts_drawn(at) for rows in datasets.values() if "shade" in rows.columns)
-    shade = {(row.y, row.x): row.shade for row in cells.itertuples()}
+    heatmap = next(t for figure in figures_drawn(at) for t in figure.data if t.type == "heatmap")
+    shade = {(y, x): z for y, row in zip(heatmap.y, heatmap.z) for x, z in zip(heatmap.x, row)}
     verdicts = at.dataframe[-1].value
     assert len(verdicts) == 2 * len(applied)
     # Passes on both sides of zero change (BLEU falls, TER rises) exist, so a colour by sign would differ.

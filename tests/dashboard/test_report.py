@@ -1,4 +1,5 @@
-"""`muttlab report`: a dashboard link becomes one offline HTML file (its charts drawn by Vega inlined, text escaped)."""
+"""`muttlab report`: a dashboard link becomes one offline HTML file (its figures drawn by plotly.js, inlined; text
+escaped)."""
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ from muttlab.cli import main
 from muttlab.dashboard.report import build_report, parse_view
 from muttlab.errors import MuttlabError
 from muttlab.settings import load_settings
-from tests.dashboard.conftest import html_tables, trial_cards
+from tests.dashboard.conftest import figure_title, figures_in_html, html_tables, trial_cards
 
 
 def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
@@ -22,10 +23,10 @@ def test_parse_view_accepts_links_paths_and_query_strings(sample_settings):
         parse_view(sample_settings, "/annotate?pair=3")
 
 
-def test_precomputed_grid_report_inlines_vega(sample_settings):
+def test_precomputed_grid_report_inlines_plotly(sample_settings):
     document = build_report(sample_settings, "metrics=BLEU-4&corruptions=neg_subj&refs=5")
-    assert "window.vegaEmbed=" in document and 'vegaEmbed("#mutt-chart-0"' in document  # inlined, then called
-    assert "<script src=\"https://cdn" not in document
+    assert document.count("Plotly.newPlot(") == 1 and 'id="mutt-chart-0"' in document  # inlined, then called
+    assert "<script src=" not in document
     assert "BLEU-4" in document and "muttlab " in document and "CC BY-NC-SA 3.0" in document
 
 
@@ -53,7 +54,9 @@ def test_drilldown_report_from_the_cli(tmp_path, monkeypatch, cache_dir):
     assert code == 0
     text = out.read_text(encoding="utf-8")
     assert "Drill-down: BLEU-4 on Negated Subject, 5 references" in text
-    assert "<script src=\"https://cdn" not in text and len(text) > 500_000  # Vega's bundle is ~0.9 MB
+    assert "<script src=" not in text and len(text) > 3_000_000  # plotly.js inlined (4.7 MB)
+    (figure,) = figures_in_html(text)
+    assert figure_title(figure) == "Margins: BLEU-4 on Negated Subject, 5 references"
 
 
 def test_report_of_an_empty_view_is_a_clear_error(sample_settings):

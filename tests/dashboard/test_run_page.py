@@ -31,7 +31,7 @@ def test_first_visit_lists_metrics_and_shows_the_precomputed_grid(app_env):
     assert at.multiselect(key="run-refs").options == ["5", "10", "20"]
     # Nothing is scored on a first visit: the grid shown is the one that ships with the package.
     assert any(s.value == "Accuracy (precomputed)" for s in at.subheader)
-    assert not at.get("vega_lite_chart")
+    assert not at.get("plotly_chart")
     grid = api.snapshot("grid").content
     body = grid_html(at)
     cell = grid.cells.iloc[0]

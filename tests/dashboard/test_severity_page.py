@@ -3,7 +3,6 @@
 state in the URL."""
 from __future__ import annotations
 
-import html
 import json
 import re
 
@@ -14,7 +13,9 @@ from muttlab.corruptions.generate import GENERATORS
 from muttlab.resources.spacy_nlp import parse
 from muttlab.severity import pass_rate_fall
 from muttlab.sources import MUTT_SETS
-from tests.dashboard.conftest import html_bodies, open_link, open_page, press, shown_errors
+from muttlab.dashboard.number_format import fmt_score, percent
+from tests.dashboard.conftest import (figures_drawn, html_bodies, open_link, open_page, press, read_as_plotly_shows,
+                                     shown_errors)
 
 METRICS = ["BLEU-4", "ROUGE-L"]
 STRENGTHS = [1, 2, 3]
@@ -58,7 +59,7 @@ def test_a_first_visit_draws_the_shipped_first_curve_and_scores_nothing(app_env,
     at = open_page("severity")
     assert not shown_errors(at)
     assert not any("Sample data" in i.value for i in at.info)  # a data dir: the MUTT originals
-    assert not at.get("vega_lite_chart")
+    assert not at.get("plotly_chart")  # figures come in the page's second run
     captions = " ".join(html_bodies(at))
     assert "Shipped results" in captions and shipped.stamp.digest() in captions
     assert f"n = {shipped.content.kept} of {shipped.content.sentences} MUTT original sentences take" in _caption(at)
@@ -151,28 +152,33 @@ def test_without_a_data_dir_the_sample_is_used_and_a_rounding_step_is_not_flagge
 
 
 def curve_points(at) -> list[dict]:
-    """The points of the page's curves, read from their hovers: panel ("pass" or "drop"), metric (its flag
-    included), strength, value, n, and the point's height in % of its plot from the top."""
-    body = next(b for b in html_bodies(at) if 'class="mutt-curves"' in b)
+    """The points of the page's curves, read from the figure it draws and their hovers: panel ("pass" or
+    "drop"), metric (its flag included), strength, value (the text) and n as the hover writes them, the point's
+    y, and its error bar's ends."""
+    (figure,) = figures_drawn(at)
     found = []
-    for top, hover in re.findall(r'class="mutt-pt" style="left: [0-9.]+%; top: ([-0-9.]+)%; [^"]*" title="([^"]*)"',
-                                 body):
-        hover = html.unescape(hover)
-        metric, strength, what, value, n = re.fullmatch(
-            r"(.+), strength (\d+): (pass rate|mean score drop) ([-0-9.e]+)(?: %.*)?, n = (\d+)", hover).groups()
-        found.append({"panel": "pass" if what == "pass rate" else "drop", "metric": metric,
-                      "strength": int(strength), "value": float(value), "n": int(n), "top": float(top)})
+    for trace in figure.data:
+        panel = "pass" if trace.yaxis == "y" else "drop"
+        ups = trace.error_y.array if trace.error_y.array is not None else [None] * len(trace.y)
+        downs = trace.error_y.arrayminus if trace.error_y.arrayminus is not None else [None] * len(trace.y)
+        for x, y, hover, up, down in zip(trace.x, trace.y, trace.hovertext, ups, downs):
+            metric, strength, what, value, n = re.fullmatch(
+                r"(.+), strength (\d+): (pass rate|mean score drop) ([-0-9.e+]+%?)(?: \(95% CI .*\))?, n = (\d+)",
+                read_as_plotly_shows(hover)).groups()
+            assert float(strength) == x and read_as_plotly_shows(trace.name) == metric
+            found.append({"panel": panel, "metric": metric, "strength": int(strength), "value": value,
+                          "n": int(n), "y": float(y), "low": None if down is None else y - down,
+                          "high": None if up is None else y + up, "dash": trace.line.dash})
     return found
 
 
 def test_the_curves_drawn_are_each_metrics_numbers(app_env, app_settings):
-    """The curves are HTML (no Vega-Lite chart on the page; the chart is the download): one point per metric,
-    strength and panel, with the curve's numbers and placed by them, a line per metric and panel, dashed for
-    a flagged one."""
+    """The figure on the page (the same as its download): one point per metric, strength and panel, at the
+    curve's numbers, its pass rate's error bar the 95% interval, the hovers written as the table's columns, a
+    line per metric and panel, dashed for a flagged one."""
     at = press(open_link("severity", {"metrics": ",".join(METRICS), "corruption": "swap_chunks", "strengths": "1,2,3",
                                       "refs": "5"}), "sev-link")
     assert not shown_errors(at)
-    assert not at.get("vega_lite_chart")
     expected = api.severity(app_settings, "swap_chunks", METRICS, STRENGTHS, refs=5)
     points = curve_points(at)
     assert len(points) == 2 * len(expected)
@@ -181,17 +187,9 @@ def test_the_curves_drawn_are_each_metrics_numbers(app_env, app_settings):
     for row in expected.itertuples(index=False):
         rate, drop = (next(p for p in points if p["panel"] == panel and p["metric"] == named[row.metric]
                            and p["strength"] == row.strength) for panel in ("pass", "drop"))
-        assert rate["value"] == round(row.pass_rate, 1) and rate["n"] == drop["n"] == row.n
-        assert rate["top"] == pytest.approx(100.0 - row.pass_rate, abs=0.006)  # the pass-rate axis runs 0-100
-        assert drop["value"] == pytest.approx(row.mean_drop, rel=1e-3)
-    lowest = min(0.0, expected["mean_drop"].min())
-    highest = max(0.0, expected["mean_drop"].max())
-    for p in points:
-        if p["panel"] == "drop":  # the lowest drop (or 0) at the bottom, the highest at the top
-            row = expected[(expected["metric"] == p["metric"].removesuffix(" (not monotone)"))
-                           & (expected["strength"] == p["strength"])].iloc[0]
-            assert p["top"] == pytest.approx(100.0 * (highest - row.mean_drop) / (highest - lowest), abs=0.006)
-    body = next(b for b in html_bodies(at) if 'class="mutt-curves"' in b)
-    lines = re.findall(r'class="mutt-line" style="background: ([^;]+);', body)
-    flagged = (expected.drop_duplicates("metric")["monotone"] != "yes").tolist()
-    assert [line.startswith("repeating-linear-gradient") for line in lines] == flagged * 2
+        assert rate["y"] == pytest.approx(row.pass_rate) and drop["y"] == pytest.approx(row.mean_drop)
+        assert (rate["low"], rate["high"]) == pytest.approx((row.pass_ci_low, row.pass_ci_high))
+        assert rate["value"] == percent(row.pass_rate) and drop["value"] == fmt_score(row.mean_drop)
+        assert rate["n"] == drop["n"] == row.n
+        dash = "solid" if named[row.metric] == row.metric else "dash"
+        assert rate["dash"] == drop["dash"] == dash
