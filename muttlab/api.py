@@ -29,6 +29,12 @@ from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, Mutt
 from muttlab.metrics.base import check_batch, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
+from muttlab.learned.models import SLOTS as MODEL_SLOTS, ModelRecord, list_models
+from muttlab.learned.models import install as install_model, install_log as model_install_log
+from muttlab.learned.models import uninstall as uninstall_model
+from muttlab.learned.reval_config import TrainConfig
+from muttlab.metrics.reval.installed import installed_state, model_id, short_id
+from muttlab.metrics.reval.metric import checkpoint_info, find_checkpoint
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
     import pandas as pd
@@ -716,3 +722,37 @@ def segment_outputs(settings: Settings, data, item: int, **reading) -> pd.DataFr
     judgments = load_judgments(settings, data, **reading)
     item = checks.whole(item, "segment_outputs", "item", 0, max(0, len(judgments.items) - 1))
     return segment_table(judgments, item)
+
+
+# --------------------------------------------------------------------------- learned metrics: ReVal and its models
+# (docs/learned.md) Re-exported above: TrainConfig; the model registry's MODEL_SLOTS (slot -> file, metrics),
+# ModelRecord, list_models(settings), install_model(settings, actor, id), uninstall_model(settings, actor, slot),
+# model_install_log(settings); a checkpoint's model_id(bytes), short_id(id), installed_state(model_dir),
+# checkpoint_info(path), find_checkpoint(model, model_dir). Training imports torch, so it is imported when called.
+
+def model_dir(settings: Settings):
+    """The folder the learned metrics' models are installed in (None when the settings name none)."""
+    return runner.model_dir(settings)
+
+
+def train_reval(settings: Settings, model: str = "treelstm", train_config: TrainConfig | None = None, *, actor,
+                **options):
+    """One ReVal model trained on SICK (``muttlab.learned.reval.train_model``, whose options ``progress``,
+    ``force``, ``limit``, ``data`` pass through): a ``Trained`` (its path; whether a cached one was reused)."""
+    from muttlab.learned import reval
+    return reval.train_model(settings, model=model, train_config=train_config, actor=actor, **options)
+
+
+def train_reval_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None, *,
+                      actor, **options):
+    """One ReVal model per seed, the best by dev Pearson r or (``ensemble=True``) one checkpoint averaging them
+    all (``muttlab.learned.reval.train_best_of_seeds``): ``(Trained, every run's Trained)``."""
+    from muttlab.learned import reval
+    return reval.train_best_of_seeds(settings, model, seeds, train_config, actor=actor, **options)
+
+
+def evaluate_reval(settings: Settings, model: str = "treelstm", split: str = "test", **options):
+    """Pearson r, Spearman rho and MSE of the ReVal model in use on a SICK split, with bootstrap CIs
+    (``muttlab.learned.reval.evaluate_model``, Tai et al. 2015 §5.2): an ``Evaluation``."""
+    from muttlab.learned import reval
+    return reval.evaluate_model(settings, model=model, split=split, **options)

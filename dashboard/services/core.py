@@ -402,8 +402,8 @@ def report_frame(report) -> pd.DataFrame:
     raise MuttlabError("the reproduction report has no table this page can show")
 
 
-def reval_evaluation(settings: Settings, reval, model: str, split: str, checkpoint):
-    """``reval.evaluate_model`` (``reval``: :mod:`muttlab.learned.reval`, as the page found it) of the model the
+def reval_evaluation(settings: Settings, model: str, split: str, checkpoint):
+    """``api.evaluate_reval`` of the model the
     metric uses, on a SICK split, once per checkpoint (its path and modification time) for the whole server. Not
     on the public demo: one piece of work of about a minute that no report in between could stop.
 
@@ -417,7 +417,7 @@ def reval_evaluation(settings: Settings, reval, model: str, split: str, checkpoi
                           "runs it on your own machine.")
     stamp = Path(checkpoint).stat().st_mtime
     return memoised(("reval-eval", settings, model, split, str(checkpoint), stamp),
-                    lambda: reval.evaluate_model(settings, model=model, split=split), settings)
+                    lambda: api.evaluate_reval(settings, model=model, split=split), settings)
 
 
 # --------------------------------------------------------------------------- research views
