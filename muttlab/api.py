@@ -756,3 +756,31 @@ def evaluate_reval(settings: Settings, model: str = "treelstm", split: str = "te
     (``muttlab.learned.reval.evaluate_model``, Tai et al. 2015 §5.2): an ``Evaluation``."""
     from muttlab.learned import reval
     return reval.evaluate_model(settings, model=model, split=split, **options)
+
+
+# --------------------------------------------------------------------------- a registered study's choices
+# A page runs a study with correlate(settings, name, ...), as the registry (muttlab.human.studies) lists it;
+# what it offers in its widgets comes from here.
+
+def study_choices(study: str):
+    """The choices a registered study's options take, named as its module names them: ``flickr8k``: DATASETS;
+    ``sick``: SICK_CORRUPTIONS, STUDY_METRICS, REFERENCE_SOURCES, READINGS (the first is the default);
+    ``dbleu``: UNIT_SIZES, ORDERS, THRESHOLDS, DEFAULT_SWEEP_ASSIGNMENTS. A ``types.SimpleNamespace``.
+
+    Raises:
+      UnknownName: a study that is not registered or offers no choices.
+    """
+    from types import SimpleNamespace
+
+    if study == "flickr8k":
+        from muttlab.human import flickr
+        return SimpleNamespace(DATASETS=flickr.DATASETS)
+    if study == "sick":
+        from muttlab.human import sick
+        return SimpleNamespace(SICK_CORRUPTIONS=sick.SICK_CORRUPTIONS, STUDY_METRICS=sick.STUDY_METRICS,
+                               REFERENCE_SOURCES=sick.REFERENCE_SOURCES, READINGS=sick.READINGS)
+    if study == "dbleu":
+        from muttlab.human import dbleu
+        return SimpleNamespace(UNIT_SIZES=dbleu.UNIT_SIZES, ORDERS=dbleu.ORDERS, THRESHOLDS=dbleu.THRESHOLDS,
+                               DEFAULT_SWEEP_ASSIGNMENTS=dbleu.DEFAULT_SWEEP_ASSIGNMENTS)
+    raise UnknownName(f"no choices for study {study!r}; the studies with choices are dbleu, flickr8k, sick")

@@ -40,9 +40,9 @@ def _study_key(settings, corruption, wanted, method, reference, reading) -> tupl
 def _live_study(settings, sick, corruption, wanted, method, reference, reading):
     return ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
         _study_key(settings, corruption, wanted, method, reference, reading),
-        lambda: services.queued_study(lambda report: sick.sick_study(
-            services.scoring_settings(settings), corruption, list(wanted), method=method, reference=reference,
-            registry=services.registry(settings), progress=report, reading=reading), progress),
+        lambda: services.queued_study(lambda report: api.correlate(
+            services.scoring_settings(settings), "sick", corruption=corruption, metrics=list(wanted), method=method,
+            reference=reference, registry=services.registry(settings), progress=report, reading=reading), progress),
         settings, costly="the SICK study", metrics=wanted))
 
 
@@ -50,10 +50,7 @@ def page() -> None:
     settings = ui.header("Human judgments", "Pairs of one corruption type all undergo the same change, so "
                                             "consistent judges would give them similar relatedness. The SICK "
                                             "gold scores spread widely; do the metrics?")
-    sick = services.optional_module("muttlab.human.sick")
-    if sick is None:
-        ui.not_available("The SICK inconsistency study", "muttlab.human.sick")
-        return
+    sick = api.study_choices("sick")
     shipped = _shipped()
     live = not settings.using_sample
     if live:
