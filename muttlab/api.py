@@ -784,3 +784,46 @@ def study_choices(study: str):
         return SimpleNamespace(UNIT_SIZES=dbleu.UNIT_SIZES, ORDERS=dbleu.ORDERS, THRESHOLDS=dbleu.THRESHOLDS,
                                DEFAULT_SWEEP_ASSIGNMENTS=dbleu.DEFAULT_SWEEP_ASSIGNMENTS)
     raise UnknownName(f"no choices for study {study!r}; the studies with choices are dbleu, flickr8k, sick")
+
+
+# --------------------------------------------------------------------------- names imported when first used
+# Types and constants of modules that bring a heavy package with them (SQLAlchemy, pandas, torch): a front-end
+# reads them as ``api.NAME`` (or ``from muttlab.api import NAME``), and the module is imported then, so that
+# importing the API stays as cheap as `muttlab run` needs it to be. Name -> module it comes from.
+_IMPORTED_WHEN_USED = {
+    # the pair store (docs/annotate.md)
+    "PairRecord": "muttlab.pairs.store", "ConflictError": "muttlab.pairs.store",
+    "PairNotFound": "muttlab.pairs.store", "STATUSES": "muttlab.pairs.store",
+}
+
+
+def __getattr__(name: str):
+    if name in _IMPORTED_WHEN_USED:
+        import importlib
+        return getattr(importlib.import_module(_IMPORTED_WHEN_USED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- the pair store and the generators
+
+def open_store(settings: Settings):
+    """The pair store of these settings (``settings.store_url``; read-only when ``settings.read_only``): a
+    :class:`muttlab.pairs.store.PairStore`."""
+    from muttlab.pairs.store import open_store as _open_store
+    return _open_store(settings)
+
+
+def validate_pair_fields(values: dict) -> dict:
+    """Checked, normalised copies of a pair's fields, as the store would keep them.
+
+    Raises:
+      MuttlabError: the first bad field, and why.
+    """
+    from muttlab.pairs.store import validate_fields
+    return validate_fields(values)
+
+
+def generator_types() -> list[str]:
+    """The corruption types with a generator (they apply to any parsed sentence), in the catalogue's order."""
+    from muttlab.corruptions.generate import GENERATORS
+    return list(GENERATORS)

@@ -67,7 +67,7 @@ FRONT_END_REACHES_PAST_THE_API = {
     ("cli", "access"), ("cli", "conformance"), ("cli", "corruptions"), ("cli", "engine"), ("cli", "human"),
     ("cli", "learned"), ("cli", "metrics"), ("cli", "pairs"), ("cli", "resources"), ("cli", "severity"),
     ("cli", "sources"), ("cli", "stats"), ("cli", "suites"), ("cli", "trials"), ("cli", ""),
-    ("dashboard", "access"), ("dashboard", "corruptions"), ("dashboard", "engine"), ("dashboard", "human"),
+    ("dashboard", "access"), ("dashboard", "corruptions"), ("dashboard", "engine"),
     ("dashboard", "metrics"), ("dashboard", "pairs"), ("dashboard", "resources"), ("dashboard", "sources"),
     ("dashboard", "stats"), ("dashboard", "suites"), ("dashboard", "trials"), ("dashboard", ""),
 }
@@ -123,6 +123,34 @@ def _resolve(name: str) -> str | None:
     return None
 
 
+def _catches_import_errors(node: ast.Try) -> bool:
+    caught = [h.type for h in node.handlers]
+    caught += [e for t in caught if isinstance(t, ast.Tuple) for e in t.elts]
+    return any(getattr(t, "id", None) in ("ImportError", "ModuleNotFoundError", "Exception") or t is None
+               for t in caught)
+
+
+def _import_guards() -> dict[str, str]:
+    """Function name -> where it is defined, for every function of ours that imports a module named by a
+    variable (``importlib.import_module(name)``, ``__import__(name)``) inside a ``try`` that catches the
+    import's failure: an optional-import guard, whatever it is called."""
+    found = {}
+    for module, path in MODULES.items():
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Try) and _catches_import_errors(node) and any(
+                        isinstance(call, ast.Call) and call.args and not isinstance(call.args[0], ast.Constant)
+                        and getattr(call.func, "attr", getattr(call.func, "id", "")) in ("import_module", "__import__")
+                        for call in ast.walk(ast.Module(body=node.body, type_ignores=[]))):
+                    found[fn.name] = f"{path.relative_to(REPO)}:{fn.lineno}"
+    return found
+
+
+GUARDS = _import_guards()
+
+
 def _imported(module: str, path: Path) -> list[tuple[str, int]]:
     is_package = path.name == "__init__.py"
     found = []
@@ -139,7 +167,8 @@ def _imported(module: str, path: Path) -> list[tuple[str, int]]:
             names = [f"{base}.{alias.name}" for alias in node.names]
         elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str)
-              and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "optional_module")):
+              and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", *GUARDS)):
+            # importlib.import_module("muttlab.…"), or a helper of ours that imports the module it is given
             names = [node.args[0].value]
         for name in names:
             target = _resolve(name)
@@ -265,6 +294,22 @@ def test_no_optional_import_guards_around_our_own_modules():
             ours = [n for n in ast.walk(inner) if isinstance(n, (ast.Import, ast.ImportFrom))
                     and any(_resolve(name) for name in _names_of(n))]
             wrong += [f"{_where(module, n.lineno)}" for n in ours]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_helper_guards_the_import_of_our_own_modules():
+    # An outside package of an extra (torch, COMET) may be looked for this way: the metric registry reports it
+    # unavailable with its reason. Our own modules always ship, so a guard around one only hides a bug.
+    guards = GUARDS
+    assert "_require" in guards, "the search for guards finds none: metrics/neural.py's torch check is one"
+    wrong = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = getattr(getattr(node, "func", None), "attr", getattr(getattr(node, "func", None), "id", None))
+            if (isinstance(node, ast.Call) and name in guards and node.args
+                    and isinstance(node.args[0], ast.Constant) and _resolve(str(node.args[0].value))):
+                wrong.append(f"{_where(module, node.lineno)}: {name}({node.args[0].value!r}) "
+                             f"(the guard is defined at {guards[name]})")
     assert not wrong, "\n".join(wrong)
 
 

@@ -20,7 +20,6 @@ are passed explicitly to every cached helper so that two configurations never sh
 from __future__ import annotations
 
 import contextlib
-import importlib
 from typing import Callable, Sequence
 
 import pandas as pd
@@ -52,20 +51,6 @@ LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DRE
 def settings() -> Settings:
     """The server's settings (cheap: reads ``MUTTLAB_*`` variables each rerun)."""
     return load_settings()
-
-
-def optional_module(name: str):
-    """The engine module ``name`` when it is installed in this checkout, else None.
-
-    Pages use this for parts of the project that may be absent (the pair store, the studies, ReVal
-    training) and tell the user what is missing instead of failing.
-    """
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            return None
-        raise
 
 
 # --------------------------------------------------------------------------- shared heavy objects
@@ -310,17 +295,15 @@ def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...
 
 @singleton
 def store(settings: Settings):
-    """The pair store of these settings (read-only when the server is), or None when not installed."""
-    module = optional_module("muttlab.pairs.store")
-    return None if module is None else module.open_store(settings)
+    """The pair store of these settings (read-only when the server is)."""
+    return api.open_store(settings)
 
 
 # --------------------------------------------------------------------------- playground corruptions
 
 def generator_types() -> list[str]:
-    """Corruption types with a generator (they apply to any parsed sentence); empty when not installed."""
-    generate = optional_module("muttlab.corruptions.generate")
-    return list(generate.GENERATORS) if generate is not None else []
+    """Corruption types with a generator (they apply to any parsed sentence)."""
+    return api.generator_types()
 
 
 @st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
@@ -331,8 +314,6 @@ def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[st
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
     """
-    if optional_module("muttlab.engine.suites") is None:
-        return api.corrupt(sentence, references, (), seed)
     return api.corrupt(sentence, references, types, seed)
 
 
@@ -343,11 +324,6 @@ def facts():
     """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
     from muttlab.dashboard import facts as _facts
     return _facts.collect()
-
-
-def reproduce_available() -> bool:
-    """Whether this installation has :mod:`muttlab.human.reproduce` (published numbers beside ours)."""
-    return optional_module("muttlab.human.reproduce") is not None
 
 
 def shipped_reproduction():

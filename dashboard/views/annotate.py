@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from muttlab import escaping
+from muttlab import api, escaping
 from muttlab.corruptions import catalog
 from muttlab.dashboard import auth, number_format, services, ui
 from muttlab.dashboard.diff import diff_block
@@ -284,7 +284,7 @@ def _pair_detail(settings, store, pair, access: auth.Access, corruptions: list[s
 
 def _storable(trials) -> tuple[list, dict[str, str]]:
     """The trials the store accepts, and the others with the store's reason (e.g. an empty reference)."""
-    check = services.optional_module("muttlab.pairs.store").validate_fields
+    check = api.validate_pair_fields
     ok, refused = [], {}
     for trial in trials:
         try:
@@ -331,9 +331,6 @@ def page() -> None:
     settings = ui.header("Annotate corruption pairs",
                          "Review the pairs a suite is built from. Every change is a revision (who, when, "
                          "before and after); two people editing one pair never overwrite each other.")
-    if services.optional_module("muttlab.pairs.store") is None:
-        ui.not_available("The pair store", "muttlab.pairs.store")
-        return
     access = auth.access(settings)
     try:
         # The reads of this run; each write builds its own guarded store when it is made (_writer).
