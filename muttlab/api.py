@@ -29,12 +29,38 @@ from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, Mutt
 from muttlab.metrics.base import check_batch, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
+# Re-exported for the front-ends, which reach the package through this module only. Each name comes from a module
+# that loads nothing heavier than numpy; the groups of functions below say what they are for.
+# Learned metrics (ReVal) and their models:
 from muttlab.learned.models import SLOTS as MODEL_SLOTS, ModelRecord, list_models
 from muttlab.learned.models import install as install_model, install_log as model_install_log
 from muttlab.learned.models import uninstall as uninstall_model
 from muttlab.learned.reval_config import TrainConfig
-from muttlab.metrics.reval.installed import installed_state, model_id, short_id
-from muttlab.metrics.reval.metric import checkpoint_info, find_checkpoint
+from muttlab.metrics.reval.installed import file_id, installed_state, model_id, short_id
+from muttlab.metrics.reval.metric import NAMES as REVAL_NAMES, checkpoint_info, find_checkpoint
+# accounts, roles and sessions (docs/security.md):
+from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed, local_operator, require
+from muttlab.access.sessions import Authenticator, RateLimiter, Session, SignInRefused
+from muttlab.access.users import UserStore
+# trials, corruption types and their strengths, the bundled sample:
+from muttlab.trials import Trial
+from muttlab.corruptions.base import Rule
+from muttlab.corruptions.generate import STRENGTHS
+from muttlab.sources import SAMPLE_TRIALS, load_sample_scenes, read_bytes, read_lines
+# suite files and a user's own sentences (docs/beyond.md):
+from muttlab.suites.model import CONTRASTIVE_FORMATS, DEMETR_JSON, RowProblem
+from muttlab.suites.user import parse_user_sentences, read_user_sentences, sentences_format, user_suite
+# statistics:
+from muttlab.stats import DEFAULT_N_BOOT, METHODS as CORRELATION_METHODS, McNemarResult, mcnemar
+# ΔBLEU of a file (muttlab dbleu) and word vectors (muttlab vectors):
+from muttlab.human.dbleu_io import read_weighted_segments
+from muttlab.metrics.delta_bleu import (MAX_N, SMOOTH_DEFAULTS, SMOOTHING, corpus_bleu, segment_stats, sentence_bleu,
+                                        smoothing_setting)
+from muttlab.learned.vectors import DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW, train_corpus_vectors
+# the pair store's guard of every write, the fair work queue of a server, where the dashboard's files are:
+from muttlab.pairs.guard import guarded
+from muttlab.engine.queue import QueuedScorer, checkpoint as queue_checkpoint, gather as gather_queued, shared_queue
+from muttlab.resources.bundled import dashboard_dir
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
     import pandas as pd
@@ -301,12 +327,16 @@ def sign_out_everywhere(settings: Settings, user: str) -> int:
 
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
 
-def read_suite(path_or_bytes, format: str | None = None):
+def read_suite(path_or_bytes, format: str | None = None, name: str | None = None):
     """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
-    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line."""
+    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line.
+    ``name``: the suite's name (default: the file's stem, ``upload`` for bytes)."""
     from muttlab.suites import read_suite as _read
     path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
-    return _read(path_or_bytes, format=format)
+    if name is not None:
+        from muttlab import checks
+        name = checks.name(name, "read_suite", "name")
+    return _read(path_or_bytes, format=format, name=name)
 
 
 def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, progress: Progress | None = None,
@@ -765,7 +795,8 @@ def evaluate_reval(settings: Settings, model: str = "treelstm", split: str = "te
 def study_choices(study: str):
     """The choices a registered study's options take, named as its module names them: ``flickr8k``: DATASETS;
     ``sick``: SICK_CORRUPTIONS, STUDY_METRICS, REFERENCE_SOURCES, READINGS (the first is the default);
-    ``dbleu``: UNIT_SIZES, ORDERS, THRESHOLDS, DEFAULT_SWEEP_ASSIGNMENTS. A ``types.SimpleNamespace``.
+    ``dbleu``: UNIT_SIZES, ORDERS, THRESHOLDS, DEFAULT_UNIT, DEFAULT_ASSIGNMENTS, DEFAULT_SWEEP_ASSIGNMENTS,
+    RESULT_COLUMNS. A ``types.SimpleNamespace``.
 
     Raises:
       UnknownName: a study that is not registered or offers no choices.
@@ -782,7 +813,9 @@ def study_choices(study: str):
     if study == "dbleu":
         from muttlab.human import dbleu
         return SimpleNamespace(UNIT_SIZES=dbleu.UNIT_SIZES, ORDERS=dbleu.ORDERS, THRESHOLDS=dbleu.THRESHOLDS,
-                               DEFAULT_SWEEP_ASSIGNMENTS=dbleu.DEFAULT_SWEEP_ASSIGNMENTS)
+                               DEFAULT_UNIT=dbleu.DEFAULT_UNIT, DEFAULT_ASSIGNMENTS=dbleu.DEFAULT_ASSIGNMENTS,
+                               DEFAULT_SWEEP_ASSIGNMENTS=dbleu.DEFAULT_SWEEP_ASSIGNMENTS,
+                               RESULT_COLUMNS=dbleu.RESULT_COLUMNS)
     raise UnknownName(f"no choices for study {study!r}; the studies with choices are dbleu, flickr8k, sick")
 
 
@@ -790,17 +823,53 @@ def study_choices(study: str):
 # Types and constants of modules that bring a heavy package with them (SQLAlchemy, pandas, torch): a front-end
 # reads them as ``api.NAME`` (or ``from muttlab.api import NAME``), and the module is imported then, so that
 # importing the API stays as cheap as `muttlab run` needs it to be. Name -> module it comes from.
+# Name -> "module:attribute" it is.
 _IMPORTED_WHEN_USED = {
     # the pair store (docs/annotate.md)
-    "PairRecord": "muttlab.pairs.store", "ConflictError": "muttlab.pairs.store",
-    "PairNotFound": "muttlab.pairs.store", "STATUSES": "muttlab.pairs.store",
+    "PairRecord": "muttlab.pairs.store:PairRecord", "ConflictError": "muttlab.pairs.store:ConflictError",
+    "PairNotFound": "muttlab.pairs.store:PairNotFound", "STATUSES": "muttlab.pairs.store:STATUSES",
+    # building corruption pairs into the store (muttlab corrupt)
+    "SUITE_SOURCES": "muttlab.engine.suites:SOURCES", "STUDY_LIST_COUNTS": "muttlab.engine.suites:STUDY_LIST_COUNTS",
+    "STUDY_MIN_REFS": "muttlab.engine.suites:STUDY_MIN_REFS", "build_suite": "muttlab.engine.suites:build_suite",
+    "count_types": "muttlab.engine.suites:count_types", "store_suite": "muttlab.engine.suites:store_suite",
+    "write_sample_trials": "muttlab.engine.suites:write_sample_trials",
+    "write_trials": "muttlab.engine.suites:write_trials",
+    # suite files written and read back (docs/beyond.md)
+    "is_aces": "muttlab.suites.contrastive:is_aces", "write_trials_table": "muttlab.suites.export:write_trials_table",
+    "write_suite": "muttlab.suites.export:write_suite", "frame_jsonl": "muttlab.suites.export:frame_jsonl",
+    "suite_frame": "muttlab.suites.export:suite_frame",
+    # a metric's conformance checks (muttlab check-metric)
+    "check_metric": "muttlab.conformance:check_metric", "conformance_frame": "muttlab.conformance:checks_frame",
+    "conformance_passed": "muttlab.conformance:all_passed",
+    "conformance_unavailable": "muttlab.conformance:unavailable",
+    # published numbers beside ours
+    "REPRODUCE_TOLERANCES": "muttlab.human.reproduce:TOLERANCES",
+    # ranking judgments -> similarity training pairs (muttlab ranking)
+    "RANKING_COLUMNS": "muttlab.human.ranking:COLUMNS",
+    "RANKING_MIN_JUDGMENTS": "muttlab.human.ranking:DEFAULT_MIN_JUDGMENTS",
+    "RANKING_TAU": "muttlab.human.ranking:DEFAULT_TAU", "rankings_to_pairs": "muttlab.human.ranking:convert",
+    "is_wmt_rankings": "muttlab.human.ranking:is_wmt_format", "read_rankings": "muttlab.human.ranking:read_rankings",
+    "read_wmt_rankings": "muttlab.human.ranking:read_wmt_rankings",
+    "write_ranking_pairs": "muttlab.human.ranking:write_pairs",
+    # multi-level metrics: ML-METEOR, DREEM, ML-DREEM (muttlab multilevel)
+    "MULTILEVEL_COMPONENTS": "muttlab.learned.multilevel:COMPONENTS",
+    "MULTILEVEL_DATASETS": "muttlab.learned.multilevel:DATASETS",
+    "MULTILEVEL_METRICS": "muttlab.learned.multilevel:METRICS",
+    "evaluate_multilevel": "muttlab.learned.multilevel:evaluate", "multilevel_frame": "muttlab.learned.multilevel:rows_frame",
+    "tune_multilevel": "muttlab.learned.multilevel:tune",
+    # ReVal beyond one training run (muttlab reval)
+    "load_reval_pairs": "muttlab.learned.reval:load_pair_files", "publish_reval": "muttlab.learned.reval:publish",
+    "compare_reval": "muttlab.learned.reval:compare_evaluations",
+    # a ΔBLEU study of your own judged file (muttlab correlate dbleu --input)
+    "dbleu_user_set": "muttlab.human.dbleu:user_set",
 }
 
 
 def __getattr__(name: str):
     if name in _IMPORTED_WHEN_USED:
         import importlib
-        return getattr(importlib.import_module(_IMPORTED_WHEN_USED[name]), name)
+        module, _, attribute = _IMPORTED_WHEN_USED[name].partition(":")
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -827,3 +896,56 @@ def generator_types() -> list[str]:
     """The corruption types with a generator (they apply to any parsed sentence), in the catalogue's order."""
     from muttlab.corruptions.generate import GENERATORS
     return list(GENERATORS)
+
+
+def corruption_label(name: str) -> str:
+    """A corruption type's label in the catalogue (``neg_subj`` -> "Negated Subject"); an unknown name as it is."""
+    try:
+        return catalog.get(name).label
+    except KeyError:
+        return name
+
+
+# --------------------------------------------------------------------------- the dashboard's grid runs
+# Re-exported above: shared_queue() (the server's fair queue), gather_queued(jobs, still_wanted),
+# queue_checkpoint() (where a job stops once nobody waits), QueuedScorer.
+
+def version() -> str:
+    """This installation's version (``0+unknown`` in a source tree never installed)."""
+    from muttlab import __version__
+    return __version__
+
+
+def queued_scorer(settings: Settings, registry: Registry, session: str, still_wanted: Callable[[], None]):
+    """The executor of the grid plan through the server's fair queue for one session, a cell at a time
+    (:class:`muttlab.engine.queue.QueuedScorer`); with a scheduler in ``settings``, each piece is scored on the
+    Dask cluster (imported only then)."""
+    where = None
+    if settings.scheduler:
+        from muttlab.engine import distributed
+        where = distributed.scorer_for(settings, registry, ())
+    return QueuedScorer(runner.cache_for(settings), registry, shared_queue(), session, where, still_wanted)
+
+
+def run_suite(suite: Suite, metrics: Sequence[str], ref_counts: Sequence[int], settings: Settings,
+              registry: Registry, progress: Progress | None = None, scorer=None) -> Results:
+    """The runner's grid plan (:func:`muttlab.engine.runner.run`) over an already chosen ``suite``, scored by
+    ``scorer`` (e.g. :func:`queued_scorer`; None scores in this process): the :class:`Results`."""
+    return runner.run(suite, metrics, ref_counts, settings, registry, progress=progress, scorer=scorer)
+
+
+def sick_overlap_warning(metric, trials) -> str | None:
+    """Why ``metric``'s scores of these trials measure memory (it was trained on the SICK pairs they come
+    from), or None (:func:`muttlab.engine.runner.sick_overlap_warning`)."""
+    return runner.sick_overlap_warning(metric, trials)
+
+
+def corruption_type(name: str):
+    """The catalogue's corruption type ``name`` (:class:`muttlab.corruptions.base.CorruptionType`: label,
+    family, rule, guideline). Raises KeyError for a name the catalogue does not have."""
+    return catalog.get(name)
+
+
+def corruption_types() -> list:
+    """Every corruption type of the catalogue, in its order."""
+    return list(catalog.all_types())

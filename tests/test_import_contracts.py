@@ -247,6 +247,53 @@ def test_units_form_no_cycle():
             visit(start, [start])
 
 
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one file (Tarjan 1972), each sorted: files that import
+    each other, however long the way round."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:  # the package's import chains are short: recursion is enough
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_files_import_each_other():
+    # Imports inside functions count: a circle hidden in one is still a circle (and an import that may fail
+    # half-way, depending on which file a process imports first).
+    graph = {m: {t for t, _ in targets if t != m} for m, targets in GRAPH.items()}
+    circles = _circles(graph)
+    named = []
+    for circle in circles:
+        edges = [f"{_where(m, line)} imports {t}" for m in circle for t, line in GRAPH[m] if t in circle and t != m]
+        named.append(f"circle of {len(circle)} files: " + ", ".join(circle) + "\n    " + "\n    ".join(edges))
+    assert not circles, "\n".join(named)
+
+
+def test_circles_are_found():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
 def test_the_allowed_exceptions_are_still_needed():
     used = {(m, t) for m, t, _ in _edges()}
     assert set(ALLOWED_ACROSS) <= used, "drop the exceptions no module needs any more"

@@ -27,12 +27,12 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              session_id, settings, severity, severity_key, shipped_grid,
                                              shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
-from muttlab.dashboard.services.budget import DemoLimit, governs, scoring_settings, slow_metrics
+from muttlab.dashboard.services.budget import DemoLimit, governs, is_quick, scoring_settings, slow_metrics
 from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+from muttlab.dashboard.services.warmup import WarmState, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 

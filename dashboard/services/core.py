@@ -26,9 +26,9 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.corruptions import catalog
 from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
 from muttlab.dashboard.services import budget, user_suites
+from muttlab.dashboard.services.budget import session_id
 from muttlab.dashboard.shared import singleton
 from muttlab.engine import queue as work_queue
 from muttlab import sources
@@ -65,14 +65,6 @@ def registry(settings: Settings) -> Registry:
 @singleton
 def _registry(settings: Settings, installed: str) -> Registry:
     return runner.registry_for(settings)
-
-
-def session_id() -> str:
-    """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else "script"
 
 
 def still_wanted() -> None:
@@ -261,14 +253,11 @@ def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], re
 
 
 def corruption_label(name: str) -> str:
-    try:
-        return catalog.get(name).label
-    except KeyError:
-        return name
+    return api.corruption_label(name)
 
 
 def corruption_labels(names: Sequence[str]) -> dict[str, str]:
-    return {n: corruption_label(n) for n in names}
+    return {n: api.corruption_label(n) for n in names}
 
 
 # --------------------------------------------------------------------------- playground
