@@ -22,8 +22,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed
-from muttlab.access.sessions import Session, SignInRefused
+from muttlab.api import ANONYMOUS, Action, Identity, Session, SignInRefused, allowed
 from muttlab.dashboard import signin
 from muttlab.dashboard.credentials import (_authenticator, authenticator, can_sign_in, configured_token,
                                           credential_label, uses_accounts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from muttlab.access.sessions import Authenticator, RateLimiter
+from muttlab.api import Authenticator, RateLimiter
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 

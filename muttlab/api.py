@@ -29,37 +29,23 @@ from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, Mutt
 from muttlab.metrics.base import check_batch, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
-# Re-exported for the front-ends, which reach the package through this module only. Each name comes from a module
-# that loads nothing heavier than numpy; the groups of functions below say what they are for.
-# Learned metrics (ReVal) and their models:
-from muttlab.learned.models import SLOTS as MODEL_SLOTS, ModelRecord, list_models
-from muttlab.learned.models import install as install_model, install_log as model_install_log
-from muttlab.learned.models import uninstall as uninstall_model
+# Re-exported for the front-ends, which reach the package through this module only: names from small modules that
+# load nothing heavier than numpy. Names of heavier modules are imported when first used (_IMPORTED_WHEN_USED, at
+# the end). The groups of functions below say what each is for.
+# The learned metrics' checkpoints:
 from muttlab.learned.reval_config import TrainConfig
 from muttlab.metrics.reval.installed import file_id, installed_state, model_id, short_id
 from muttlab.metrics.reval.metric import NAMES as REVAL_NAMES, checkpoint_info, find_checkpoint
-# accounts, roles and sessions (docs/security.md):
+# roles (docs/security.md):
 from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed, local_operator, require
-from muttlab.access.sessions import Authenticator, RateLimiter, Session, SignInRefused
-from muttlab.access.users import UserStore
-# trials, corruption types and their strengths, the bundled sample:
+# trials, corruption types and their strengths, the bundled sample, reading files:
 from muttlab.trials import Trial
 from muttlab.corruptions.base import Rule
 from muttlab.corruptions.generate import STRENGTHS
 from muttlab.sources import SAMPLE_TRIALS, load_sample_scenes, read_bytes, read_lines
-# suite files and a user's own sentences (docs/beyond.md):
-from muttlab.suites.model import CONTRASTIVE_FORMATS, DEMETR_JSON, RowProblem
-from muttlab.suites.user import parse_user_sentences, read_user_sentences, sentences_format, user_suite
 # statistics:
 from muttlab.stats import DEFAULT_N_BOOT, METHODS as CORRELATION_METHODS, McNemarResult, mcnemar
-# ΔBLEU of a file (muttlab dbleu) and word vectors (muttlab vectors):
-from muttlab.human.dbleu_io import read_weighted_segments
-from muttlab.metrics.delta_bleu import (MAX_N, SMOOTH_DEFAULTS, SMOOTHING, corpus_bleu, segment_stats, sentence_bleu,
-                                        smoothing_setting)
-from muttlab.learned.vectors import DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW, train_corpus_vectors
-# the pair store's guard of every write, the fair work queue of a server, where the dashboard's files are:
-from muttlab.pairs.guard import guarded
-from muttlab.engine.queue import QueuedScorer, checkpoint as queue_checkpoint, gather as gather_queued, shared_queue
+# where the dashboard's files are:
 from muttlab.resources.bundled import dashboard_dir
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
@@ -755,10 +741,10 @@ def segment_outputs(settings: Settings, data, item: int, **reading) -> pd.DataFr
 
 
 # --------------------------------------------------------------------------- learned metrics: ReVal and its models
-# (docs/learned.md) Re-exported above: TrainConfig; the model registry's MODEL_SLOTS (slot -> file, metrics),
-# ModelRecord, list_models(settings), install_model(settings, actor, id), uninstall_model(settings, actor, slot),
-# model_install_log(settings); a checkpoint's model_id(bytes), short_id(id), installed_state(model_dir),
-# checkpoint_info(path), find_checkpoint(model, model_dir). Training imports torch, so it is imported when called.
+# (docs/learned.md) Re-exported above: TrainConfig; a checkpoint's model_id(bytes), short_id(id),
+# installed_state(model_dir), checkpoint_info(path), find_checkpoint(model, model_dir). Imported when used: the model
+# registry's MODEL_SLOTS (slot -> file, metrics), ModelRecord, list_models(settings), install_model(settings, actor,
+# id), uninstall_model(settings, actor, slot), model_install_log(settings). Training imports torch when called.
 
 def model_dir(settings: Settings):
     """The folder the learned metrics' models are installed in (None when the settings name none)."""
@@ -820,49 +806,57 @@ def study_choices(study: str):
 
 
 # --------------------------------------------------------------------------- names imported when first used
-# Types and constants of modules that bring a heavy package with them (SQLAlchemy, pandas, torch): a front-end
-# reads them as ``api.NAME`` (or ``from muttlab.api import NAME``), and the module is imported then, so that
-# importing the API stays as cheap as `muttlab run` needs it to be. Name -> module it comes from.
-# Name -> "module:attribute" it is.
-_IMPORTED_WHEN_USED = {
-    # the pair store (docs/annotate.md)
-    "PairRecord": "muttlab.pairs.store:PairRecord", "ConflictError": "muttlab.pairs.store:ConflictError",
-    "PairNotFound": "muttlab.pairs.store:PairNotFound", "STATUSES": "muttlab.pairs.store:STATUSES",
-    # building corruption pairs into the store (muttlab corrupt)
-    "SUITE_SOURCES": "muttlab.engine.suites:SOURCES", "STUDY_LIST_COUNTS": "muttlab.engine.suites:STUDY_LIST_COUNTS",
-    "STUDY_MIN_REFS": "muttlab.engine.suites:STUDY_MIN_REFS", "build_suite": "muttlab.engine.suites:build_suite",
-    "count_types": "muttlab.engine.suites:count_types", "store_suite": "muttlab.engine.suites:store_suite",
-    "write_sample_trials": "muttlab.engine.suites:write_sample_trials",
-    "write_trials": "muttlab.engine.suites:write_trials",
-    # suite files written and read back (docs/beyond.md)
-    "is_aces": "muttlab.suites.contrastive:is_aces", "write_trials_table": "muttlab.suites.export:write_trials_table",
-    "write_suite": "muttlab.suites.export:write_suite", "frame_jsonl": "muttlab.suites.export:frame_jsonl",
-    "suite_frame": "muttlab.suites.export:suite_frame",
-    # a metric's conformance checks (muttlab check-metric)
-    "check_metric": "muttlab.conformance:check_metric", "conformance_frame": "muttlab.conformance:checks_frame",
-    "conformance_passed": "muttlab.conformance:all_passed",
-    "conformance_unavailable": "muttlab.conformance:unavailable",
-    # published numbers beside ours
-    "REPRODUCE_TOLERANCES": "muttlab.human.reproduce:TOLERANCES",
-    # ranking judgments -> similarity training pairs (muttlab ranking)
-    "RANKING_COLUMNS": "muttlab.human.ranking:COLUMNS",
-    "RANKING_MIN_JUDGMENTS": "muttlab.human.ranking:DEFAULT_MIN_JUDGMENTS",
-    "RANKING_TAU": "muttlab.human.ranking:DEFAULT_TAU", "rankings_to_pairs": "muttlab.human.ranking:convert",
-    "is_wmt_rankings": "muttlab.human.ranking:is_wmt_format", "read_rankings": "muttlab.human.ranking:read_rankings",
-    "read_wmt_rankings": "muttlab.human.ranking:read_wmt_rankings",
-    "write_ranking_pairs": "muttlab.human.ranking:write_pairs",
-    # multi-level metrics: ML-METEOR, DREEM, ML-DREEM (muttlab multilevel)
-    "MULTILEVEL_COMPONENTS": "muttlab.learned.multilevel:COMPONENTS",
-    "MULTILEVEL_DATASETS": "muttlab.learned.multilevel:DATASETS",
-    "MULTILEVEL_METRICS": "muttlab.learned.multilevel:METRICS",
-    "evaluate_multilevel": "muttlab.learned.multilevel:evaluate", "multilevel_frame": "muttlab.learned.multilevel:rows_frame",
-    "tune_multilevel": "muttlab.learned.multilevel:tune",
+# Types, constants and functions of modules that bring a heavy package with them (SQLAlchemy, pandas, torch) or
+# that only one command or page needs: a front-end reads them as ``api.NAME`` (or ``from muttlab.api import
+# NAME``), and the module is imported then, so that importing the API stays as cheap as `muttlab run` needs it.
+# Module -> the names it gives, each as the API calls it, ``API_NAME=attribute`` where the module calls it otherwise.
+_NAMES_OF_MODULES = {
+    # the learned metrics' models (docs/learned.md)
+    "muttlab.learned.models": ("MODEL_SLOTS=SLOTS", "ModelRecord", "list_models", "install_model=install",
+                               "uninstall_model=uninstall", "model_install_log=install_log"),
     # ReVal beyond one training run (muttlab reval)
-    "load_reval_pairs": "muttlab.learned.reval:load_pair_files", "publish_reval": "muttlab.learned.reval:publish",
-    "compare_reval": "muttlab.learned.reval:compare_evaluations",
-    # a ΔBLEU study of your own judged file (muttlab correlate dbleu --input)
-    "dbleu_user_set": "muttlab.human.dbleu:user_set",
+    "muttlab.learned.reval": ("load_reval_pairs=load_pair_files", "publish_reval=publish",
+                              "compare_reval=compare_evaluations"),
+    # multi-level metrics: ML-METEOR, DREEM, ML-DREEM (muttlab multilevel)
+    "muttlab.learned.multilevel": ("MULTILEVEL_COMPONENTS=COMPONENTS", "MULTILEVEL_DATASETS=DATASETS",
+                                   "MULTILEVEL_METRICS=METRICS", "evaluate_multilevel=evaluate",
+                                   "multilevel_frame=rows_frame", "tune_multilevel=tune"),
+    # word vectors for W2V-AVG (muttlab vectors)
+    "muttlab.learned.vectors": ("DEFAULT_DIM", "DEFAULT_EPOCHS", "DEFAULT_MIN_COUNT", "DEFAULT_WINDOW",
+                                "train_corpus_vectors"),
+    # accounts and sessions (docs/security.md)
+    "muttlab.access.sessions": ("Authenticator", "RateLimiter", "Session", "SignInRefused"),
+    "muttlab.access.users": ("UserStore",),
+    # suite files, written and read back, and a user's own sentences (docs/beyond.md)
+    "muttlab.suites.model": ("CONTRASTIVE_FORMATS", "DEMETR_JSON", "RowProblem"),
+    "muttlab.suites.user": ("parse_user_sentences", "read_user_sentences", "sentences_format", "user_suite"),
+    "muttlab.suites.contrastive": ("is_aces",),
+    "muttlab.suites.export": ("write_trials_table", "write_suite", "frame_jsonl", "suite_frame"),
+    # the pair store (docs/annotate.md), the guard of its every write, building pairs into it (muttlab corrupt)
+    "muttlab.pairs.store": ("PairRecord", "ConflictError", "PairNotFound", "STATUSES"),
+    "muttlab.pairs.guard": ("guarded",),
+    "muttlab.engine.suites": ("SUITE_SOURCES=SOURCES", "STUDY_LIST_COUNTS", "STUDY_MIN_REFS", "build_suite",
+                              "count_types", "store_suite", "write_sample_trials", "write_trials"),
+    # the fair work queue of a server: shared_queue(), gather_queued(jobs, still_wanted), queue_checkpoint()
+    "muttlab.engine.queue": ("shared_queue", "gather_queued=gather", "queue_checkpoint=checkpoint"),
+    # a metric's conformance checks (muttlab check-metric)
+    "muttlab.conformance": ("check_metric", "conformance_frame=checks_frame", "conformance_passed=all_passed",
+                            "conformance_unavailable=unavailable"),
+    # ΔBLEU of a file (muttlab dbleu), of your own judged file (muttlab correlate dbleu --input)
+    "muttlab.human.dbleu_io": ("read_weighted_segments",),
+    "muttlab.metrics.delta_bleu": ("MAX_N", "SMOOTH_DEFAULTS", "SMOOTHING", "corpus_bleu", "segment_stats",
+                                   "sentence_bleu", "smoothing_setting"),
+    "muttlab.human.dbleu": ("dbleu_user_set=user_set",),
+    # published numbers beside ours (muttlab reproduce)
+    "muttlab.human.reproduce": ("REPRODUCE_TOLERANCES=TOLERANCES",),
+    # ranking judgments -> similarity training pairs (muttlab ranking)
+    "muttlab.human.ranking": ("RANKING_COLUMNS=COLUMNS", "RANKING_MIN_JUDGMENTS=DEFAULT_MIN_JUDGMENTS",
+                              "RANKING_TAU=DEFAULT_TAU", "rankings_to_pairs=convert", "is_wmt_rankings=is_wmt_format",
+                              "read_rankings", "read_wmt_rankings", "write_ranking_pairs=write_pairs"),
 }
+# API name -> "module:attribute".
+_IMPORTED_WHEN_USED = {entry.partition("=")[0]: f"{module}:{entry.partition('=')[2] or entry}"
+                       for module, entries in _NAMES_OF_MODULES.items() for entry in entries}
 
 
 def __getattr__(name: str):
@@ -907,8 +901,8 @@ def corruption_label(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- the dashboard's grid runs
-# Re-exported above: shared_queue() (the server's fair queue), gather_queued(jobs, still_wanted),
-# queue_checkpoint() (where a job stops once nobody waits), QueuedScorer.
+# Imported when used (_IMPORTED_WHEN_USED): shared_queue() (the server's fair queue), gather_queued(jobs,
+# still_wanted), queue_checkpoint() (where a job stops once nobody waits).
 
 def version() -> str:
     """This installation's version (``0+unknown`` in a source tree never installed)."""
@@ -920,6 +914,8 @@ def queued_scorer(settings: Settings, registry: Registry, session: str, still_wa
     """The executor of the grid plan through the server's fair queue for one session, a cell at a time
     (:class:`muttlab.engine.queue.QueuedScorer`); with a scheduler in ``settings``, each piece is scored on the
     Dask cluster (imported only then)."""
+    from muttlab.engine.queue import QueuedScorer, shared_queue
+
     where = None
     if settings.scheduler:
         from muttlab.engine import distributed

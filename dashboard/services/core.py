@@ -30,14 +30,9 @@ from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
 from muttlab.dashboard.services import budget, user_suites
 from muttlab.dashboard.services.budget import session_id
 from muttlab.dashboard.shared import singleton
-from muttlab.engine import queue as work_queue
-from muttlab import sources
-from muttlab.engine import runner
 from muttlab.redact import scrub
-from muttlab.trials import Suite, Trial
+from muttlab.api import MetricInfo, Registry, Suite, Trial, installed_state
 from muttlab.errors import MuttlabError
-from muttlab.metrics.registry import MetricInfo, Registry
-from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
@@ -64,7 +59,7 @@ def registry(settings: Settings) -> Registry:
 
 @singleton
 def _registry(settings: Settings, installed: str) -> Registry:
-    return runner.registry_for(settings)
+    return api.registry_for(settings)
 
 
 def still_wanted() -> None:
@@ -86,7 +81,7 @@ def queued(fn: Callable[[], object], cost: int):
     Every use of metric objects goes through the queue: they are shared by all sessions and are not
     thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
     """
-    return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
+    return api.gather_queued([api.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
 
 
 def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object], cost: int,
@@ -103,11 +98,11 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
             progress(*latest[-1])
 
     def report(*step) -> None:
-        work_queue.checkpoint()
+        api.queue_checkpoint()
         latest.append(step)
 
-    job = work_queue.shared_queue().submit(session_id(), lambda: fn(report), cost)
-    return work_queue.gather([job], poll)[0]
+    job = api.shared_queue().submit(session_id(), lambda: fn(report), cost)
+    return api.gather_queued([job], poll)[0]
 
 
 def queued_study(fn: Callable[[Callable[[int, int, str], None]], object],
@@ -156,7 +151,7 @@ def suite(settings: Settings) -> Suite:
       MuttlabError (DataError): the data dir or the sample is missing or malformed.
     """
     with _spinner("Loading trials…"):
-        return sources.load_default_suite(settings)
+        return api.load_suite(settings)
 
 
 @singleton
@@ -398,7 +393,7 @@ def study_warnings(settings: Settings, study) -> list[str]:
     else:
         by_id = trials_by_id(settings)
         items = [by_id[t] for t in study.pairs["trial"] if t in by_id]
-    found = (runner.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
+    found = (api.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
     return [w for w in found if w]
 
 

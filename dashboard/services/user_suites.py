@@ -33,8 +33,7 @@ import pandas as pd
 
 from muttlab.errors import MuttlabError
 from muttlab.settings import Limits, Settings, active_limits
-from muttlab.suites.model import RowProblem
-from muttlab.trials import Suite
+from muttlab.api import RowProblem, Suite
 
 KEPT = 64
 ADDRESS_SHARE = KEPT // 4
@@ -154,7 +153,7 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
     """
     from muttlab.dashboard.not_applied import not_applied
     from muttlab import api
-    from muttlab.suites.user import parse_user_sentences, user_suite
+    from muttlab.api import parse_user_sentences, user_suite
 
     limits = settings.limits
     check_size(limits, len(data), label)
@@ -219,7 +218,7 @@ def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: 
 def example(kind: str) -> str:
     """The input format shown by example, in ``kind`` (csv or jsonl): the first bundled sample scenes, each
     sentence with its first references."""
-    from muttlab.sources import load_sample_scenes
+    from muttlab.api import load_sample_scenes
 
     scenes = load_sample_scenes()[:EXAMPLE_SENTENCES]
     if kind == "jsonl":

@@ -13,12 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api, escaping
-from muttlab.corruptions import catalog
 from muttlab.dashboard import auth, number_format, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
-from muttlab.pairs.guard import guarded
-from muttlab.pairs.store import ConflictError
+from muttlab.api import ConflictError, guarded
 
 PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
@@ -213,7 +211,7 @@ def _conflict_panel(pair) -> None:
 
 def _guideline(corruption: str) -> None:
     try:
-        ctype = catalog.get(corruption)
+        ctype = api.corruption_type(corruption)
     except KeyError:
         st.caption(f"No guideline: `{corruption}` is not in the catalogue.")
         return
@@ -351,7 +349,7 @@ def page() -> None:
         _seed_store(settings, access)
         return
     corruptions = sorted({c for c, _ in counts})
-    known = [t.name for t in catalog.all_types()]  # the edit form offers every known type
+    known = [t.name for t in api.corruption_types()]  # the edit form offers every known type
     labels = services.corruption_labels(known + corruptions)
     statuses = sorted({s for _, s in counts})
     summary = (pd.Series(counts).rename_axis(["corruption", "status"]).rename("pairs").reset_index()

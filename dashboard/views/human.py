@@ -15,7 +15,6 @@ import streamlit as st
 from muttlab import api
 from muttlab.dashboard import charts, services, ui
 from muttlab.dashboard.number_format import fmt_score, rating_text
-from muttlab import stats
 from muttlab.errors import MuttlabError
 
 READING_LABELS = {"trials": "MUTT trials", "paper": "paper (Table 3)"}
@@ -66,7 +65,7 @@ def page() -> None:
     corruptions = list(sick.SICK_CORRUPTIONS)
     labels = services.corruption_labels(corruptions)
     study_metrics = [m for m in sick.STUDY_METRICS if m in available] or available[:3]
-    methods = [m for m in stats.METHODS if m in METHOD_LABELS]
+    methods = [m for m in api.CORRELATION_METHODS if m in METHOD_LABELS]
     references = list(sick.REFERENCE_SOURCES) if live else ["pool"]
 
     default_metric = study_metrics[0] if study_metrics else available[0]

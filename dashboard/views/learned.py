@@ -13,11 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.access.roles import Action, allowed
+from muttlab.api import Action, allowed, short_id
 from muttlab.dashboard import auth, charts, services, shared, ui
 from muttlab.errors import MuttlabError
-from muttlab.engine.runner import model_dir
-from muttlab.metrics.reval.installed import short_id
 
 LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
@@ -153,7 +151,7 @@ def page() -> None:
 
     model = st.segmented_control("Model", list(LABELS), default="treelstm", format_func=LABELS.get,
                                  key="learned-model") or "treelstm"
-    path = api.find_checkpoint(model, model_dir(settings))
+    path = api.find_checkpoint(model, api.model_dir(settings))
     info = _checkpoint_info(path)
     if path is None:
         st.warning(f"No trained {LABELS[model]} model yet: the metric is unavailable until one is trained.",

@@ -51,8 +51,8 @@ def summary(command: str) -> str:
 
 
 def _version() -> str:
-    from muttlab import __version__
-    return f"muttlab {__version__}"
+    from muttlab import api
+    return f"muttlab {api.version()}"
 
 
 class _VersionAction(argparse.Action):
