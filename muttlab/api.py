@@ -634,6 +634,7 @@ def compare_profiles(settings: Settings, first: str, second: str, alpha: float =
         raise InvalidArgument("compare_profiles", "second", f"is {first!r} again; compare two different metrics")
     reg = registry or registry_for(settings)
     try:
+        reg.resolve([first, second])  # an unknown second name is refused before the first profile is computed
         profiles = [profile(settings, m, progress, reg, with_trials=True, suites=suites) for m in (first, second)]
         together = {}
         meta = snapshot("meta_eval")
