@@ -7,7 +7,9 @@ constant metric ties every pair, so its item-grouped acc*_eq is the share of pai
 over items — Deutsch, Foster & Freitag 2023, §4)."""
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import re
 
@@ -83,6 +85,16 @@ def test_a_link_opens_the_shipped_ranking_scatter_and_segment(app_env, app_setti
     assert dict(at.query_params) == {"pair": "zh-en", "statistic": "acc_eq_item", "metric": "TER", "segment": "12"}
 
 
+def test_the_ranking_downloads_as_it_is_shown(app_env, downloads):
+    at = open_link("meta_eval", {"pair": "en-de", "statistic": "kendall_item"})
+    assert not shown_errors(at)
+    shown = ranking(at)
+    rows = list(csv.reader(io.StringIO(downloads("me-ranking-csv").decode("utf-8"))))
+    # Text cells that would start a spreadsheet formula (a negative τ) carry a leading quote (docs/security.md).
+    assert rows[0] == list(shown.columns)
+    assert [[c[1:] if c.startswith("'-") else c for c in row] for row in rows[1:]] == shown.astype(str).values.tolist()
+
+
 def test_a_statistic_without_epsilon_or_interval_and_the_segment_picker(app_env):
     at = open_link("meta_eval", {"pair": "en-de"})
     at.selectbox(key="me-statistic").set_value("pearson_sys").run()
@@ -145,3 +157,58 @@ def test_an_uploaded_study_is_ranked_and_drawn_like_the_shipped_one(app_env, app
 
 def ranking_shown(at) -> bool:
     return any("rank" in d.value.columns for d in at.dataframe)
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+# The scatter's point with no other within 8 px (a click selects it alone): its page coordinates and segment.
+ISOLATED_POINT = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+  const points = [];
+  gd.calcdata.forEach((trace) => trace.forEach((p) => {
+    if (Number.isFinite(p.x) && Number.isFinite(p.y)) points.push({px: xa._offset + xa.c2p(p.x),
+      py: ya._offset + ya.c2p(p.y), segment: trace[0].trace.customdata[p.i]});
+  }));
+  const alone = points.find((a) => a.px > xa._offset + 10 && a.py > ya._offset + 10
+    && a.px < xa._offset + xa._length - 10 && a.py < ya._offset + ya._length - 10
+    && points.every((b) => b === a || Math.hypot(a.px - b.px, a.py - b.py) > 8));
+  return alone && {x: box.x + alone.px, y: box.y + alone.py, segment: Number(alone.segment)};
+}"""
+
+
+@pytest.fixture(scope="module")
+def data_server(tmp_path_factory, data_dir):
+    """`muttlab serve` with the data dir (the segments' texts are in its MQM files)."""
+    from tests.dashboard.test_browser import require_chromium, sample_env, serving
+
+    require_chromium()
+    tmp = tmp_path_factory.mktemp("meta-eval-server")
+    with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
+        yield url
+
+
+@pytest.mark.browser
+def test_a_link_opens_the_page_and_a_click_on_a_pair_opens_its_segment(data_server, browser):
+    from playwright.sync_api import expect
+
+    from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
+
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    page.set_default_timeout(180_000)
+    page.goto(f"{data_server}/meta_eval?pair=zh-en&statistic=acc_eq_item&metric=chrF&segment=3")
+    expect(page.get_by_role("heading", name="Meta-evaluation")).to_be_visible()
+    expect(page.get_by_text("constant baseline").first).to_be_visible()
+    page.locator(".js-plotly-plot .main-svg").first.wait_for()
+    page.locator(".mutt-output").first.wait_for()
+    point = page.evaluate(ISOLATED_POINT)
+    assert point is not None and point["segment"] != 3
+    page.mouse.click(point["x"], point["y"])
+    expect(page).to_have_url(re.compile(rf"segment={point['segment']}(&|$)"))
+    segment = page.get_by_label(re.compile(r"Segment \(0–\d+\)"))
+    expect(segment).to_have_value(str(point["segment"]))
+    expect(page.locator(".mutt-output").first).to_be_visible()
+    assert page.locator(EXCEPTION).count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "meta-eval-segment.png"), full_page=True)
+    page.close()
