@@ -20,6 +20,8 @@ import pytest
 from muttlab import api
 from muttlab.dashboard.number_format import correlation_text, fmt_score
 from tests.dashboard.conftest import figures_drawn, html_bodies, open_link, open_page, shown_errors
+# `muttlab serve` with the data dir (the segments' texts are in its MQM files), one for this module.
+from tests.dashboard.test_browser_audiences import research_server  # noqa: F401 (fixture)
 
 
 def ranking(at) -> pd.DataFrame:
@@ -177,26 +179,15 @@ ISOLATED_POINT = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def data_server(tmp_path_factory, data_dir):
-    """`muttlab serve` with the data dir (the segments' texts are in its MQM files)."""
-    from tests.dashboard.test_browser import require_chromium, sample_env, serving
-
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("meta-eval-server")
-    with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
-        yield url
-
-
 @pytest.mark.browser
-def test_a_link_opens_the_page_and_a_click_on_a_pair_opens_its_segment(data_server, browser):
+def test_a_link_opens_the_page_and_a_click_on_a_pair_opens_its_segment(research_server, browser):
     from playwright.sync_api import expect
 
     from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
 
     page = browser.new_page(viewport={"width": 1400, "height": 2400})
     page.set_default_timeout(180_000)
-    page.goto(f"{data_server}/meta_eval?pair=zh-en&statistic=acc_eq_item&metric=chrF&segment=3")
+    page.goto(f"{research_server}/meta_eval?pair=zh-en&statistic=acc_eq_item&metric=chrF&segment=3")
     expect(page.get_by_role("heading", name="Meta-evaluation")).to_be_visible()
     expect(page.get_by_text("constant baseline").first).to_be_visible()
     page.locator(".js-plotly-plot .main-svg").first.wait_for()
