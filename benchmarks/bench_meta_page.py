@@ -21,6 +21,8 @@ from muttlab import api
 from muttlab.dashboard import charts
 from muttlab.dashboard.number_format import fmt_score
 
+from bench_profile import timed  # the best of three, as the profile's benchmark times (benchmarks/ is on the path)
+
 
 def with_full_hovers(pairs, metric: str, human: str) -> go.Figure:
     """The baseline: the page's figure with every pair's systems and numbers in its hover."""
@@ -32,15 +34,6 @@ def with_full_hovers(pairs, metric: str, human: str) -> go.Figure:
                            for i, a, b, h, m in zip(part["item"], part["system_a"], part["system_b"],
                                                     part["delta_human"], part["delta_metric"])]
     return figure
-
-
-def timed(function, repeat: int = 3) -> tuple[float, object]:
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def main() -> int:
