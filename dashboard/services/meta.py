@@ -14,7 +14,8 @@ from typing import Callable
 from muttlab import api
 from muttlab.dashboard.services.budget import scoring_settings
 from muttlab.dashboard.services.core import STUDY_COST, queued_with_progress, registry, shipped, shipped_differences
-from muttlab.dashboard.services.memo import is_memoised, memoised, pages_memo
+from muttlab.dashboard.services.memo import memoised, pages_memo
+from muttlab.dashboard.services.uploads import _records_at_most
 from muttlab.errors import DataError
 from muttlab.settings import Settings
 
@@ -115,7 +116,7 @@ def read_judgments(settings: Settings, data: bytes, name: str):
     limits = active_limits()
     if len(data) > limits.max_upload_bytes:
         raise DataError(name, limits.exceeded("max_upload_mb", len(data) / 2 ** 20, "the file"))
-    rows = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1  # a header (TSV) or one row too many
+    rows = _records_at_most(data)
     if rows > limits.max_pairs:
         raise DataError(name, limits.exceeded("max_pairs", rows, "the file") + "; split it, or run `muttlab "
                         "meta-eval FILE` on your own machine")
@@ -265,7 +266,7 @@ def comparison(settings: Settings, first: str, second: str, progress: Progress |
                     metrics=(first, second))
 
 
-__all__ = ["SECTION_TITLES", "comparison", "comparison_frame", "comparison_key", "mqm_comparison_frame",
-           "profile_frame", "section_label", "evaluate", "evaluation_key", "is_memoised", "meta_pairs_shipped",
-           "pairs_of", "profile", "profile_key", "ranking_frame", "read_judgments", "segment", "skipped_frame", "shipped_meta", "shipped_meta_notes",
-           "shipped_profile_notes", "shipped_profiles"]
+__all__ = ["SECTION_TITLES", "comparison", "comparison_frame", "comparison_key", "evaluate", "evaluation_key",
+           "meta_pairs_shipped", "mqm_comparison_frame", "pairs_of", "profile", "profile_frame", "profile_key",
+           "ranking_frame", "read_judgments", "section_label", "segment", "shipped_meta", "shipped_meta_notes",
+           "shipped_profile_notes", "shipped_profiles", "skipped_frame"]

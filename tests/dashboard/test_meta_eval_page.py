@@ -163,19 +163,24 @@ def ranking_shown(at) -> bool:
 
 # --------------------------------------------------------------------------- in Chromium
 
-# The scatter's point with no other within 8 px (a click selects it alone): its page coordinates and segment.
+# A point of the scatter with no other within 8 px (a click selects it alone), among the leftmost and rightmost
+# inside the axes: its page coordinates and its segment.
 ISOLATED_POINT = """() => {
   const gd = document.querySelector('.js-plotly-plot');
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
   const points = [];
-  gd.calcdata.forEach((trace) => trace.forEach((p) => {
-    if (Number.isFinite(p.x) && Number.isFinite(p.y)) points.push({px: xa._offset + xa.c2p(p.x),
-      py: ya._offset + ya.c2p(p.y), segment: trace[0].trace.customdata[p.i]});
-  }));
-  const alone = points.find((a) => a.px > xa._offset + 10 && a.py > ya._offset + 10
-    && a.px < xa._offset + xa._length - 10 && a.py < ya._offset + ya._length - 10
-    && points.every((b) => b === a || Math.hypot(a.px - b.px, a.py - b.py) > 8));
-  return alone && {x: box.x + alone.px, y: box.y + alone.py, segment: Number(alone.segment)};
+  gd._fullData.forEach((trace) => {
+    for (let i = 0; i < trace.x.length; i++) {
+      points.push({px: xa._offset + xa.d2p(trace.x[i]), py: ya._offset + ya.d2p(trace.y[i]),
+                   segment: Number(trace.customdata[i])});
+    }
+  });
+  const inside = points.filter((a) => a.px > xa._offset + 10 && a.px < xa._offset + xa._length - 10
+    && a.py > ya._offset + 10 && a.py < ya._offset + ya._length - 10).sort((a, b) => a.px - b.px);
+  const ends = inside.slice(0, 30).concat(inside.slice(-30));
+  const alone = ends.find((a) => points.every((b) => b === a || Math.hypot(a.px - b.px, a.py - b.py) > 8));
+  return alone ? {x: box.x + alone.px, y: box.y + alone.py, segment: alone.segment, points: points.length}
+               : {points: points.length};
 }"""
 
 
@@ -193,7 +198,8 @@ def test_a_link_opens_the_page_and_a_click_on_a_pair_opens_its_segment(research_
     page.locator(".js-plotly-plot .main-svg").first.wait_for()
     page.locator(".mutt-output").first.wait_for()
     point = page.evaluate(ISOLATED_POINT)
-    assert point is not None and point["segment"] != 3
+    assert point["points"] == len(api.meta_pairs(api.shipped_meta_evaluation("zh-en", with_scores=True), "chrF"))
+    assert "segment" in point and point["segment"] != 3, point
     page.mouse.click(point["x"], point["y"])
     expect(page).to_have_url(re.compile(rf"segment={point['segment']}(&|$)"))
     segment = page.get_by_label(re.compile(r"Segment \(0–\d+\)"))
