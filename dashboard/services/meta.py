@@ -223,7 +223,8 @@ def comparison_frame(cells):
 
     return pd.DataFrame({
         "suite": cells["suite"].astype(str).to_numpy(),
-        "row": [str(g) if pd.isna(r) else f"{g} ×{int(r)}" for g, r in zip(cells["group"], cells["refs"])],
+        "row": [f"{g} ×{int(r)}" if suite == "mutt" else str(g)
+                for suite, g, r in zip(cells["suite"], cells["group"], cells["refs"])],
         "trials": [f"{int(n):,}" for n in cells["n"]],
         "first": [percent(v) for v in cells["first_accuracy"]], "second": [percent(v) for v in cells["second_accuracy"]],
         "difference (points)": [DASH if pd.isna(d) else f"{d:+.1f}" for d in cells["difference"]],

@@ -68,3 +68,27 @@ def test_a_profile_that_does_not_ship_waits_for_a_click(app_env, monkeypatch):
     assert not shown_errors(at) and built == []
     assert [b.key for b in at.button] == ["pf-build"]
     assert not figures_drawn(at)
+
+
+def test_a_comparison_the_server_has_is_shown_with_the_engines_numbers(app_env, app_settings):
+    """The comparison of two shipped profiles (no scoring: they hold every trial's outcome), as the server keeps it
+    once computed: the page shows it without a click, each cell's numbers the comparison's own."""
+    from muttlab.dashboard.number_format import p_value_text
+    from muttlab.dashboard.services import memo
+    from muttlab.profile.compare import compare_profiles
+
+    together = {pair: api.shipped_meta_evaluation(pair) for pair in ("en-de", "zh-en")}
+    compared = compare_profiles(_shipped("chrF"), _shipped("TER"), together, 0.05)
+    memo.results_memo().put(meta.comparison_key(app_settings, "chrF", "TER"), compared)
+    at = open_link("profile", {"metric": "chrF", "vs": "TER"})
+    assert not shown_errors(at) and "pf-compare" not in [b.key for b in at.button]
+    caught = next(d.value for d in at.dataframe if "only first right" in d.value.columns)
+    expected = compared.caught_by_one()
+    assert len(caught) == len(expected) > 0
+    assert caught["first"].tolist() == [percent(v) for v in expected["first_accuracy"]]
+    assert caught["p (McNemar)"].tolist() == [p_value_text(p) for p in expected["p_value"]]
+    # MSLC24-B's empty source and reference: chrF scores every text 0 there, TER catches it (docs/meta_eval.md).
+    row = caught[caught["row"] == "en-de/empty-source-and-reference"].iloc[0]
+    assert (row["first reads"], row["second reads"], row["only second right"]) == ("missed", "caught", "40")
+    mqm = next(d.value for d in at.dataframe if "test" in d.value.columns)
+    assert mqm["difference"].tolist() == [f"{d:+.3f}" if d == d else "–" for d in compared.mqm["difference"]]
