@@ -209,3 +209,17 @@ def test_a_link_opens_the_page_and_a_click_on_a_pair_opens_its_segment(research_
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "meta-eval-segment.png"), full_page=True)
     page.close()
+
+
+def test_overlapping_error_spans_are_cut_and_every_text_escaped():
+    """Two raters' spans over "x<y & z" (characters 0-3 and 2-7), the second's category holding a quote: each piece
+    escaped, the overlap marked by the more severe span with both in its title (written out by hand)."""
+    from muttlab.dashboard.error_spans import highlighted
+
+    spans = [{"start": 0, "end": 3, "severity": "Minor", "category": "Fluency", "rater": "r1"},
+             {"start": 2, "end": 7, "severity": "Major", "category": 'Acc"uracy', "rater": "<r2>"}]
+    assert highlighted("x<y & z!", spans) == (
+        '<mark class="mutt-minor" title="Minor Fluency (r1)">x&lt;</mark>'
+        '<mark class="mutt-major" title="Minor Fluency (r1); Major Acc&quot;uracy (&lt;r2&gt;)">y</mark>'
+        '<mark class="mutt-major" title="Major Acc&quot;uracy (&lt;r2&gt;)"> &amp; z</mark>!')
+    assert highlighted("<b>", []) == "&lt;b&gt;"
