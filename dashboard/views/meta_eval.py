@@ -175,8 +175,10 @@ def page() -> None:
     source = st.radio("Judgments", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="me-source")
     statistics = list(api.meta_statistics())
     statistic = ui.query_choice("statistic", statistics, statistics[0], "statistic")
+    # The name alone in the box (a phone's width cuts the descriptions); the chosen one's meaning below it.
     statistic = st.selectbox("Statistic", statistics, index=statistics.index(statistic), key="me-statistic",
-                             format_func=_statistic_label)
+                             help=ui.md_text("; ".join(_statistic_label(s) for s in statistics)))
+    st.caption(ui.md_text(api.meta_statistics()[statistic]))
     if source == "upload":
         ui.write_query({})
         uploaded = _upload(settings)
