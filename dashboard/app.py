@@ -24,6 +24,8 @@ PAGES = {
     "Human judgments": [
         ("views/human.py", "Human judgments", ":material/groups:"),
         ("views/correlation.py", "Correlation studies", ":material/scatter_plot:"),
+        ("views/meta_eval.py", "Meta-evaluation", ":material/leaderboard:"),
+        ("views/profile.py", "Metric profile", ":material/fingerprint:"),
         ("views/learned.py", "Learned metrics", ":material/model_training:"),
     ],
     "Corruption pairs": [

@@ -173,7 +173,7 @@ PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed
 PAINT_PASS_S = 0.5
 
 
-def chart(fig: charts.Figure, name: str, key: str, live: bool = False) -> None:
+def chart(fig: charts.Figure, name: str, key: str, live: bool = False, selectable: bool = False):
     """The figure across the column, drawn by plotly as built (no Streamlit theme: the page shows what the
     download holds), with "Download chart (HTML)" below: the same figure as a page that opens offline. Its
     toolbar saves a PNG.
@@ -181,15 +181,23 @@ def chart(fig: charts.Figure, name: str, key: str, live: bool = False) -> None:
     On a session's first page with figures, the figure's place is kept (its height) and the figure comes with
     the page's second run, once the browser has drawn the rest (:data:`PLOTLY_READY_KEY`). A ``live`` figure, one
     redrawn while a computation runs (the training curve), is drawn at once and has no download: the run it
-    belongs to has no second."""
+    belongs to has no second. A ``selectable`` figure's points can be clicked: returns the points chosen (plotly's
+    selection: each with its ``customdata``), else an empty list."""
+    chosen = []
     if live or st.session_state.get(PLOTLY_READY_KEY):
-        st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
+        if selectable:
+            event = st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name),
+                                    on_select="rerun", selection_mode="points")
+            chosen = list((event or {}).get("selection", {}).get("points", []))
+        else:
+            st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name))
     else:
         with st.container(height=int(fig.layout.height or 450), border=False):
             st.caption("Drawing the chart…")
         st.session_state[PAINT_PASS_KEY] = "wanted"
     if not live:
         chart_download(lambda: fig, name, key)
+    return chosen
 
 
 @st.fragment(run_every=PAINT_PASS_S)

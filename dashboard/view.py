@@ -68,7 +68,15 @@ def _strength(value: str, ctx: "_Context") -> str:
     return str(_whole(value, 1, MAX_STRENGTH, "strength"))
 
 
+_LANGUAGE_PAIR = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")
+
+
 def _pair(value: str, ctx: "_Context") -> str:
+    """A pair store's pair id (the Annotate page), or a language pair (``en-de``: the Meta-evaluation page)."""
+    if _LANGUAGE_PAIR.fullmatch(value):
+        return value
+    if not value.isdigit():
+        raise ViewError(f"{value!r} is neither a pair id (a whole number) nor a language pair such as en-de")
     return str(_whole(value, 1, 2 ** 63 - 1, "pair id"))
 
 
@@ -153,7 +161,19 @@ def _threshold(value: str, ctx: "_Context") -> str:
     return str(float(value))
 
 
+# The meta-evaluation's statistics (muttlab.meta.result.STATISTICS, which api.meta_statistics() returns), kept
+# here so that reading a link imports no engine; tests/attacks/test_meta_links.py keeps them equal.
+META_STATISTICS = ("acc_eq_item", "acc_eq", "pairwise_acc_item", "pairwise_acc", "kendall_item", "kendall",
+                   "pearson_item", "pearson", "pairwise_acc_sys", "pearson_sys")
+MAX_SEGMENT = 1_000_000
+
+
+def _segment(value: str, ctx: "_Context") -> str:
+    return str(_whole(value, 0, MAX_SEGMENT, "segment"))
+
+
 KEYS.update({
+    "statistic": (_choice(*META_STATISTICS), False), "segment": (_segment, False),
     "method": (_choice(*api.CORRELATION_METHODS), False), "reading": (_choice(*READINGS), False),
     "reference": (_choice(*REFERENCES), False), "ratings": (_choice(*RATINGS), True), "boot": (_boot, False),
     "unit": (_unit, False), "order": (_order, False), "threshold": (_threshold, False),

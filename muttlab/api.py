@@ -656,6 +656,7 @@ def compare_profiles(settings: Settings, first: str, second: str, alpha: float =
         raise InvalidArgument("compare_profiles", "second", f"is {first!r} again; compare two different metrics")
     reg = registry or registry_for(settings)
     try:
+        reg.resolve([first, second])  # an unknown second name is refused before the first profile is computed
         profiles = [profile(settings, m, progress, reg, with_trials=True, suites=suites) for m in (first, second)]
         together = {}
         meta = snapshot("meta_eval")
@@ -738,6 +739,39 @@ def segment_outputs(settings: Settings, data, item: int, **reading) -> pd.DataFr
     judgments = load_judgments(settings, data, **reading)
     item = checks.whole(item, "segment_outputs", "item", 0, max(0, len(judgments.items) - 1))
     return segment_table(judgments, item)
+
+
+def meta_statistics() -> dict[str, str]:
+    """The meta-evaluation's statistics, name -> what it measures (:data:`muttlab.meta.result.STATISTICS`), in
+    the order tables show them; the tie-calibrated ones (with an ε) are :func:`meta_tie_calibrated`."""
+    from muttlab.meta.result import STATISTICS
+    return dict(STATISTICS)
+
+
+def meta_tie_calibrated() -> tuple[str, ...]:
+    """The statistics that carry a calibrated ε (``acc_eq_item``, ``acc_eq``)."""
+    from muttlab.meta.result import TIE_CALIBRATED
+    return tuple(TIE_CALIBRATED)
+
+
+def parse_judgments(data: bytes, name: str = "upload", target_language: str | None = None):
+    """Judgments from the bytes of a file of one's own (an upload) in the generic format (docs/meta_eval.md,
+    "Your own judgments"; :func:`muttlab.meta.generic.parse_judgments`), its format told by ``name``'s
+    extension or else its first character; every error names ``name``, the line and the field.
+
+    Returns:
+      :class:`muttlab.meta.judgments.Judgments`.
+    Raises:
+      DataError: over the upload limits, malformed, fewer than two systems…
+    """
+    from pathlib import PurePath
+
+    from muttlab import checks
+    from muttlab.meta.generic import parse_judgments as _parse
+
+    data = checks.instance(data, "parse_judgments", "data", bytes, "the file's bytes")
+    name = checks.name(name, "parse_judgments", "name")
+    return _parse(data, label=PurePath(name).name, suffix=PurePath(name).suffix, target_language=target_language)
 
 
 # --------------------------------------------------------------------------- learned metrics: ReVal and its models

@@ -165,7 +165,8 @@ def _names(exc: Exception, case: Case) -> bool:
     if isinstance(exc, DataError) and case.argument in ("path_or_bytes", "name", "suite"):
         return True  # the file's content is what is wrong: the message names the file (or the upload) and line
     if isinstance(exc, UnknownName):  # one name of a list or of a comma-separated string
-        return isinstance(exc.name, str) and exc.name in repr(case.value)
+        # str() as well as repr(): a control character in the name is escaped in the repr only
+        return isinstance(exc.name, str) and (exc.name in repr(case.value) or exc.name in str(case.value))
     shown = [case.value] + (list(case.value) if isinstance(case.value, (list, tuple, set)) else [])
     return any(isinstance(v, (str, int, float)) and (str(v) in message or repr(v) in message) for v in shown)
 

@@ -125,7 +125,7 @@ def _warmed_up(demo_server) -> None:
 HEADINGS = {"run": "Run the metric unit tests", "drilldown": "Drill-down", "published": "Published vs measured",
             "playground": "Playground", "severity": "Severity curves", "challenge": "Challenge sets",
             "mine": "Your sentences", "human": "Human judgments", "correlation": "Correlation studies",
-            "learned": "Learned metrics", "annotate": "Annotate corruption pairs"}
+            "meta_eval": "Meta-evaluation", "profile": "Metric profile", "learned": "Learned metrics", "annotate": "Annotate corruption pairs"}
 
 
 def test_every_page_completes_with_no_outside_request(demo, browser):  # noqa: F811

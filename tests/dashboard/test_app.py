@@ -11,8 +11,8 @@ def test_every_declared_page_exists_and_run_is_the_default():
     declared = [entry for entries in app.PAGES.values() for entry in entries]
     assert [title for _, title, _ in declared] == ["Run", "Drill-down", "Published vs measured", "Playground",
                                                    "Severity curves", "Challenge sets", "Your sentences",
-                                                   "Human judgments", "Correlation studies", "Learned metrics",
-                                                   "Annotate"]
+                                                   "Human judgments", "Correlation studies", "Meta-evaluation",
+                                                   "Metric profile", "Learned metrics", "Annotate"]
     for path, _, _ in declared:
         assert (Path(APP).parent / path).is_file()
     # A pages/ folder beside app.py would switch Streamlit to its legacy multipage routing.
