@@ -390,3 +390,14 @@ def test_the_command_line_starts_without_the_scientific_stack():
             f"print(','.join(m for m in {SCIENTIFIC!r} if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "", f"muttlab --help imported {loaded}"
+
+
+def test_the_version_is_printed_without_the_api():
+    """`muttlab --version` prints the installed distribution's version and imports neither the API nor numpy."""
+    from importlib import metadata
+
+    code = ("import contextlib, io, sys\nfrom muttlab.cli import main\nout = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n    main(['--version'])\n"
+            "print(out.getvalue().strip(), 'muttlab.api' in sys.modules, 'numpy' in sys.modules, sep='|')")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert shown == f"muttlab {metadata.version('muttlab')}|False|False"
