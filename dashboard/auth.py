@@ -22,10 +22,10 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed
-from muttlab.access.sessions import Authenticator, RateLimiter, Session, SignInRefused
+from muttlab.api import ANONYMOUS, Action, Identity, Session, SignInRefused, allowed
 from muttlab.dashboard import signin
-from muttlab.dashboard.shared import singleton
+from muttlab.dashboard.credentials import (_authenticator, authenticator, can_sign_in, configured_token,
+                                          credential_label, uses_accounts)
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
@@ -41,45 +41,6 @@ class Access:
     author: str | None = None
     reason: str = ""
     identity: Identity = ANONYMOUS
-
-
-def configured_token(settings: Settings) -> str | None:
-    """The shared annotator credential: ``st.secrets["annotator_token"]`` first, then the settings."""
-    try:
-        token = st.secrets.get("annotator_token")
-    except Exception:  # no secrets.toml at all: Streamlit raises rather than returning a default
-        token = None
-    return str(token) if token else settings.annotator_token
-
-
-def uses_accounts(settings: Settings) -> bool:
-    return settings.users_file is not None
-
-
-def can_sign_in(settings: Settings) -> bool:
-    return not settings.read_only and (uses_accounts(settings) or bool(configured_token(settings)))
-
-
-def credential_label(settings: Settings) -> str:
-    return "Password" if uses_accounts(settings) else "Annotator credential"
-
-
-@singleton
-def _limiter(settings: Settings) -> RateLimiter:
-    """One limiter per server configuration, shared by all sessions (a new tab does not reset it) and, through
-    its file in the cache dir, by every process of the server."""
-    return RateLimiter.for_settings(settings)
-
-
-def _authenticator(settings: Settings) -> Authenticator:
-    # The shared credential as it is at each check (secrets.toml first): a session opened with it ends when it
-    # is rotated.
-    return Authenticator(settings, _limiter(settings), shared_credential=configured_token)
-
-
-def authenticator(settings: Settings) -> Authenticator:
-    """The server's authenticator (its limiter shared by every session): the sign-in address uses it too."""
-    return _authenticator(settings)
 
 
 def sign_in_route() -> bool:

@@ -10,7 +10,7 @@ from typing import Callable
 
 from muttlab.dashboard.number_format import percent
 from muttlab.errors import MuttlabError
-from muttlab.trials import Suite
+from muttlab.api import Suite
 
 
 def sample_cell_notice(load_grid: Callable[[], object], suite: Suite, metric: str, corruption: str,

@@ -48,7 +48,7 @@ def read_data_file(settings, relative: str) -> tuple[bytes, str]:
 
     from muttlab.dashboard.view import data_file
     from muttlab.errors import DataError
-    from muttlab.sources import read_bytes
+    from muttlab.api import read_bytes
 
     try:
         return read_bytes(data_file(settings, relative)), Path(relative).stem

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from muttlab.dashboard.number_format import p_value_text, percent
-from muttlab.stats import McNemarResult, mcnemar
+from muttlab.api import McNemarResult, mcnemar
 
 # The other metric's columns beside the page's metric's, in Comparison.joined.
 OTHER_COLUMNS = ("passed", "unsupported", "margin", "s_orig", "s_corr")

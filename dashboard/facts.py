@@ -7,8 +7,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from muttlab import __version__
-from muttlab.resources.bundled import dashboard_dir
+from muttlab.api import dashboard_dir, version as package_version
 
 # (dataset, licence, citation): the facts of data/README.md, shown wherever its numbers are.
 DATASETS = (
@@ -59,7 +58,7 @@ def collect() -> Facts:
         grid = api.snapshot("grid")
     except Exception:  # a broken grid file must not take the footer down; the Run page reports it
         grid = None
-    return Facts(version=__version__, commit=git_commit(),
+    return Facts(version=package_version(), commit=git_commit(),
                  grid_created=grid.created if grid else "",
                  grid_data_checksum=grid.stamp.data_digest if grid else "",
                  data_files=dict(grid.stamp.data or {}) if grid else {})

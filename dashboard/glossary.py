@@ -4,8 +4,8 @@ the Difference margin) are written with the server's rules (``settings.rules``),
 here."""
 from __future__ import annotations
 
-from muttlab.corruptions import catalog
-from muttlab.corruptions.base import Rule
+from muttlab import api
+from muttlab.api import Rule
 from muttlab.settings import Settings
 
 TERMS: dict[str, str] = {
@@ -48,7 +48,7 @@ def term(name: str, settings: Settings | None = None) -> str:
 def margin(corruption: str, settings: Settings | None = None) -> str:
     """What a margin means for ``corruption``'s rule; both meanings for a type the catalogue does not know."""
     try:
-        rule = catalog.get(corruption).rule
+        rule = api.corruption_type(corruption).rule
     except KeyError:
         return f"{term('margin (orig > corr)', settings)} {term('margin (difference)', settings)}"
     return term("margin (difference)" if rule is Rule.DIFFERENCE else "margin (orig > corr)", settings)

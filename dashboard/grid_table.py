@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from muttlab.corruptions import catalog
+from muttlab import api
 from muttlab.dashboard.charts import ACCURACY_SCALE, colours_with_ink
 from muttlab.dashboard.legend import EMPTY_COLOUR, grid_legend_html
 from muttlab.dashboard.number_format import cell_lines, round_percent
@@ -65,7 +65,7 @@ def family_of(corruption: str) -> str:
     """The family a corruption type belongs to ("meaning-altering"...), or "other" for a type the catalogue
     does not know (a user's suite)."""
     try:
-        return catalog.get(corruption).family.value
+        return api.corruption_type(corruption).family.value
     except KeyError:
         return OTHER_FAMILY
 

@@ -23,7 +23,6 @@ from typing import Callable
 import pandas as pd
 
 from muttlab import api
-from muttlab.corruptions import catalog
 from muttlab.dashboard import cell_view, charts, facts
 from muttlab.dashboard.number_format import column_formatters
 from muttlab.dashboard.compare import compare
@@ -42,21 +41,19 @@ def parse_view(settings: Settings, text: str) -> View:
     Raises:
       ViewError: an unknown page, key or name; a suite that is not a named one; a malformed number.
     """
-    from muttlab.engine.runner import registry_for
-
     params = link_view.parse_link(text)
     params.setdefault("page", "run")
     if params["page"] not in PAGES:
         raise ViewError(f"no report for the page {params['page']!r}; reports cover the views {', '.join(PAGES)} "
                         "(copy the link from the Run or Drill-down page)")
-    return link_view.strict(params, settings, registry_for(settings).names)
+    return link_view.strict(params, settings, api.registry_for(settings).names)
 
 
 def _labels(names) -> dict[str, str]:
     out = {}
     for name in names:
         try:
-            out[name] = catalog.get(name).label
+            out[name] = api.corruption_type(name).label
         except KeyError:
             out[name] = name
     return out
@@ -111,11 +108,9 @@ def _cells(settings: Settings, view: View, metrics: list[str], corruption: str, 
     the phenomenon the data set marks as not applied; scored by the engine as the page's services score it."""
     suite_name = view.value("suite", "default")
     if cell_view.is_challenge(suite_name):
-        from muttlab.suites import read_suite
-
         kind, _, rest = suite_name.partition(":")
         data, name = cell_view.read_data_file(settings, rest) if kind == "file" else _held(held, suite_name)
-        suite_file = read_suite(data, format=view.value("format"), name=name)
+        suite_file = api.read_suite(data, format=view.value("format"), name=name)
         cell_view.require_contrastive(suite_file, name)
         results = api.run_challenge(settings, suite_file, metrics)
         return ({m: cell_view.from_challenge(results.table, suite_file, m, corruption) for m in metrics},

@@ -16,7 +16,7 @@ import logging
 import threading
 from typing import Callable, TypeVar
 
-from muttlab.access.roles import Action, Identity, require
+from muttlab.api import Action, Identity, require
 from muttlab.settings import Settings
 
 T = TypeVar("T")

@@ -107,7 +107,7 @@ async def sign_in_page(request):
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import RedirectResponse
 
-    from muttlab.dashboard import auth
+    from muttlab.dashboard import credentials as auth
     from muttlab.errors import MuttlabError
 
     settings = _settings()
@@ -148,7 +148,7 @@ async def sign_out(request):
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import PlainTextResponse, RedirectResponse
 
-    from muttlab.dashboard import auth
+    from muttlab.dashboard import credentials as auth
 
     if not _same_site(request):
         return PlainTextResponse("Refused: this sign-out was not sent from this server's own page.", 403,

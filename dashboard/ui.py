@@ -28,7 +28,7 @@ from muttlab import escaping
 from muttlab.errors import MuttlabError
 from muttlab.redact import scrub
 from muttlab.settings import Settings, load_settings
-from muttlab.trials import Suite
+from muttlab.api import Suite
 
 LOG = logging.getLogger("muttlab.dashboard")
 

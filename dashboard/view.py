@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Collection, Mapping
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from muttlab import stats
+from muttlab import api
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings, active_limits
-from muttlab.suites.model import CONTRASTIVE_FORMATS
+from muttlab.api import CONTRASTIVE_FORMATS
 
 SUITES = ("default", "store")
 # A suite a link may also name: a challenge-set file in the data dir, an upload the server holds (by the sha256
@@ -53,10 +53,8 @@ def _metric(value: str, ctx: "_Context") -> str:
 def _corruption(value: str, ctx: "_Context") -> str:
     if ctx.own_names:  # a challenge set's phenomenon or a visitor's own type: any short text, shown as text
         return value
-    from muttlab.corruptions import catalog
-
     try:
-        catalog.get(value)
+        api.corruption_type(value)
     except KeyError:
         raise ViewError(f"no corruption type is called {value!r}") from None
     return value
@@ -176,7 +174,7 @@ def _segment(value: str, ctx: "_Context") -> str:
 
 KEYS.update({
     "statistic": (_choice(*META_STATISTICS), False), "segment": (_segment, False),
-    "method": (_choice(*stats.METHODS), False), "reading": (_choice(*READINGS), False),
+    "method": (_choice(*api.CORRELATION_METHODS), False), "reading": (_choice(*READINGS), False),
     "reference": (_choice(*REFERENCES), False), "ratings": (_choice(*RATINGS), True), "boot": (_boot, False),
     "unit": (_unit, False), "order": (_order, False), "threshold": (_threshold, False),
     "assignments": (_assignments, False), "sweeps": (_choice("0", "1"), False),

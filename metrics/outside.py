@@ -3,7 +3,7 @@
 A metric registered by import path (``--metric-path``, ``MUTTLAB_METRICS``) or by an entry point of group
 ``muttlab.metrics`` is code the lab did not ship. A registry made for a command or a server
 (:func:`muttlab.engine.runner.registry_for`, ``Registry(isolate=True)``) never imports it. It starts one
-worker process (``python -m muttlab.metrics.outside``) which first takes away its own right to write the
+worker process (``python -m muttlab.metrics.outside_worker``) which first takes away its own right to write the
 score cache, the model folder, the users file, the data dir, the installed package and its Python
 (:mod:`muttlab.metrics.sandbox`), and only then imports the outside code and scores with it. The worker's
 environment holds no ``MUTTLAB_*`` variable (no database password, credential or cache location).
@@ -43,9 +43,9 @@ from typing import BinaryIO, Iterable
 import numpy as np
 
 from muttlab import errors
-from muttlab.errors import MetricError, MetricPathError, MuttlabError
+from muttlab.errors import MetricError, MetricPathError
 from muttlab.metrics.base import Metric, assign_origin
-from muttlab.settings import Limits, active_limits, worker_environment
+from muttlab.settings import active_limits, worker_environment
 
 _HEADER = struct.Struct("<Q")
 # A message is one batch's sentences or scores: a grid's largest batch is a few MiB.
@@ -303,7 +303,7 @@ class Worker:
         from_child, child_out = os.pipe()
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "muttlab.metrics.outside", str(child_in), str(child_out)],
+                [sys.executable, "-m", "muttlab.metrics.outside_worker", str(child_in), str(child_out)],
                 pass_fds=(child_in, child_out), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 env=worker_environment())
         except OSError as exc:
@@ -413,115 +413,3 @@ class Worker:
         if scores is None or scores.shape != (len(candidates),):
             raise MetricError(f"{who}: the outside metrics' process returned no score per candidate")
         return scores.astype(np.float64)
-
-
-# --------------------------------------------------------------------------- the worker process
-
-def _describe(metric: Metric, handle: int) -> dict:
-    from muttlab.metrics import base
-
-    def attribute(name: str):
-        return base.contained(metric, f"giving its {name}", getattr, metric, name)
-
-    name = attribute("name")
-    if not isinstance(name, str):
-        raise MetricPathError(f"{base._label(metric)}: a metric's name must be a non-empty string, got "
-                              f"{type(name).__name__}")
-    info = {"handle": handle, "name": base.plain_text(name), "params": {}, "version": "", "problem": None}
-    try:
-        base.signature_of(metric)  # every check a signature makes, with its message
-        params = base.contained(metric, "listing its parameters", metric.params)
-        info["params"] = {base._text(metric, k, "parameter name"): base._text(metric, v, str(k))
-                          for k, v in params.items()}
-        info["version"] = base._text(metric, metric.version, "version")
-    except MuttlabError as exc:
-        info["problem"] = str(exc)
-    score_range = attribute("score_range")
-    languages = attribute("languages")
-    cls = type(metric)
-    info.update(
-        higher_is_better=bool(attribute("higher_is_better")), requires=[str(r) for r in attribute("requires")],
-        corpus_dependent=bool(attribute("corpus_dependent")), description=str(attribute("description")),
-        languages=None if languages is None else [str(lang) for lang in languages],
-        uses_source=bool(attribute("uses_source")),
-        score_range=None if score_range is None else [float(v) for v in score_range],
-        noise_floor=float(attribute("noise_floor")), scores_empty_text=bool(attribute("scores_empty_text")),
-        sick_splits={str(k): str(v) for k, v in
-                     base.contained(metric, "naming the SICK splits it saw", metric.sick_splits_seen).items()},
-        class_module=base.plain_text(cls.__module__) if isinstance(cls.__module__, str) else "")
-    return info
-
-
-def _answer(request: dict, metrics: dict[int, Metric]) -> dict:
-    from importlib import metadata
-
-    from muttlab.metrics import base, registry
-
-    op = request.get("op")
-    if op == "path":
-        path = request.get("path")
-        metric = registry._instantiate(registry.load_callable(path), path)
-    elif op == "entry_point":
-        ep = metadata.EntryPoint(str(request["name"]), str(request["value"]), str(request["group"]))
-        metric = registry._entry_point_metric(ep, str(request["source"]))
-    elif op in ("score", "call"):
-        metric = metrics[request["handle"]]
-        if op == "call":
-            method = request.get("method")
-            if method not in ("check_available", "close"):
-                raise MetricError(f"no such request: {method!r}")
-            base.contained(metric, "checking its requirements" if method == "check_available" else "closing",
-                           getattr(metric, method))
-            return {"ok": True}
-        texts = request["texts"]
-        sources = request.get("sources")
-        scores = metric.score([texts[i] for i in request["candidates"]],
-                              [[texts[i] for i in refs] for refs in request["references"]],
-                              None if sources is None else [texts[i] for i in sources])
-        return {"ok": True, "scores": base64.b64encode(np.asarray(scores, dtype="<f8").tobytes()).decode("ascii")}
-    else:
-        raise MetricError(f"no such request: {op!r}")
-    handle = len(metrics) + 1
-    info = _describe(metric, handle)
-    metrics[handle] = metric
-    return {"ok": True, "info": info}
-
-
-def _error(exc: BaseException) -> dict:
-    from muttlab.metrics import base
-
-    if isinstance(exc, MuttlabError):
-        text = base._quietly(lambda: str(exc)) or type(exc).__name__
-        return {"ok": False, "kind": type(exc).__name__, "error": text[:MAX_ERROR_CHARS]}
-    return {"ok": False, "kind": "MetricError", "error": base._exception_text(exc)}
-
-
-def main(argv: list[str]) -> int:
-    """The worker: read requests from the descriptor ``argv[1]``, answer on ``argv[2]``."""
-    requests, answers = os.fdopen(int(argv[1]), "rb"), os.fdopen(int(argv[2]), "wb")
-    os.dup2(2, 1)  # what outside code prints goes to stderr, never into the answers
-    init = _receive(requests)
-    if init is None or init.get("op") != "init":
-        return 2
-    from muttlab.metrics import sandbox
-    from muttlab.settings import set_limits
-
-    sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)]
-    set_limits(Limits(**init["limits"]))
-    _send(answers, {"ok": True, "sandbox": sandbox.deny_writes(Path(p) for p in init.get("protect", []))})
-    metrics: dict[int, Metric] = {}
-    while True:
-        request = _receive(requests)
-        if request is None:
-            return 0
-        try:
-            answer = _answer(request, metrics)
-        except KeyboardInterrupt:
-            return 130
-        except BaseException as exc:  # outside code may raise anything; it is answered, never fatal here
-            answer = _error(exc)
-        _send(answers, answer)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -29,6 +29,24 @@ from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, Mutt
 from muttlab.metrics.base import check_batch, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
+# Re-exported for the front-ends, which reach the package through this module only: names from small modules that
+# load nothing heavier than numpy. Names of heavier modules are imported when first used (_IMPORTED_WHEN_USED, at
+# the end). The groups of functions below say what each is for.
+# The learned metrics' checkpoints:
+from muttlab.learned.reval_config import TrainConfig
+from muttlab.metrics.reval.installed import file_id, installed_state, model_id, short_id
+from muttlab.metrics.reval.metric import NAMES as REVAL_NAMES, checkpoint_info, find_checkpoint
+# roles (docs/security.md):
+from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed, local_operator, require
+# trials, corruption types and their strengths, the bundled sample, reading files:
+from muttlab.trials import Trial
+from muttlab.corruptions.base import Rule
+from muttlab.corruptions.generate import STRENGTHS
+from muttlab.sources import SAMPLE_TRIALS, load_sample_scenes, read_bytes, read_lines
+# statistics:
+from muttlab.stats import DEFAULT_N_BOOT, METHODS as CORRELATION_METHODS, McNemarResult, mcnemar
+# where the dashboard's files are:
+from muttlab.resources.bundled import dashboard_dir
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `muttlab run` needs none
     import pandas as pd
@@ -295,12 +313,16 @@ def sign_out_everywhere(settings: Settings, user: str) -> int:
 
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
 
-def read_suite(path_or_bytes, format: str | None = None):
+def read_suite(path_or_bytes, format: str | None = None, name: str | None = None):
     """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
-    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line."""
+    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line.
+    ``name``: the suite's name (default: the file's stem, ``upload`` for bytes)."""
     from muttlab.suites import read_suite as _read
     path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
-    return _read(path_or_bytes, format=format)
+    if name is not None:
+        from muttlab import checks
+        name = checks.name(name, "read_suite", "name")
+    return _read(path_or_bytes, format=format, name=name)
 
 
 def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, progress: Progress | None = None,
@@ -750,3 +772,210 @@ def parse_judgments(data: bytes, name: str = "upload", target_language: str | No
     data = checks.instance(data, "parse_judgments", "data", bytes, "the file's bytes")
     name = checks.name(name, "parse_judgments", "name")
     return _parse(data, label=PurePath(name).name, suffix=PurePath(name).suffix, target_language=target_language)
+
+
+# --------------------------------------------------------------------------- learned metrics: ReVal and its models
+# (docs/learned.md) Re-exported above: TrainConfig; a checkpoint's model_id(bytes), short_id(id),
+# installed_state(model_dir), checkpoint_info(path), find_checkpoint(model, model_dir). Imported when used: the model
+# registry's MODEL_SLOTS (slot -> file, metrics), ModelRecord, list_models(settings), install_model(settings, actor,
+# id), uninstall_model(settings, actor, slot), model_install_log(settings). Training imports torch when called.
+
+def model_dir(settings: Settings):
+    """The folder the learned metrics' models are installed in (None when the settings name none)."""
+    return runner.model_dir(settings)
+
+
+def train_reval(settings: Settings, model: str = "treelstm", train_config: TrainConfig | None = None, *, actor,
+                **options):
+    """One ReVal model trained on SICK (``muttlab.learned.reval.train_model``, whose options ``progress``,
+    ``force``, ``limit``, ``data`` pass through): a ``Trained`` (its path; whether a cached one was reused)."""
+    from muttlab.learned import reval
+    return reval.train_model(settings, model=model, train_config=train_config, actor=actor, **options)
+
+
+def train_reval_seeds(settings: Settings, model: str, seeds: list[int], train_config: TrainConfig | None = None, *,
+                      actor, **options):
+    """One ReVal model per seed, the best by dev Pearson r or (``ensemble=True``) one checkpoint averaging them
+    all (``muttlab.learned.reval.train_best_of_seeds``): ``(Trained, every run's Trained)``."""
+    from muttlab.learned import reval
+    return reval.train_best_of_seeds(settings, model, seeds, train_config, actor=actor, **options)
+
+
+def evaluate_reval(settings: Settings, model: str = "treelstm", split: str = "test", **options):
+    """Pearson r, Spearman rho and MSE of the ReVal model in use on a SICK split, with bootstrap CIs
+    (``muttlab.learned.reval.evaluate_model``, Tai et al. 2015 §5.2): an ``Evaluation``."""
+    from muttlab.learned import reval
+    return reval.evaluate_model(settings, model=model, split=split, **options)
+
+
+# --------------------------------------------------------------------------- a registered study's choices
+# A page runs a study with correlate(settings, name, ...), as the registry (muttlab.human.studies) lists it;
+# what it offers in its widgets comes from here.
+
+def study_choices(study: str):
+    """The choices a registered study's options take, named as its module names them: ``flickr8k``: DATASETS;
+    ``sick``: SICK_CORRUPTIONS, STUDY_METRICS, REFERENCE_SOURCES, READINGS (the first is the default);
+    ``dbleu``: UNIT_SIZES, ORDERS, THRESHOLDS, DEFAULT_UNIT, DEFAULT_ASSIGNMENTS, DEFAULT_SWEEP_ASSIGNMENTS,
+    RESULT_COLUMNS. A ``types.SimpleNamespace``.
+
+    Raises:
+      UnknownName: a study that is not registered or offers no choices.
+    """
+    from types import SimpleNamespace
+
+    if study == "flickr8k":
+        from muttlab.human import flickr
+        return SimpleNamespace(DATASETS=flickr.DATASETS)
+    if study == "sick":
+        from muttlab.human import sick
+        return SimpleNamespace(SICK_CORRUPTIONS=sick.SICK_CORRUPTIONS, STUDY_METRICS=sick.STUDY_METRICS,
+                               REFERENCE_SOURCES=sick.REFERENCE_SOURCES, READINGS=sick.READINGS)
+    if study == "dbleu":
+        from muttlab.human import dbleu
+        return SimpleNamespace(UNIT_SIZES=dbleu.UNIT_SIZES, ORDERS=dbleu.ORDERS, THRESHOLDS=dbleu.THRESHOLDS,
+                               DEFAULT_UNIT=dbleu.DEFAULT_UNIT, DEFAULT_ASSIGNMENTS=dbleu.DEFAULT_ASSIGNMENTS,
+                               DEFAULT_SWEEP_ASSIGNMENTS=dbleu.DEFAULT_SWEEP_ASSIGNMENTS,
+                               RESULT_COLUMNS=dbleu.RESULT_COLUMNS)
+    raise UnknownName(f"no choices for study {study!r}; the studies with choices are dbleu, flickr8k, sick")
+
+
+# --------------------------------------------------------------------------- names imported when first used
+# Types, constants and functions of modules that bring a heavy package with them (SQLAlchemy, pandas, torch) or
+# that only one command or page needs: a front-end reads them as ``api.NAME`` (or ``from muttlab.api import
+# NAME``), and the module is imported then, so that importing the API stays as cheap as `muttlab run` needs it.
+# Module -> the names it gives, each as the API calls it, ``API_NAME=attribute`` where the module calls it otherwise.
+_NAMES_OF_MODULES = {
+    # the learned metrics' models (docs/learned.md)
+    "muttlab.learned.models": ("MODEL_SLOTS=SLOTS", "ModelRecord", "list_models", "install_model=install",
+                               "uninstall_model=uninstall", "model_install_log=install_log"),
+    # ReVal beyond one training run (muttlab reval)
+    "muttlab.learned.reval": ("load_reval_pairs=load_pair_files", "publish_reval=publish",
+                              "compare_reval=compare_evaluations"),
+    # multi-level metrics: ML-METEOR, DREEM, ML-DREEM (muttlab multilevel)
+    "muttlab.learned.multilevel": ("MULTILEVEL_COMPONENTS=COMPONENTS", "MULTILEVEL_DATASETS=DATASETS",
+                                   "MULTILEVEL_METRICS=METRICS", "evaluate_multilevel=evaluate",
+                                   "multilevel_frame=rows_frame", "tune_multilevel=tune"),
+    # word vectors for W2V-AVG (muttlab vectors)
+    "muttlab.learned.vectors": ("DEFAULT_DIM", "DEFAULT_EPOCHS", "DEFAULT_MIN_COUNT", "DEFAULT_WINDOW",
+                                "train_corpus_vectors"),
+    # accounts and sessions (docs/security.md)
+    "muttlab.access.sessions": ("Authenticator", "RateLimiter", "Session", "SignInRefused"),
+    "muttlab.access.users": ("UserStore",),
+    # suite files, written and read back, and a user's own sentences (docs/beyond.md)
+    "muttlab.suites.model": ("CONTRASTIVE_FORMATS", "DEMETR_JSON", "RowProblem"),
+    "muttlab.suites.user": ("parse_user_sentences", "read_user_sentences", "sentences_format", "user_suite"),
+    "muttlab.suites.contrastive": ("is_aces",),
+    "muttlab.suites.export": ("write_trials_table", "write_suite", "frame_jsonl", "suite_frame"),
+    # the pair store (docs/annotate.md), the guard of its every write, building pairs into it (muttlab corrupt)
+    "muttlab.pairs.store": ("PairRecord", "ConflictError", "PairNotFound", "STATUSES"),
+    "muttlab.pairs.guard": ("guarded",),
+    "muttlab.engine.suites": ("SUITE_SOURCES=SOURCES", "STUDY_LIST_COUNTS", "STUDY_MIN_REFS", "build_suite",
+                              "count_types", "store_suite", "write_sample_trials", "write_trials"),
+    # the fair work queue of a server: shared_queue(), gather_queued(jobs, still_wanted), queue_checkpoint()
+    "muttlab.engine.queue": ("shared_queue", "gather_queued=gather", "queue_checkpoint=checkpoint"),
+    # a metric's conformance checks (muttlab check-metric)
+    "muttlab.conformance": ("check_metric", "conformance_frame=checks_frame", "conformance_passed=all_passed",
+                            "conformance_unavailable=unavailable"),
+    # ΔBLEU of a file (muttlab dbleu), of your own judged file (muttlab correlate dbleu --input)
+    "muttlab.human.dbleu_io": ("read_weighted_segments",),
+    "muttlab.metrics.delta_bleu": ("MAX_N", "SMOOTH_DEFAULTS", "SMOOTHING", "corpus_bleu", "segment_stats",
+                                   "sentence_bleu", "smoothing_setting"),
+    "muttlab.human.dbleu": ("dbleu_user_set=user_set",),
+    # published numbers beside ours (muttlab reproduce)
+    "muttlab.human.reproduce": ("REPRODUCE_TOLERANCES=TOLERANCES",),
+    # ranking judgments -> similarity training pairs (muttlab ranking)
+    "muttlab.human.ranking": ("RANKING_COLUMNS=COLUMNS", "RANKING_MIN_JUDGMENTS=DEFAULT_MIN_JUDGMENTS",
+                              "RANKING_TAU=DEFAULT_TAU", "rankings_to_pairs=convert", "is_wmt_rankings=is_wmt_format",
+                              "read_rankings", "read_wmt_rankings", "write_ranking_pairs=write_pairs"),
+}
+# API name -> "module:attribute".
+_IMPORTED_WHEN_USED = {entry.partition("=")[0]: f"{module}:{entry.partition('=')[2] or entry}"
+                       for module, entries in _NAMES_OF_MODULES.items() for entry in entries}
+
+
+def __getattr__(name: str):
+    if name in _IMPORTED_WHEN_USED:
+        import importlib
+        module, _, attribute = _IMPORTED_WHEN_USED[name].partition(":")
+        return getattr(importlib.import_module(module), attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- the pair store and the generators
+
+def open_store(settings: Settings):
+    """The pair store of these settings (``settings.store_url``; read-only when ``settings.read_only``): a
+    :class:`muttlab.pairs.store.PairStore`."""
+    from muttlab.pairs.store import open_store as _open_store
+    return _open_store(settings)
+
+
+def validate_pair_fields(values: dict) -> dict:
+    """Checked, normalised copies of a pair's fields, as the store would keep them.
+
+    Raises:
+      MuttlabError: the first bad field, and why.
+    """
+    from muttlab.pairs.store import validate_fields
+    return validate_fields(values)
+
+
+def generator_types() -> list[str]:
+    """The corruption types with a generator (they apply to any parsed sentence), in the catalogue's order."""
+    from muttlab.corruptions.generate import GENERATORS
+    return list(GENERATORS)
+
+
+def corruption_label(name: str) -> str:
+    """A corruption type's label in the catalogue (``neg_subj`` -> "Negated Subject"); an unknown name as it is."""
+    try:
+        return catalog.get(name).label
+    except KeyError:
+        return name
+
+
+# --------------------------------------------------------------------------- the dashboard's grid runs
+# Imported when used (_IMPORTED_WHEN_USED): shared_queue() (the server's fair queue), gather_queued(jobs,
+# still_wanted), queue_checkpoint() (where a job stops once nobody waits).
+
+def version() -> str:
+    """This installation's version (``0+unknown`` in a source tree never installed)."""
+    from muttlab import __version__
+    return __version__
+
+
+def queued_scorer(settings: Settings, registry: Registry, session: str, still_wanted: Callable[[], None]):
+    """The executor of the grid plan through the server's fair queue for one session, a cell at a time
+    (:class:`muttlab.engine.queue.QueuedScorer`); with a scheduler in ``settings``, each piece is scored on the
+    Dask cluster (imported only then)."""
+    from muttlab.engine.queue import QueuedScorer, shared_queue
+
+    where = None
+    if settings.scheduler:
+        from muttlab.engine import distributed
+        where = distributed.scorer_for(settings, registry, ())
+    return QueuedScorer(runner.cache_for(settings), registry, shared_queue(), session, where, still_wanted)
+
+
+def run_suite(suite: Suite, metrics: Sequence[str], ref_counts: Sequence[int], settings: Settings,
+              registry: Registry, progress: Progress | None = None, scorer=None) -> Results:
+    """The runner's grid plan (:func:`muttlab.engine.runner.run`) over an already chosen ``suite``, scored by
+    ``scorer`` (e.g. :func:`queued_scorer`; None scores in this process): the :class:`Results`."""
+    return runner.run(suite, metrics, ref_counts, settings, registry, progress=progress, scorer=scorer)
+
+
+def sick_overlap_warning(metric, trials) -> str | None:
+    """Why ``metric``'s scores of these trials measure memory (it was trained on the SICK pairs they come
+    from), or None (:func:`muttlab.engine.runner.sick_overlap_warning`)."""
+    return runner.sick_overlap_warning(metric, trials)
+
+
+def corruption_type(name: str):
+    """The catalogue's corruption type ``name`` (:class:`muttlab.corruptions.base.CorruptionType`: label,
+    family, rule, guideline). Raises KeyError for a name the catalogue does not have."""
+    return catalog.get(name)
+
+
+def corruption_types() -> list:
+    """Every corruption type of the catalogue, in its order."""
+    return list(catalog.all_types())

@@ -22,17 +22,17 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
                                              metric_catalogue, shipped, shipped_differences, shipped_reproduction,
-                                             optional_module, queued, queued_study, registry, report_frame,
-                                             reproduce_available, reproduction, reval_evaluation, score_sentences,
+                                             queued, queued_study, registry, report_frame,
+                                             reproduction, reval_evaluation, score_sentences,
                                              session_id, settings, severity, severity_key, shipped_grid,
                                              shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
-from muttlab.dashboard.services.budget import DemoLimit, governs, scoring_settings, slow_metrics
+from muttlab.dashboard.services.budget import DemoLimit, governs, is_quick, scoring_settings, slow_metrics
 from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
 from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
-from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
+from muttlab.dashboard.services.warmup import WarmState, warm_start
 from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
 
@@ -40,9 +40,9 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selecti
            "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types", "governs", "is_memoised", "is_quick",
-           "memoised", "metric_catalogue", "optional_module", "paired_comparison", "queued", "queued_study",
+           "memoised", "metric_catalogue", "paired_comparison", "queued", "queued_study",
            "read_challenge",
-           "registry", "report_frame", "reproduce_available", "reproduction", "reval_evaluation", "run_grid",
+           "registry", "report_frame", "reproduction", "reval_evaluation", "run_grid",
            "score_sentences", "scoring_settings", "session_id", "settings", "severity", "severity_key", "shipped",
            "shipped_differences", "shipped_grid", "shipped_grid_html",
            "shipped_reproduction", "slow_metrics", "still_wanted", "store",

@@ -11,7 +11,7 @@ compute for a visitor (a grid, a drill-down cell, a study, a severity curve, a c
 * **one computation at a time per visitor**, whatever the number of tabs;
 * **a cap for the whole server**: at most ``MUTTLAB_ANONYMOUS_JOBS`` (default 1) visitors' computations at once;
   a request past it is refused with a message, never queued behind the others;
-* **the quick metrics only** (:func:`muttlab.dashboard.services.warmup.is_quick`): a neural, learned, TERp or
+* **the quick metrics only** (:func:`is_quick`): a neural, learned, TERp or
   BADGER computation takes minutes of a cold server and is refused (the shipped grid and studies have them);
 
 and the Published page's recomputation and the Learned page's evaluation, which run for minutes as one piece,
@@ -184,6 +184,14 @@ def _in_page() -> bool:
     return get_script_run_ctx(suppress_warning=True) is not None
 
 
+def session_id() -> str:
+    """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else "script"
+
+
 def current_visitor() -> str:
     """This page's visitor (see the module's doc)."""
     from muttlab.dashboard.auth import client_address
@@ -191,10 +199,16 @@ def current_visitor() -> str:
     return visitor_key(client_address())
 
 
+# Metrics that score a sentence in well under a second once loaded: the Playground shows them first.
+QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
+
+
+def is_quick(name: str) -> bool:
+    return name == "TER" or name.startswith(QUICK_PREFIXES)
+
+
 def slow_metrics(settings: Settings, metrics: Sequence[str]) -> list[str]:
     """Of ``metrics``, those the demo does not compute live (outside ``is_quick``); none elsewhere."""
-    from muttlab.dashboard.services.warmup import is_quick
-
     return [m for m in metrics if not is_quick(m)] if governs(settings) else []
 
 

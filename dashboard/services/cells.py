@@ -75,7 +75,7 @@ def pair_ids(settings: Settings, trial_ids) -> dict[str, int]:
     """Of ``trial_ids`` (the cards on show), those that are keys of the pair store, each with its pair's number
     (the Annotate page's ``pair=``); empty without a store or when it cannot be reached (the Annotate page says
     why)."""
-    from muttlab.pairs.store import PairNotFound
+    from muttlab.api import PairNotFound
 
     found = {}
     try:

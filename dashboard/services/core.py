@@ -20,25 +20,19 @@ are passed explicitly to every cached helper so that two configurations never sh
 from __future__ import annotations
 
 import contextlib
-import importlib
 from typing import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.corruptions import catalog
 from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
 from muttlab.dashboard.services import budget, user_suites
+from muttlab.dashboard.services.budget import session_id
 from muttlab.dashboard.shared import singleton
-from muttlab.engine import queue as work_queue
-from muttlab import sources
-from muttlab.engine import runner
 from muttlab.redact import scrub
-from muttlab.trials import Suite, Trial
+from muttlab.api import MetricInfo, Registry, Suite, Trial, installed_state
 from muttlab.errors import MuttlabError
-from muttlab.metrics.registry import MetricInfo, Registry
-from muttlab.metrics.reval.installed import installed_state
 from muttlab.settings import Settings, load_settings
 
 # The metrics a fresh Run page proposes: the study's classic ones that need no training.
@@ -54,20 +48,6 @@ def settings() -> Settings:
     return load_settings()
 
 
-def optional_module(name: str):
-    """The engine module ``name`` when it is installed in this checkout, else None.
-
-    Pages use this for parts of the project that may be absent (the pair store, the studies, ReVal
-    training) and tell the user what is missing instead of failing.
-    """
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            return None
-        raise
-
-
 # --------------------------------------------------------------------------- shared heavy objects
 
 def registry(settings: Settings) -> Registry:
@@ -79,15 +59,7 @@ def registry(settings: Settings) -> Registry:
 
 @singleton
 def _registry(settings: Settings, installed: str) -> Registry:
-    return runner.registry_for(settings)
-
-
-def session_id() -> str:
-    """The browser session asking (the fair queue takes sessions in turn); one id outside a Streamlit run."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else "script"
+    return api.registry_for(settings)
 
 
 def still_wanted() -> None:
@@ -109,7 +81,7 @@ def queued(fn: Callable[[], object], cost: int):
     Every use of metric objects goes through the queue: they are shared by all sessions and are not
     thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
     """
-    return work_queue.gather([work_queue.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
+    return api.gather_queued([api.shared_queue().submit(session_id(), fn, cost)], still_wanted)[0]
 
 
 def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object], cost: int,
@@ -126,11 +98,11 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
             progress(*latest[-1])
 
     def report(*step) -> None:
-        work_queue.checkpoint()
+        api.queue_checkpoint()
         latest.append(step)
 
-    job = work_queue.shared_queue().submit(session_id(), lambda: fn(report), cost)
-    return work_queue.gather([job], poll)[0]
+    job = api.shared_queue().submit(session_id(), lambda: fn(report), cost)
+    return api.gather_queued([job], poll)[0]
 
 
 def queued_study(fn: Callable[[Callable[[int, int, str], None]], object],
@@ -179,7 +151,7 @@ def suite(settings: Settings) -> Suite:
       MuttlabError (DataError): the data dir or the sample is missing or malformed.
     """
     with _spinner("Loading trials…"):
-        return sources.load_default_suite(settings)
+        return api.load_suite(settings)
 
 
 @singleton
@@ -276,14 +248,11 @@ def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], re
 
 
 def corruption_label(name: str) -> str:
-    try:
-        return catalog.get(name).label
-    except KeyError:
-        return name
+    return api.corruption_label(name)
 
 
 def corruption_labels(names: Sequence[str]) -> dict[str, str]:
-    return {n: corruption_label(n) for n in names}
+    return {n: api.corruption_label(n) for n in names}
 
 
 # --------------------------------------------------------------------------- playground
@@ -310,17 +279,15 @@ def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...
 
 @singleton
 def store(settings: Settings):
-    """The pair store of these settings (read-only when the server is), or None when not installed."""
-    module = optional_module("muttlab.pairs.store")
-    return None if module is None else module.open_store(settings)
+    """The pair store of these settings (read-only when the server is)."""
+    return api.open_store(settings)
 
 
 # --------------------------------------------------------------------------- playground corruptions
 
 def generator_types() -> list[str]:
-    """Corruption types with a generator (they apply to any parsed sentence); empty when not installed."""
-    generate = optional_module("muttlab.corruptions.generate")
-    return list(generate.GENERATORS) if generate is not None else []
+    """Corruption types with a generator (they apply to any parsed sentence)."""
+    return api.generator_types()
 
 
 @st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
@@ -331,8 +298,6 @@ def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[st
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
     """
-    if optional_module("muttlab.engine.suites") is None:
-        return api.corrupt(sentence, references, (), seed)
     return api.corrupt(sentence, references, types, seed)
 
 
@@ -343,11 +308,6 @@ def facts():
     """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
     from muttlab.dashboard import facts as _facts
     return _facts.collect()
-
-
-def reproduce_available() -> bool:
-    """Whether this installation has :mod:`muttlab.human.reproduce` (published numbers beside ours)."""
-    return optional_module("muttlab.human.reproduce") is not None
 
 
 def shipped_reproduction():
@@ -402,8 +362,8 @@ def report_frame(report) -> pd.DataFrame:
     raise MuttlabError("the reproduction report has no table this page can show")
 
 
-def reval_evaluation(settings: Settings, reval, model: str, split: str, checkpoint):
-    """``reval.evaluate_model`` (``reval``: :mod:`muttlab.learned.reval`, as the page found it) of the model the
+def reval_evaluation(settings: Settings, model: str, split: str, checkpoint):
+    """``api.evaluate_reval`` of the model the
     metric uses, on a SICK split, once per checkpoint (its path and modification time) for the whole server. Not
     on the public demo: one piece of work of about a minute that no report in between could stop.
 
@@ -417,7 +377,7 @@ def reval_evaluation(settings: Settings, reval, model: str, split: str, checkpoi
                           "runs it on your own machine.")
     stamp = Path(checkpoint).stat().st_mtime
     return memoised(("reval-eval", settings, model, split, str(checkpoint), stamp),
-                    lambda: reval.evaluate_model(settings, model=model, split=split), settings)
+                    lambda: api.evaluate_reval(settings, model=model, split=split), settings)
 
 
 # --------------------------------------------------------------------------- research views
@@ -433,7 +393,7 @@ def study_warnings(settings: Settings, study) -> list[str]:
     else:
         by_id = trials_by_id(settings)
         items = [by_id[t] for t in study.pairs["trial"] if t in by_id]
-    found = (runner.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
+    found = (api.sick_overlap_warning(reg.get(name), items) for name in study.metrics)
     return [w for w in found if w]
 
 

@@ -15,9 +15,7 @@ from typing import Callable
 from muttlab import api
 from muttlab.dashboard.services.core import registry, session_id, still_wanted, suite_named
 from muttlab.dashboard.services.memo import memoised, results_memo
-from muttlab.engine import queue as work_queue
-from muttlab.engine import runner
-from muttlab.metrics.reval.installed import installed_state
+from muttlab.api import Results, installed_state
 from muttlab.settings import Settings
 
 
@@ -34,20 +32,13 @@ class Selection:
         return not (self.metrics and self.corruptions and self.ref_counts)
 
 
-def _scorer(settings: Settings) -> work_queue.QueuedScorer:
+def _scorer(settings: Settings):
     """The queue's executor for one session's grid; with a scheduler, each piece is scored on the cluster."""
-    reg = registry(settings)
-    where = None
-    if settings.scheduler:
-        # Imported only here: a server without a scheduler never loads Dask.
-        from muttlab.engine import distributed
-        where = distributed.scorer_for(settings, reg, ())
-    return work_queue.QueuedScorer(runner.cache_for(settings), reg, work_queue.shared_queue(), session_id(), where,
-                                   still_wanted)
+    return api.queued_scorer(settings, registry(settings), session_id(), still_wanted)
 
 
 def run_grid(settings: Settings, selection: Selection,
-             progress: Callable[[int, int, str], None] | None = None, suite_name: str = "default") -> runner.Results:
+             progress: Callable[[int, int, str], None] | None = None, suite_name: str = "default") -> Results:
     """``muttlab.engine.runner.run`` on the selected part of the suite; a repeated request is served from memory.
 
     Kept by :func:`memoised` (not ``st.cache_data``: the progress callback draws a progress bar).
@@ -59,10 +50,10 @@ def run_grid(settings: Settings, selection: Selection,
     """
     chosen = suite_named(settings, suite_name)
 
-    def compute() -> runner.Results:
+    def compute() -> Results:
         part = api.select_corruptions(chosen, list(selection.corruptions))
-        return runner.run(part, list(selection.metrics), list(selection.ref_counts), settings, registry(settings),
-                          progress=progress, scorer=_scorer(settings))
+        return api.run_suite(part, list(selection.metrics), list(selection.ref_counts), settings, registry(settings),
+                             progress=progress, scorer=_scorer(settings))
 
     results = memoised(_run_key(settings, selection, suite_name, chosen), compute, settings,
                        costly="the grid run", metrics=selection.metrics)
@@ -79,6 +70,6 @@ def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen) 
             + (() if suite_name == "default" else (suite_name, chosen.name)))
 
 
-def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> runner.Results | None:
+def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> Results | None:
     """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
     return results_memo().get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))

@@ -13,7 +13,7 @@ from muttlab.dashboard.services import budget
 from muttlab.dashboard.services.core import queued_with_progress, registry
 from muttlab.dashboard.services.memo import memoised, uploads_memo
 from muttlab.errors import DataError, MuttlabError
-from muttlab.metrics.reval.installed import installed_state
+from muttlab.api import installed_state
 from muttlab.settings import Settings
 
 
@@ -25,17 +25,16 @@ def read_challenge(settings: Settings, data: bytes, name: str, format: str | Non
       MuttlabError (DataError): over the upload size limit or the pair limit, not UTF-8, no known format, no
         readable row; DemoLimit (the public demo's share: reading is the visitor's computation too).
     """
-    from muttlab.sources import active_limits
+    from muttlab.settings import active_limits
 
     limits = active_limits()
     if len(data) > limits.max_upload_bytes:
         raise DataError(name, limits.exceeded("max_upload_mb", len(data) / 2 ** 20, "the file"))
     _check_pairs(limits, _records_at_most(data), name)
     key = ("challenge-file", hashlib.sha256(data).hexdigest(), name, format)
-    from muttlab.suites import read_suite  # the reader itself: api.read_suite names no upload
 
     def read():
-        suite_file = read_suite(data, format=format, name=name)
+        suite_file = api.read_suite(data, format=format, name=name)
         _check_pairs(limits, len(suite_file.suite.trials) + sum(suite_file.not_applied.values()), name)
         return suite_file
 

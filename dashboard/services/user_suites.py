@@ -33,8 +33,7 @@ import pandas as pd
 
 from muttlab.errors import MuttlabError
 from muttlab.settings import Limits, Settings, active_limits
-from muttlab.suites.model import RowProblem
-from muttlab.trials import Suite
+from muttlab.api import RowProblem, Suite
 
 KEPT = 64
 ADDRESS_SHARE = KEPT // 4
@@ -83,7 +82,7 @@ _SUITES: OrderedDict[str, _Entry] = OrderedDict()
 def current_visitor() -> Visitor:
     """This page's visitor: its Streamlit session and the client address the server saw."""
     from muttlab.dashboard.auth import client_address
-    from muttlab.dashboard.services.core import session_id
+    from muttlab.dashboard.services.budget import session_id
 
     return Visitor(session_id(), client_address())
 
@@ -153,22 +152,22 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
         usable sentence, an unknown type, no type that applies.
     """
     from muttlab.dashboard.not_applied import not_applied
-    from muttlab.dashboard.services.core import corruption_labels, generator_types
-    from muttlab.suites.user import parse_user_sentences, user_suite
+    from muttlab import api
+    from muttlab.api import parse_user_sentences, user_suite
 
     limits = settings.limits
     check_size(limits, len(data), label)
-    unknown = [t for t in types if t not in generator_types()]
+    unknown = [t for t in types if t not in api.generator_types()]
     if unknown:
         raise MuttlabError(f"no corruption generator is called {', '.join(map(repr, unknown))}; choose from "
-                           f"{', '.join(generator_types())}")
+                           f"{', '.join(api.generator_types())}")
     if not types:
         raise MuttlabError("choose at least one corruption type")
     sentences = parse_user_sentences(data, kind, label)
     _check_sentences(sentences.items, limits)
     too_long: list[tuple[str, str, str]] = []  # corruptions over the sentence limits: no trial, with the reason
     suite = user_suite(sentences, list(types), settings.seed, name="mine", not_applied=too_long)
-    labels = corruption_labels(list(types))
+    labels = {t: api.corruption_label(t) for t in types}
     applied: dict[str, set[str]] = {}
     for trial in suite.trials:
         applied.setdefault(trial.id.split("/", 1)[1], set()).add(trial.corruption)
@@ -219,7 +218,7 @@ def _check_sentences(items: Sequence[tuple[str, str, tuple[str, ...]]], limits: 
 def example(kind: str) -> str:
     """The input format shown by example, in ``kind`` (csv or jsonl): the first bundled sample scenes, each
     sentence with its first references."""
-    from muttlab.sources import load_sample_scenes
+    from muttlab.api import load_sample_scenes
 
     scenes = load_sample_scenes()[:EXAMPLE_SENTENCES]
     if kind == "jsonl":

@@ -11,17 +11,9 @@ from muttlab.dashboard import charts
 from muttlab.dashboard import playground_example as example
 from muttlab.dashboard.services.core import (LEARNED_METRICS, generator_types, metric_catalogue, queued, registry,
                                              shipped, shipped_differences, shipped_grid, trials_by_id)
+from muttlab.dashboard.services.budget import is_quick
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
-
-
-# Metrics that score a sentence in well under a second once loaded: the Playground shows them first.
-QUICK_PREFIXES = ("BLEU", "ROUGE", "CIDEr", "METEOR", "chrF", "sentBLEU")
-
-
-
-def is_quick(name: str) -> bool:
-    return name == "TER" or name.startswith(QUICK_PREFIXES)
 
 
 @dataclass

@@ -12,13 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from muttlab import escaping
-from muttlab.corruptions import catalog
+from muttlab import api, escaping
 from muttlab.dashboard import auth, number_format, services, ui
 from muttlab.dashboard.diff import diff_block
 from muttlab.errors import MuttlabError
-from muttlab.pairs.guard import guarded
-from muttlab.pairs.store import ConflictError
+from muttlab.api import ConflictError, guarded
 
 PAGE_SIZE = 25
 PENDING_KEY = "annotate-pending"  # pair id -> a refused change, offered again so nothing typed is lost
@@ -213,7 +211,7 @@ def _conflict_panel(pair) -> None:
 
 def _guideline(corruption: str) -> None:
     try:
-        ctype = catalog.get(corruption)
+        ctype = api.corruption_type(corruption)
     except KeyError:
         st.caption(f"No guideline: `{corruption}` is not in the catalogue.")
         return
@@ -284,7 +282,7 @@ def _pair_detail(settings, store, pair, access: auth.Access, corruptions: list[s
 
 def _storable(trials) -> tuple[list, dict[str, str]]:
     """The trials the store accepts, and the others with the store's reason (e.g. an empty reference)."""
-    check = services.optional_module("muttlab.pairs.store").validate_fields
+    check = api.validate_pair_fields
     ok, refused = [], {}
     for trial in trials:
         try:
@@ -331,9 +329,6 @@ def page() -> None:
     settings = ui.header("Annotate corruption pairs",
                          "Review the pairs a suite is built from. Every change is a revision (who, when, "
                          "before and after); two people editing one pair never overwrite each other.")
-    if services.optional_module("muttlab.pairs.store") is None:
-        ui.not_available("The pair store", "muttlab.pairs.store")
-        return
     access = auth.access(settings)
     try:
         # The reads of this run; each write builds its own guarded store when it is made (_writer).
@@ -354,7 +349,7 @@ def page() -> None:
         _seed_store(settings, access)
         return
     corruptions = sorted({c for c, _ in counts})
-    known = [t.name for t in catalog.all_types()]  # the edit form offers every known type
+    known = [t.name for t in api.corruption_types()]  # the edit form offers every known type
     labels = services.corruption_labels(known + corruptions)
     statuses = sorted({s for _, s in counts})
     summary = (pd.Series(counts).rename_axis(["corruption", "status"]).rename("pairs").reset_index()

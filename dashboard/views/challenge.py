@@ -63,7 +63,7 @@ def page() -> None:
     settings = ui.header("Challenge sets", "Contrastive challenge sets pair a good and an incorrect translation of "
                                            "one source: a metric ranks a pair correctly when it scores the good one "
                                            "strictly better (a tie is a failure).")
-    from muttlab.suites import CONTRASTIVE_FORMATS
+    from muttlab.api import CONTRASTIVE_FORMATS
 
     available = ui.loadable_metrics(settings)
     if not available:
@@ -153,7 +153,7 @@ def page() -> None:
         ui.table(by_severity, f"{name}-severity", key="ch-severity",
                  column_config={"accuracy": st.column_config.NumberColumn(format="%.1f"),
                                 "tau": st.column_config.NumberColumn(format="%.3f")})
-    from muttlab.suites.contrastive import is_aces
+    from muttlab.api import is_aces
     if is_aces(results):
         st.subheader("ACES summary")
         st.caption("Each category's τ is the mean over its phenomena; the ACES score is Σ weight × τ over the "

@@ -118,8 +118,8 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
                           finished=services.is_memoised(key)):
         return query
     study = ui.with_progress("Scoring the judged captions…", lambda progress: services.memoised(
-        key, lambda: services.queued_study(lambda report: flickr.flickr_correlations(
-            services.scoring_settings(settings), list(metrics), datasets=datasets, n_boot=n_boot,
+        key, lambda: services.queued_study(lambda report: api.correlate(
+            services.scoring_settings(settings), "flickr8k", metrics=list(metrics), datasets=datasets, n_boot=n_boot,
             registry=services.registry(settings), progress=report), progress),
         settings, costly="the Flickr8K correlations", metrics=metrics))
     if study is None:
@@ -195,10 +195,10 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
                           finished=services.is_memoised(key)):
         return query
     study = ui.with_progress("Matching n-grams and correlating units…", lambda progress: services.memoised(
-        key, lambda: dbleu.unit_study(dbleu.flickr_expert_set(settings), unit_size=unit, order=order,
-                                      threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
-                                      sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
-                                      progress=progress),
+        key, lambda: api.correlate(settings, "dbleu", unit_size=unit, order=order,
+                                   threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
+                                   sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
+                                   registry=services.registry(settings), progress=progress),
         settings, costly="the ΔBLEU unit study"))
     if study is None:
         return query
@@ -240,17 +240,12 @@ def page() -> None:
     available = services.available_metrics(settings)
     current = shipped is not None and services.shipped_studies_current(settings)
     query: dict = {}
-    flickr = services.optional_module("muttlab.human.flickr")
-    if flickr is None:
-        ui.not_available("The Flickr8K correlation study", "muttlab.human.flickr")
-    elif available:
+    flickr = api.study_choices("flickr8k")
+    if available:
         query.update(_flickr_section(settings, flickr, available, shipped, current))
     st.divider()
-    dbleu = services.optional_module("muttlab.human.dbleu")
-    if dbleu is None:
-        ui.not_available("The ΔBLEU unit study", "muttlab.human.dbleu")
-    else:
-        query.update(_unit_section(settings, dbleu, shipped, current))
+    dbleu = api.study_choices("dbleu")
+    query.update(_unit_section(settings, dbleu, shipped, current))
     ui.write_query(query)
     ui.copy_link()
 

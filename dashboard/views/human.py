@@ -15,7 +15,6 @@ import streamlit as st
 from muttlab import api
 from muttlab.dashboard import charts, services, ui
 from muttlab.dashboard.number_format import fmt_score, rating_text
-from muttlab import stats
 from muttlab.errors import MuttlabError
 
 READING_LABELS = {"trials": "MUTT trials", "paper": "paper (Table 3)"}
@@ -40,9 +39,9 @@ def _study_key(settings, corruption, wanted, method, reference, reading) -> tupl
 def _live_study(settings, sick, corruption, wanted, method, reference, reading):
     return ui.with_progress("Scoring the SICK pairs…", lambda progress: services.memoised(
         _study_key(settings, corruption, wanted, method, reference, reading),
-        lambda: services.queued_study(lambda report: sick.sick_study(
-            services.scoring_settings(settings), corruption, list(wanted), method=method, reference=reference,
-            registry=services.registry(settings), progress=report, reading=reading), progress),
+        lambda: services.queued_study(lambda report: api.correlate(
+            services.scoring_settings(settings), "sick", corruption=corruption, metrics=list(wanted), method=method,
+            reference=reference, registry=services.registry(settings), progress=report, reading=reading), progress),
         settings, costly="the SICK study", metrics=wanted))
 
 
@@ -50,10 +49,7 @@ def page() -> None:
     settings = ui.header("Human judgments", "Pairs of one corruption type all undergo the same change, so "
                                             "consistent judges would give them similar relatedness. The SICK "
                                             "gold scores spread widely; do the metrics?")
-    sick = services.optional_module("muttlab.human.sick")
-    if sick is None:
-        ui.not_available("The SICK inconsistency study", "muttlab.human.sick")
-        return
+    sick = api.study_choices("sick")
     shipped = _shipped()
     live = not settings.using_sample
     if live:
@@ -69,7 +65,7 @@ def page() -> None:
     corruptions = list(sick.SICK_CORRUPTIONS)
     labels = services.corruption_labels(corruptions)
     study_metrics = [m for m in sick.STUDY_METRICS if m in available] or available[:3]
-    methods = [m for m in stats.METHODS if m in METHOD_LABELS]
+    methods = [m for m in api.CORRELATION_METHODS if m in METHOD_LABELS]
     references = list(sick.REFERENCE_SOURCES) if live else ["pool"]
 
     default_metric = study_metrics[0] if study_metrics else available[0]

@@ -12,21 +12,20 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from muttlab.access.roles import Action, allowed
+from muttlab import api
+from muttlab.api import Action, allowed, short_id
 from muttlab.dashboard import auth, charts, services, shared, ui
 from muttlab.errors import MuttlabError
-from muttlab.engine.runner import model_dir
-from muttlab.metrics.reval.installed import short_id
 
 LABELS = {"lstm": "ReVal-LSTM", "treelstm": "ReVal-TreeLSTM"}
 
 
-def _checkpoint_info(reval, path: Path | None) -> dict | None:
+def _checkpoint_info(path: Path | None) -> dict | None:
     """The checkpoint's JSON; empty when it is missing or unreadable (the page still shows the model)."""
     if path is None:
         return None
     try:
-        return reval.checkpoint_info(path)
+        return api.checkpoint_info(path)
     except (OSError, json.JSONDecodeError):
         return {}
 
@@ -49,9 +48,9 @@ def ensemble_seeds(settings, runs: int) -> list[int]:
     return [settings.seed] + [k for k in range(1, runs + 5) if k != settings.seed][:runs - 1]
 
 
-def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool,
+def _train(settings, actor, model: str, epochs: int, learning_rate: float, limit: int | None, force: bool,
            runs: int = 1) -> None:
-    config = reval.TrainConfig(epochs=int(epochs), learning_rate=float(learning_rate), seed=settings.seed)
+    config = api.TrainConfig(epochs=int(epochs), learning_rate=float(learning_rate), seed=settings.seed)
     seeds = ensemble_seeds(settings, runs)
     bar = st.progress(0.0, text="Preparing SICK and its dependency trees…")
     curve = st.empty()
@@ -75,11 +74,11 @@ def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float
 
     try:
         if len(seeds) == 1:
-            trained = reval.train_model(settings, model=model, train_config=config,
+            trained = api.train_reval(settings, model=model, train_config=config,
                                         progress=lambda p: progress(seeds[0], p), force=force, limit=limit,
                                         actor=actor)
         else:
-            trained, _ = reval.train_best_of_seeds(settings, model, seeds, config, progress=progress, force=force,
+            trained, _ = api.train_reval_seeds(settings, model, seeds, config, progress=progress, force=force,
                                                    limit=limit, ensemble=True, actor=actor)
     except MuttlabError as exc:
         bar.empty()
@@ -88,19 +87,16 @@ def _train(reval, settings, actor, model: str, epochs: int, learning_rate: float
     bar.progress(1.0, text="done")
     where = "reused a cached checkpoint" if trained.cached else "trained"
     what = f"an ensemble of {len(seeds)} runs (seeds {', '.join(map(str, seeds))})" if len(seeds) > 1 else "one run"
-    ident = short_id(reval.model_id(trained.path.read_bytes()))
+    ident = short_id(api.model_id(trained.path.read_bytes()))
     st.success(f"{LABELS.get(model, model)}: {where}, {what}: model {ident}. The metrics still use the installed "
                f"model; install this one below to change that.")
 
 
 def _models_panel(settings, actor) -> None:
     """Every model, which one each metric uses, the install log; install controls for maintainers."""
-    models = services.optional_module("muttlab.learned.models")
-    if models is None:
-        return
     st.subheader("Models")
     try:
-        records = models.list_models(settings)
+        records = api.list_models(settings)
     except MuttlabError as exc:
         st.error(f"The model registry cannot be read: {ui.md_text(exc)}")
         return
@@ -119,21 +115,21 @@ def _models_panel(settings, actor) -> None:
                 st.info("Train a model first: only trained models can be installed.")
                 return
             try:
-                record = models.install(settings, actor, choice)
+                record = api.install_model(settings, actor, choice)
             except MuttlabError as exc:
                 st.error(f"Not installed: {ui.md_text(exc)}")
             else:
-                st.success(f"Installed {short_id(record.id)} for {', '.join(models.SLOTS[record.slot][1])}.")
+                st.success(f"Installed {short_id(record.id)} for {', '.join(api.MODEL_SLOTS[record.slot][1])}.")
         slot_col, undo = st.columns([3, 1], vertical_alignment="bottom")
-        slot = slot_col.selectbox("Slot", list(models.SLOTS), key="learned-uninstall-slot")
+        slot = slot_col.selectbox("Slot", list(api.MODEL_SLOTS), key="learned-uninstall-slot")
         if undo.button("Use the shipped model", key="learned-uninstall", icon=":material/undo:"):
             try:
-                models.uninstall(settings, actor, slot)
+                api.uninstall_model(settings, actor, slot)
             except MuttlabError as exc:
                 st.error(f"Not changed: {ui.md_text(exc)}")
             else:
                 st.success(f"{slot} uses the shipped model again.")
-        log = models.install_log(settings)
+        log = api.model_install_log(settings)
         if log:
             with st.expander(f"Install log ({len(log)} entries)"):
                 ui.table(pd.DataFrame(log), "model-install-log", key="learned-install-log")
@@ -149,18 +145,14 @@ def _models_panel(settings, actor) -> None:
 def page() -> None:
     settings = ui.header("Learned metrics", "ReVal: an LSTM or a dependency Tree-LSTM over GloVe vectors that "
                                             "predicts SICK relatedness (Gupta et al., EMNLP 2015).")
-    reval = services.optional_module("muttlab.learned.reval")
-    if reval is None:
-        ui.not_available("ReVal training", "muttlab.learned.reval")
-        return
     if settings.using_sample:
         st.info("Training and evaluation use SICK, which needs the data dir (`MUTTLAB_DATA_DIR`); without it "
                 "only the installed models can be inspected.", icon=":material/science:")
 
     model = st.segmented_control("Model", list(LABELS), default="treelstm", format_func=LABELS.get,
                                  key="learned-model") or "treelstm"
-    path = reval.find_checkpoint(model, model_dir(settings))
-    info = _checkpoint_info(reval, path)
+    path = api.find_checkpoint(model, api.model_dir(settings))
+    info = _checkpoint_info(path)
     if path is None:
         st.warning(f"No trained {LABELS[model]} model yet: the metric is unavailable until one is trained.",
                    icon=":material/psychology:")
@@ -221,7 +213,7 @@ def page() -> None:
             submitted = st.form_submit_button("Train", type="primary", icon=":material/model_training:",
                                               disabled=settings.using_sample)
         if submitted:
-            _train(reval, settings, actor, model, epochs, learning_rate, int(limit) or None, force, int(runs))
+            _train(settings, actor, model, epochs, learning_rate, int(limit) or None, force, int(runs))
 
     _models_panel(settings, actor)
 
@@ -238,7 +230,7 @@ def page() -> None:
     if st.button("Evaluate", key="learned-evaluate", icon=":material/leaderboard:"):
         with st.spinner("Predicting and bootstrapping…"):
             try:
-                evaluation = services.reval_evaluation(settings, reval, model, split, path)
+                evaluation = services.reval_evaluation(settings, model, split, path)
             except MuttlabError as exc:
                 st.error(f"Evaluation failed: {ui.md_text(exc)}")
                 return

@@ -17,8 +17,7 @@ from muttlab.dashboard.grid_progress import run_with_progress
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.dashboard.services import user_suites
 from muttlab.errors import MuttlabError
-from muttlab.suites.export import frame_jsonl, suite_frame
-from muttlab.suites.user import sentences_format
+from muttlab.api import frame_jsonl, sentences_format, suite_frame
 
 BUILT_KEY = "mine_built"  # (name, dropped names, Selection) of this session's latest suite; the suite is the store's
 LIVE_KEY = "mine_live"  # False after Cancel: the rerun it starts must not score again

@@ -31,7 +31,7 @@ def page() -> None:
         st.info("**Sample data.** No data dir is configured, so the curves are drawn on MUTT Lab's small bundled "
                 "sample of scenes. Set `MUTTLAB_DATA_DIR` (or `muttlab serve --data-dir`) to draw them on every "
                 "original sentence of the MUTT study's trial sets.", icon=":material/science:")
-    from muttlab.corruptions.generate import STRENGTHS
+    from muttlab.api import STRENGTHS
 
     available = ui.loadable_metrics(settings)
     if not available:

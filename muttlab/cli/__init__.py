@@ -51,8 +51,13 @@ def summary(command: str) -> str:
 
 
 def _version() -> str:
-    from muttlab import __version__
-    return f"muttlab {__version__}"
+    # The installed distribution's metadata, as muttlab.api.version() reads it, without importing the API (and
+    # numpy with it) for one line.
+    from importlib import metadata
+    try:
+        return f"muttlab {metadata.version('muttlab')}"
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "muttlab 0+unknown"
 
 
 class _VersionAction(argparse.Action):

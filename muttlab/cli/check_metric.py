@@ -12,11 +12,10 @@ EXIT_FAILED = 1
 
 
 def handle(args: argparse.Namespace) -> int:
-    from muttlab import conformance
-    from muttlab.engine.runner import registry_for
+    from muttlab import api
 
     settings = settings_from_args(args)
-    registry = registry_for(settings)
+    registry = api.registry_for(settings)
     results = {}
     try:
         specs = split_names(args.metric)
@@ -26,14 +25,14 @@ def handle(args: argparse.Namespace) -> int:
         for name in registry.resolve(names):
             info = registry.info(name)
             if not info.available:
-                results[name] = [conformance.unavailable(info.reason, named)]
+                results[name] = [api.conformance_unavailable(info.reason, named)]
                 continue
             print(f"checking {name} ...", file=sys.stderr)
-            results[name] = conformance.check_metric(registry.get(name), items=args.items, refs=args.refs)
+            results[name] = api.check_metric(registry.get(name), items=args.items, refs=args.refs)
     finally:
         registry.close()
-    emit(render(conformance.checks_frame(results), args.format), args.output)
-    return 0 if conformance.all_passed(results) else EXIT_FAILED
+    emit(render(api.conformance_frame(results), args.format), args.output)
+    return 0 if api.conformance_passed(results) else EXIT_FAILED
 
 
 def register(subparsers, common) -> None:

@@ -15,14 +15,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from muttlab import api, stats
+from muttlab import api
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, progress_bar, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
 from muttlab.cli.common import escaped, real, whole
 from muttlab.checks import MAX_SEED
 from muttlab.escaping import csv_frame, latex_table
-from muttlab.human import dbleu, flickr, sick
+
+# What each registered study offers on the command line (muttlab.api.study_choices).
+dbleu, flickr, sick = (api.study_choices(name) for name in ("dbleu", "flickr8k", "sick"))
 
 
 def _note(lines) -> None:
@@ -115,7 +117,7 @@ def _show_sick(study, args: argparse.Namespace) -> None:
 def _dbleu_options(args: argparse.Namespace, settings) -> dict:
     if args.input is None and args.ratings is not None:
         raise MuttlabError("--ratings needs --input: it gives the human ratings of a user's ΔBLEU file")
-    return {"data": None if args.input is None else dbleu.user_set(args.input, args.ratings),
+    return {"data": None if args.input is None else api.dbleu_user_set(args.input, args.ratings),
             "unit_size": args.unit_size, "order": args.order, "threshold": args.threshold,
             "assignments": args.assignments, "seed": settings.seed if args.seed is None else args.seed,
             "sweeps": not args.no_sweeps, "sweep_assignments": args.sweep_assignments}
@@ -205,8 +207,8 @@ def _flickr_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", default="all", help="comma-separated metric names or 'all' (default: all available)")
     p.add_argument("--datasets", default=",".join(flickr.DATASETS),
                    help="expert, crowdflower or both (default: expert,crowdflower)")
-    p.add_argument("--n-boot", type=whole(0, 100_000), default=stats.DEFAULT_N_BOOT,
-                   help=f"bootstrap resamples for the CI; 0 for none (default: {stats.DEFAULT_N_BOOT})")
+    p.add_argument("--n-boot", type=whole(0, 100_000), default=api.DEFAULT_N_BOOT,
+                   help=f"bootstrap resamples for the CI; 0 for none (default: {api.DEFAULT_N_BOOT})")
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=None, help="bootstrap seed (default: the settings' seed)")
 
 
@@ -220,7 +222,7 @@ def _sick_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"comma-separated metric names or 'all' (default: the study's {', '.join(sick.STUDY_METRICS)})")
     p.add_argument("--refs", type=whole(1, 1000), default=None,
                    help="use the first k references of the pool (default: all 20)")
-    p.add_argument("--method", choices=stats.METHODS, default="pearson", help="correlation (default: pearson)")
+    p.add_argument("--method", choices=api.CORRELATION_METHODS, default="pearson", help="correlation (default: pearson)")
     p.add_argument("--reference", choices=sick.REFERENCE_SOURCES, default="pool",
                    help="score against the original's reference pool (default) or against SICK sentence A alone")
     p.add_argument("--reading", choices=sick.READINGS, default="trials",

@@ -11,8 +11,8 @@ import pandas as pd
 from muttlab.cli import summary
 from muttlab.cli.common import emit, render, settings_from_args, split_names
 from muttlab.errors import MuttlabError
-from muttlab.sources import SAMPLE_TRIALS
-from muttlab.engine.suites import (SOURCES, STUDY_LIST_COUNTS, STUDY_MIN_REFS, build_suite, count_types, store_suite,
+from muttlab.api import SAMPLE_TRIALS
+from muttlab.api import (SUITE_SOURCES as SOURCES, STUDY_LIST_COUNTS, STUDY_MIN_REFS, build_suite, count_types, store_suite,
                            write_sample_trials, write_trials)
 
 

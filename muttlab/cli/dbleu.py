@@ -10,9 +10,9 @@ import pandas as pd
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render
 from muttlab.errors import MuttlabError
-from muttlab.human.dbleu_io import read_weighted_segments
-from muttlab.metrics.base import MetricError
-from muttlab.metrics.delta_bleu import (MAX_N, SMOOTH_DEFAULTS, SMOOTHING, corpus_bleu, segment_stats,
+from muttlab.api import read_weighted_segments
+from muttlab.errors import MetricError
+from muttlab.api import (MAX_N, SMOOTH_DEFAULTS, SMOOTHING, corpus_bleu, segment_stats,
                                         sentence_bleu, smoothing_setting)
 
 # sacreBLEU's defaults: exp smoothing for a corpus score; sentence scores keep BLEU+1 (add-k, k = 1).

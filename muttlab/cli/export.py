@@ -14,8 +14,7 @@ BUILTIN_SUITES = ("default", "mutt", "sample", "store")
 
 def handle(args: argparse.Namespace) -> int:
     from muttlab import api
-    from muttlab.suites import read_suite
-    from muttlab.suites.export import write_suite
+    from muttlab.api import read_suite, write_suite
 
     settings = settings_from_args(args)
     note = ""

@@ -7,7 +7,7 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args
-from muttlab.engine.runner import registry_for
+from muttlab.api import registry_for
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -14,29 +14,27 @@ from muttlab.cli.common import add_output_options, emit, render, settings_from_a
 def _list(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from muttlab.learned import models
+    from muttlab import api
 
     settings = settings_from_args(args)
-    rows = [r.as_row() for r in models.list_models(settings)]
+    rows = [r.as_row() for r in api.list_models(settings)]
     frame = pd.DataFrame(rows, columns=["id", "slot", "origin", "in use", "dev_pearson", "ensemble", "data", "file"])
     emit(render(frame, args.format, decimals=4), args.output)
     return 0
 
 
 def _install(args: argparse.Namespace) -> int:
-    from muttlab.access.roles import local_operator
-    from muttlab.learned import models
+    from muttlab import api
 
-    record = models.install(settings_from_args(args), local_operator(), args.id)
-    print(f"installed {record.id} in {record.slot}; it changes {', '.join(models.SLOTS[record.slot][1])}")
+    record = api.install_model(settings_from_args(args), api.local_operator(), args.id)
+    print(f"installed {record.id} in {record.slot}; it changes {', '.join(api.MODEL_SLOTS[record.slot][1])}")
     return 0
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    from muttlab.access.roles import local_operator
-    from muttlab.learned import models
+    from muttlab import api
 
-    models.uninstall(settings_from_args(args), local_operator(), args.slot)
+    api.uninstall_model(settings_from_args(args), api.local_operator(), args.slot)
     print(f"{args.slot} uses the shipped model again")
     return 0
 
@@ -44,9 +42,9 @@ def _uninstall(args: argparse.Namespace) -> int:
 def _log(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from muttlab.learned import models
+    from muttlab import api
 
-    entries = models.install_log(settings_from_args(args))
+    entries = api.model_install_log(settings_from_args(args))
     frame = pd.DataFrame(entries, columns=["at", "who", "role", "action", "slot", "model", "previous", "metrics"])
     frame["metrics"] = frame["metrics"].map(lambda m: "; ".join(m) if isinstance(m, list) else m)
     emit(render(frame, args.format), args.output)
@@ -66,8 +64,8 @@ def register(subparsers, common) -> None:
     install.add_argument("id", help="the model id (or its first 6+ characters) from `muttlab models list`")
     install.set_defaults(handler=_install)
     uninstall = actions.add_parser("uninstall", parents=[common], help="go back to the shipped model")
-    from muttlab.learned.models import SLOTS
-    uninstall.add_argument("slot", choices=list(SLOTS))
+    from muttlab.api import MODEL_SLOTS
+    uninstall.add_argument("slot", choices=list(MODEL_SLOTS))
     uninstall.set_defaults(handler=_uninstall)
     log = actions.add_parser("log", parents=[common], help="who installed what, when")
     add_output_options(log)

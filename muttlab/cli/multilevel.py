@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from muttlab.learned import multilevel
+from muttlab import api
 from muttlab.cli import summary
-from muttlab.metrics.reval.installed import file_id
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
 from muttlab.errors import MuttlabError
 
@@ -29,10 +28,10 @@ def _choices(value: str, allowed: tuple[str, ...], what: str) -> list[str]:
 def _tune(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     rows = []
-    for metric in _choices(args.metric, multilevel.METRICS, "metric"):
-        for dataset in _choices(args.dataset, multilevel.DATASETS, "dataset"):
+    for metric in _choices(args.metric, api.MULTILEVEL_METRICS, "metric"):
+        for dataset in _choices(args.dataset, api.MULTILEVEL_DATASETS, "dataset"):
             print(f"tuning {metric} on {dataset}", file=sys.stderr)
-            report = multilevel.tune(metric, dataset, settings, out_dir=args.out_dir, progress=_progress,
+            report = api.tune_multilevel(metric, dataset, settings, out_dir=args.out_dir, progress=_progress,
                                      representations=split_names(args.representations))
             model = report.multi_model
             rows.append({
@@ -43,7 +42,7 @@ def _tune(args: argparse.Namespace) -> int:
                 "files": ", ".join(Path(f).name for f in report.files),
             })
             for path in report.files:
-                ident = file_id(Path(path))
+                ident = api.file_id(Path(path))
                 print(f"wrote {path}, model id {ident}; the metric uses it once installed: "
                       f"`muttlab models install {ident}`", file=sys.stderr)
     frame = pd.DataFrame(rows)
@@ -54,10 +53,10 @@ def _tune(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     rows = []
-    for metric in _choices(args.metric, multilevel.METRICS, "metric"):
-        for dataset in _choices(args.dataset, multilevel.DATASETS, "dataset"):
-            rows += multilevel.evaluate(metric, dataset, settings, n_resamples=args.resamples, progress=_progress)
-    emit(render(multilevel.rows_frame(rows), args.format, decimals=4), args.output)
+    for metric in _choices(args.metric, api.MULTILEVEL_METRICS, "metric"):
+        for dataset in _choices(args.dataset, api.MULTILEVEL_DATASETS, "dataset"):
+            rows += api.evaluate_multilevel(metric, dataset, settings, n_resamples=args.resamples, progress=_progress)
+    emit(render(api.multilevel_frame(rows), args.format, decimals=4), args.output)
     return 0
 
 
@@ -74,9 +73,9 @@ def register(subparsers, common: argparse.ArgumentParser) -> None:
         if name == "tune":
             sub.add_argument("--out-dir", type=Path,
                              help="where tuned JSON goes (default: the model folder, <cache-dir>/models)")
-            sub.add_argument("--representations", default=",".join(multilevel.COMPONENTS),
+            sub.add_argument("--representations", default=",".join(api.MULTILEVEL_COMPONENTS),
                              help="DREEM representations the search may weight (default: "
-                                  f"{','.join(multilevel.COMPONENTS)}; reval needs a trained ReVal Tree-LSTM)")
+                                  f"{','.join(api.MULTILEVEL_COMPONENTS)}; reval needs a trained ReVal Tree-LSTM)")
         else:
             sub.add_argument("--resamples", type=whole(1, 100_000), default=1000,
                              help="bootstrap resamples (default: 1000)")

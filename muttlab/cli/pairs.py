@@ -15,9 +15,9 @@ import pandas as pd
 
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args, split_names, whole
-from muttlab.sources import read_lines
+from muttlab.api import read_lines
 from muttlab.errors import MuttlabError
-from muttlab.pairs.store import STATUSES, PairRecord, open_store
+from muttlab.api import STATUSES, PairRecord, open_store
 
 LIST_COLUMNS = ["id", "key", "corruption", "status", "version", "original", "corrupted"]
 

@@ -13,7 +13,7 @@ import pandas as pd
 from muttlab import api
 from muttlab.cli.common import (add_output_options, add_tie_rule_option, emit, escaped, progress_bar, render,
                                 settings_from_args, split_names)
-from muttlab.human.reproduce import TOLERANCES
+from muttlab.api import REPRODUCE_TOLERANCES as TOLERANCES
 
 
 def _json_value(value):

@@ -35,7 +35,7 @@ def register(subparsers, common) -> None:
                     "vectors, trained on SICK relatedness (TRAIN), selected on TRIAL, reported on TEST.")
     actions = parser.add_subparsers(dest="reval_action", metavar="ACTION")
 
-    from muttlab.learned.reval_config import TrainConfig
+    from muttlab.api import TrainConfig
     defaults = TrainConfig()
     train = actions.add_parser("train", parents=[common], help="train a model on SICK (cached on disk)")
     train.add_argument("--model", choices=MODEL_CHOICES, default="treelstm")
@@ -130,15 +130,13 @@ class _Bar:
 
 
 def _train(args) -> int:
-    from muttlab.access.roles import local_operator
-    from muttlab.learned import models, reval
-    from muttlab.learned.reval_config import TrainConfig
+    from muttlab import api
 
     settings = settings_from_args(args)
     _torch_threads(args.threads)
     if args.epochs < 1 or args.batch_size < 1 or args.lr <= 0:
         raise MuttlabError("--epochs and --batch-size must be at least 1 and --lr positive")
-    config = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
+    config = api.TrainConfig(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
                          weight_decay=args.weight_decay, seed=settings.seed if args.seed is None else args.seed)
     seeds = None
     if args.seeds is not None:
@@ -149,16 +147,16 @@ def _train(args) -> int:
     if args.train_pairs is not None:
         if args.limit is not None:
             raise MuttlabError("--limit cuts SICK's splits; with --train-pairs, give a shorter file instead")
-        data = reval.load_pair_files(settings, args.train_pairs, args.dev_pairs)
+        data = api.load_reval_pairs(settings, args.train_pairs, args.dev_pairs)
     elif args.dev_pairs is not None:
         raise MuttlabError("--dev-pairs goes with --train-pairs (SICK's dev split is TRIAL)")
     rows = []
-    operator = local_operator()
+    operator = api.local_operator()
     for model in _models(args.model):
         if seeds is None:
             bar = _Bar(model, enabled=not args.no_progress)
             try:
-                runs = [reval.train_model(settings, model, config, progress=bar, force=args.force, limit=args.limit,
+                runs = [api.train_reval(settings, model, config, progress=bar, force=args.force, limit=args.limit,
                                           data=data, actor=operator)]
             finally:
                 bar.close()
@@ -166,29 +164,29 @@ def _train(args) -> int:
         else:
             bars = {s: _Bar(f"{model} seed {s}", enabled=not args.no_progress) for s in seeds}
             try:
-                best, runs = reval.train_best_of_seeds(settings, model, seeds, config,
-                                                       progress=lambda s, p: bars[s](p), force=args.force,
-                                                       limit=args.limit, ensemble=args.ensemble, data=data,
-                                                       actor=operator)
+                best, runs = api.train_reval_seeds(settings, model, seeds, config,
+                                                   progress=lambda s, p: bars[s](p), force=args.force,
+                                                   limit=args.limit, ensemble=args.ensemble, data=data,
+                                                   actor=operator)
             finally:
                 for bar in bars.values():
                     bar.close()
         installed = None
         if args.install:
-            installed = models.install(settings, operator, models.model_id(best.path.read_bytes())).id
+            installed = api.install_model(settings, operator, api.model_id(best.path.read_bytes())).id
         for trained in runs + ([best] if args.ensemble else []):
             info = trained.info
             rows.append({"model": model, "seed": "all" if info.get("ensemble") else info["train"]["seed"],
                          "cached": trained.cached, "best_epoch": info.get("best_epoch", ""),
                          "dev_pearson": round(info["dev_pearson"], 4), "train_seconds": info["train_seconds"],
-                         "id": models.model_id(trained.path.read_bytes()),
+                         "id": api.model_id(trained.path.read_bytes()),
                          "installed": trained is best and installed is not None, "checkpoint": str(trained.path)})
     print(pd.DataFrame(rows).to_string(index=False))
     return 0
 
 
 def _eval(args) -> int:
-    from muttlab.learned import reval
+    from muttlab import api
 
     settings = settings_from_args(args)
     _torch_threads(args.threads)
@@ -199,11 +197,11 @@ def _eval(args) -> int:
                            "drop --limit, --checkpoint and --pairs")
     rows, records, evaluations = [], [], []
     for model in _models(args.model):
-        evaluation = reval.evaluate_model(settings, model, args.split, checkpoint=args.checkpoint,
-                                          bootstrap=args.bootstrap, limit=args.limit, pairs_file=args.pairs)
+        evaluation = api.evaluate_reval(settings, model, args.split, checkpoint=args.checkpoint,
+                                        bootstrap=args.bootstrap, limit=args.limit, pairs_file=args.pairs)
         if args.publish:
-            dev = reval.evaluate_model(settings, model, "dev", bootstrap=args.bootstrap)
-            dest = reval.publish(settings, model, [dev, evaluation] if args.split != "dev" else [dev])
+            dev = api.evaluate_reval(settings, model, "dev", bootstrap=args.bootstrap)
+            dest = api.publish_reval(settings, model, [dev, evaluation] if args.split != "dev" else [dev])
             print(f"published {dest}", file=sys.stderr)
         evaluations.append(evaluation)
         row = evaluation.as_row()
@@ -217,8 +215,7 @@ def _eval(args) -> int:
     by_model = {e.model: e for e in evaluations}
     if len(by_model) == 2:
         # Dependent correlations on the same pairs: the paired tests, not overlapping CIs, answer this.
-        c = reval.compare_evaluations(by_model["treelstm"], by_model["lstm"], bootstrap=args.bootstrap,
-                                      seed=settings.seed)
+        c = api.compare_reval(by_model["treelstm"], by_model["lstm"], bootstrap=args.bootstrap, seed=settings.seed)
         b, w = c.bootstrap, c.williams
         print(f"Tree-LSTM − LSTM on {by_model['lstm'].split}: Δr = {b.diff:+.4f} "
               f"[{b.ci_low:+.4f}, {b.ci_high:+.4f}], paired bootstrap p = {b.p_value:.4f} ({b.n_boot} resamples); Williams t = {w.t:.2f}, "
@@ -228,7 +225,7 @@ def _eval(args) -> int:
 
 
 def _read_pairs(path: Path) -> tuple[list[str], list[list[str]]]:
-    from muttlab.sources import read_lines
+    from muttlab.api import read_lines
 
     cands, refs = [], []
     for number, line in enumerate(read_lines(path), start=1):
@@ -245,8 +242,7 @@ def _read_pairs(path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 def _score(args) -> int:
-    from muttlab.engine.runner import registry_for
-    from muttlab.metrics.reval.metric import NAMES
+    from muttlab import api
 
     settings = settings_from_args(args)
     _torch_threads(args.threads)
@@ -258,7 +254,7 @@ def _score(args) -> int:
         if not args.candidate or not args.reference:
             raise MuttlabError("give at least one --candidate and one --reference (or --pairs FILE)")
         cands, refs = list(args.candidate), [list(args.reference)] * len(args.candidate)
-    metric = registry_for(settings).get(NAMES[args.model])
+    metric = api.registry_for(settings).get(api.REVAL_NAMES[args.model])
     scores = metric.score(cands, refs)
     frame = pd.DataFrame({"candidate": cands, "references": [" | ".join(r) for r in refs], "score": scores})
     emit(render(frame, args.format, decimals=4), args.output)

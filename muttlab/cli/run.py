@@ -17,7 +17,7 @@ from muttlab.settings import DEFAULT_METRICS as DEFAULT_METRIC_LIST
 if TYPE_CHECKING:  # the engine is imported when the command runs, not to build its parser
     import pandas as pd
 
-    from muttlab.engine.runner import Results
+    from muttlab.api import Results
 
 DEFAULT_METRICS = ",".join(DEFAULT_METRIC_LIST)
 SUITES = ("default", "mutt", "sample", "store")
@@ -59,7 +59,7 @@ def write_trials(results: "Results", path) -> None:
     """
     signatures = {m: results.signature(m) for m in results.signatures}
     if path.suffix == ".parquet":  # with the schema datasets loads (muttlab.suites.export)
-        from muttlab.suites.export import write_trials_table
+        from muttlab.api import write_trials_table
         return write_trials_table(results.table, signatures, path)
     table = results.table.assign(signature=results.table["metric"].map(signatures))
     if path.suffix == ".jsonl":

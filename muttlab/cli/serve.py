@@ -26,7 +26,7 @@ from typing import Mapping
 from muttlab.cli import summary
 from muttlab.cli.common import settings_from_args, whole
 from muttlab.errors import MuttlabError
-from muttlab.resources.bundled import dashboard_dir
+from muttlab.api import dashboard_dir
 from muttlab.settings import Settings
 
 DEFAULT_PORT = 8501

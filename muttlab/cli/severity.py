@@ -12,21 +12,20 @@ from muttlab.cli.common import (add_output_options, add_tie_rule_option, emit, p
 
 
 def handle(args: argparse.Namespace) -> int:
-    from muttlab.severity import severity_curve
+    from muttlab import api
 
     settings = settings_from_args(args)
     sentences = None
     if args.input is not None:
         from muttlab.cli.suite_file import report_problems_of
-        from muttlab.suites.user import read_user_sentences
-        read = read_user_sentences(args.input)
+        read = api.read_user_sentences(args.input)
         report_problems_of(read.problems, str(args.input))
         sentences = read.items
     strengths = parse_int_list(args.strengths, "--strengths", "1,2,3")
     bar, progress = progress_bar()
     try:
-        frame = severity_curve(settings, args.corruption, args.metrics, strengths, sentences=sentences, refs=args.refs,
-                               progress=progress)
+        frame = api.severity(settings, args.corruption, args.metrics, strengths, sentences=sentences, refs=args.refs,
+                             progress=progress)
     finally:
         bar.close()
     print(f"{frame.attrs['kept']} of {frame.attrs['sentences']} sentences take {args.corruption} at every strength",
@@ -40,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def register(subparsers, common) -> None:
-    from muttlab.corruptions.generate import STRENGTHS
+    from muttlab.api import STRENGTHS
     parser = subparsers.add_parser(
         "severity", parents=[common], help=summary("severity"),
         description="Apply a corruption at several strengths to the same sentences (every distinct original of the "

@@ -13,7 +13,7 @@ import sys
 
 from muttlab.cli.common import emit, render
 from muttlab.escaping import csv_frame
-from muttlab.trials import Suite
+from muttlab.api import Suite
 from muttlab.settings import Settings
 
 MAX_PROBLEMS_SHOWN = 20
@@ -38,16 +38,15 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
     """Read ``args.suite``; a contrastive set is scored and printed here (True). A trial suite is left to the
     grid (False), which loads it again through :func:`muttlab.api.load_suite`."""
     from muttlab.cli.common import settings_from_args
-    from muttlab.suites import read_suite
-    from muttlab.suites.contrastive import run_challenge
+    from muttlab import api
 
-    suite_file = read_suite(args.suite, format=args.format_in)
+    suite_file = api.read_suite(args.suite, format=args.format_in)
     report_problems(suite_file)
     if not suite_file.contrastive:
         return False
-    results = run_challenge(settings_from_args(args), suite_file, args.metrics)
+    results = api.run_challenge(settings_from_args(args), suite_file, args.metrics)
     if args.trials_out is not None:
-        from muttlab.suites.export import write_trials_table
+        from muttlab.api import write_trials_table
         signatures = {m: results.signature(m) for m in results.signatures}
         if args.trials_out.suffix in (".jsonl", ".parquet"):
             write_trials_table(results.table, signatures, args.trials_out)
@@ -73,8 +72,7 @@ def run_if_contrastive(args: argparse.Namespace) -> bool:
 def challenge_tables(results, suite_file) -> dict:
     """The tables a challenge set is reported by, by name: ``phenomena`` always, ``severity`` for DEMETR,
     ``aces`` for ACES; each row carries its metric's results signature (which names the rules)."""
-    from muttlab.suites.contrastive import is_aces
-    from muttlab.suites.model import DEMETR_JSON
+    from muttlab.api import DEMETR_JSON, is_aces
 
     signatures = {m: results.signature(m) for m in results.signatures}
     tables = {"phenomena": results.summary()}
@@ -116,8 +114,7 @@ def emit_challenge_tables(tables: dict, fmt: str, output) -> None:
 def report_user_suite(args: argparse.Namespace, settings: Settings, types) -> Suite:
     """``muttlab corrupt --input``: a user's sentences corrupted by every generator that applies, written to
     ``--output`` as a suite file when one is given (then nothing goes to the pair store)."""
-    from muttlab.suites.export import write_suite
-    from muttlab.suites.user import read_user_sentences, user_suite
+    from muttlab.api import read_user_sentences, user_suite, write_suite
 
     sentences = read_user_sentences(args.input)
     report_problems_of(sentences.problems, str(args.input))

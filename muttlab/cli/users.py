@@ -34,14 +34,14 @@ def read_password(args: argparse.Namespace, stdin=None) -> str:
 
 
 def _store(args):
-    from muttlab.access.users import UserStore
+    from muttlab.api import UserStore
 
     settings = settings_from_args(args)
     return settings, UserStore.of(settings)
 
 
 def _add(args: argparse.Namespace) -> int:
-    from muttlab.access.roles import local_operator
+    from muttlab.api import local_operator
 
     settings, store = _store(args)
     user = store.add(local_operator(), settings, args.name, args.role, read_password(args))
@@ -50,7 +50,7 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from muttlab.access.roles import local_operator
+    from muttlab.api import local_operator
 
     settings, store = _store(args)
     store.remove(local_operator(), settings, args.name)
@@ -59,7 +59,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _passwd(args: argparse.Namespace) -> int:
-    from muttlab.access.roles import local_operator
+    from muttlab.api import local_operator
 
     settings, store = _store(args)
     store.set_password(local_operator(), settings, args.name, read_password(args), role=args.role)

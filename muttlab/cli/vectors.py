@@ -9,7 +9,7 @@ import pandas as pd
 from muttlab.cli import summary
 from muttlab.cli.common import add_output_options, emit, render, settings_from_args
 from muttlab.cli.common import bound, whole
-from muttlab.learned.vectors import (DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW,
+from muttlab.api import (DEFAULT_DIM, DEFAULT_EPOCHS, DEFAULT_MIN_COUNT, DEFAULT_WINDOW,
                             train_corpus_vectors)
 
 

@@ -51,7 +51,7 @@ def _reproduce(settings):
 def _evaluate(settings):
     from muttlab.learned import reval
 
-    return services.reval_evaluation(settings, reval, "treelstm", "test", reval.find_checkpoint("treelstm", None))
+    return services.reval_evaluation(settings, "treelstm", "test", reval.find_checkpoint("treelstm", None))
 
 
 # page, its button, what the page says instead, the engine function behind it, the service a crafted request calls

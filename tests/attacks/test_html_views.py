@@ -35,7 +35,6 @@ def test_the_published_table_shows_markup_as_text(app_env, monkeypatch):
     frame = pd.DataFrame([{"study": f"MUTT {MD_LINKS}", "source": MARKUP, "metric": MARKUP, "subset": "neg_subj",
                            "refs": 5, "published": 61.0, "measured": 60.4, "difference": -0.6, "tolerance": 2.0,
                            "within": False, "reason": MARKUP}])
-    monkeypatch.setattr(services, "reproduce_available", lambda: True)
     monkeypatch.setattr(services, "shipped_reproduction", lambda: None)
     monkeypatch.setattr(api, "reproduce", lambda settings, **options: type("Report", (), {"frame": frame})())
     at = open_page("published")

@@ -15,7 +15,7 @@ from muttlab.engine import queue as work_queue
 from muttlab.access.roles import ANONYMOUS, Identity, Role, local_operator
 from muttlab.access.sessions import RateLimiter, Session
 from muttlab.access.users import UserStore
-from muttlab.dashboard import auth, services, shared
+from muttlab.dashboard import auth, credentials, services, shared
 from muttlab.trials import Trial
 from muttlab.errors import PermissionDenied
 from muttlab.pairs.guard import guarded
@@ -125,7 +125,7 @@ def test_markdown_and_html_in_pair_fields_are_shown_as_text(poisoned):
 def test_sign_in_with_an_account_then_guessing_is_locked_out(accounts, poisoned, monkeypatch):
     # The server's limiter, on a stopped clock: the lock-out cannot run out while the pages load.
     limiter = RateLimiter(clock=lambda: 1000.0)
-    monkeypatch.setattr(auth, "_limiter", lambda settings: limiter)
+    monkeypatch.setattr(credentials, "_limiter", lambda settings: limiter)
     at = open_page("annotate")
     for attempt in range(5):
         at.text_input(key="signin-name").input("ann")
