@@ -109,6 +109,17 @@ def _file(value: str, ctx: "_Context") -> str:
     return value
 
 
+def _slice(value: str, ctx: "_Context") -> str:
+    """A drill-down slice (``length:5..8,severity=major``), read by the engine's one grammar, written back in
+    its order (imported here only when a link names a slice)."""
+    from muttlab.engine.slices import parse_slice
+
+    try:
+        return parse_slice(value).key
+    except MuttlabError as exc:
+        raise ViewError(getattr(exc, "problem", str(exc))) from None
+
+
 # key -> (checker of one value, whether it holds a comma-separated list)
 KEYS = {
     "page": (_choice("run", "drilldown"), False),
@@ -118,7 +129,7 @@ KEYS = {
     "suite": (_suite, False), "run": (_choice("1"), False), "off": (_choice("1"), False),
     "show": (_choice(*SHOWS), False), "format": (_choice(*CONTRASTIVE_FORMATS), False),
     "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
-    "pair": (_pair, False), "file": (_file, False),
+    "pair": (_pair, False), "file": (_file, False), "slice": (_slice, False),
 }
 
 
