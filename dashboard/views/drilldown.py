@@ -167,6 +167,21 @@ def _slices(cell, trials: dict, where: str, title: str):
     return set(properties.loc[active.mask(properties), "trial"]), active.key
 
 
+def _missing_notice(settings, suite, suite_name: str, challenge: bool, metric: str, missing: str,
+                    refs: int | None) -> None:
+    """The one notice of a link whose corruption type (or phenomenon) the loaded trials do not have: on the
+    bundled sample, the grid cell's MUTT numbers and that the sample has none of its trials; else which suite
+    lacks it. Nothing is scored until a type is chosen."""
+    if suite.is_sample and suite_name == "default" and refs is not None:
+        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, missing, refs,
+                                      services.corruption_label(missing), escape=ui.md_text), icon=":material/info:")
+        return
+    where = ("" if challenge or cell_view.suite_kind(suite_name) == "mine"
+             else "; the precomputed grid's cells need the MUTT data dir")
+    st.warning(ui.md_text(f"This link's {'phenomenon' if challenge else 'corruption type'} {missing} is not in the "
+                          f"loaded trials (suite {suite.name}){where}. Choose one they have above."))
+
+
 def _suite_label(name: str) -> str:
     kind = cell_view.suite_kind(name)
     if kind == "file":
@@ -217,16 +232,13 @@ def page() -> None:
                                    ("refs", ui.query_int("refs"))) if v is not None}}
     corruptions = suite.corruptions()
     labels = {c: c for c in corruptions} if challenge else services.corruption_labels(corruptions)
-    if chosen.get("corruption") and chosen["corruption"] not in corruptions:
-        where = ("" if challenge or cell_view.suite_kind(suite_name) == "mine"
-                 else "; the precomputed grid's cells need the MUTT data dir")
-        st.warning(ui.md_text(f"This link's {'phenomenon' if challenge else 'corruption type'} "
-                              f"{chosen['corruption']} is not in the loaded trials (suite {suite.name}){where}."))
-
+    missing = chosen["corruption"] if chosen.get("corruption") and chosen["corruption"] not in corruptions else None
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
+    # A link's type these trials do not have selects none: the page never opens another type's trials under it.
     corruption = middle.selectbox("Phenomenon" if challenge else "Corruption", corruptions,
-                                  index=_index(corruptions, chosen.get("corruption")),
-                                  format_func=lambda c: labels.get(c, c), key="dd-corruption")
+                                  index=None if missing else _index(corruptions, chosen.get("corruption")),
+                                  format_func=lambda c: labels.get(c, c), key="dd-corruption",
+                                  placeholder="choose one")
     if challenge:
         refs = None
         right.caption("References: each pair's own")
@@ -238,6 +250,9 @@ def page() -> None:
         refs = int(right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
                                                                            len(ref_options) - 1), key="dd-refs",
                                    help=glossary.term("references (5/10/20)")))
+    if corruption is None:
+        _missing_notice(settings, suite, suite_name, challenge, metric, missing or "", refs)
+        return
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": refs}
     if suite.is_sample and suite_name == "default":
         st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, refs,
