@@ -12,7 +12,8 @@
 * :mod:`.paired`: McNemar's test of two metrics on one cell;
 * :mod:`.user_suites`: suites built from visitors' own sentences, their caps and their ``mine:<id>`` names
   (the Your sentences page uses the module itself);
-* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here.
+* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here;
+* :mod:`.playground`: the Playground's scores, kept by what was scored, and whether a form was scored.
 
 Everything shipped precomputed (the grid, the studies, the published numbers, the default Severity curve) is a
 snapshot of the API (``services.shipped(kind)``), current here when ``services.shipped_differences`` is empty.
@@ -36,6 +37,7 @@ from muttlab.dashboard.services.uploads import challenge, challenge_key, read_ch
 from muttlab.dashboard.services.warmup import WarmState, is_quick, warm_start
 from muttlab.dashboard.services.cells import cell_slices, cell_trials, challenge_file, held, pair_ids, parse_slice
 from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
+from muttlab.dashboard.services.playground import playground_scored, playground_scores
 
 __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection",
            "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
@@ -50,4 +52,4 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selecti
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
            "cell_slices", "cell_trials", "challenge_file", "held", "pair_ids", "parse_slice", "remember_upload",
-           "shipped_studies", "shipped_studies_current"]
+           "shipped_studies", "shipped_studies_current", "playground_scored", "playground_scores"]
