@@ -60,6 +60,16 @@ def drilldown_link(suite_name: str, metric: str, phenomenon: str, fmt: str | Non
                                                         ("corruption", phenomenon), ("format", fmt)) if v})
 
 
+def _in_this_pages_words(exc: MuttlabError) -> str:
+    """A reader's error as this page says it: a fix that names a command-line flag (``--format-in``) becomes
+    the page's own Format choice."""
+    fix = getattr(exc, "fix", None)
+    if not fix or "--" not in fix:
+        return str(exc)
+    where = exc.path if exc.line is None else f"{exc.path}, line {exc.line}"
+    return f"{where}: {exc.problem} (or choose the file's format under Format above)"
+
+
 def page() -> None:
     settings = ui.header("Challenge sets", "Contrastive challenge sets pair a good and an incorrect translation of "
                                            "one source: a metric ranks a pair correctly when it scores the good one "
@@ -92,7 +102,7 @@ def page() -> None:
         ui.demo_limit(exc)
         return
     except MuttlabError as exc:
-        st.error(f"The file cannot be read: {ui.md_text(exc)}")
+        st.error(f"The file cannot be read: {ui.md_text(_in_this_pages_words(exc))}")
         return
     if not suite_file.contrastive:
         st.warning(ui.md_text(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: "

@@ -99,3 +99,17 @@ def test_one_phenomenon_is_counted_in_the_singular(app_env, monkeypatch, tmp_pat
     (line,) = [body for body in html_bodies(at) if "read as" in body]
     assert "one: 1 pair read as " in line and line.endswith(", 1 phenomenon</div>"), line
     assert any("score its 1 pair with chrF" in i.value for i in at.info)
+
+
+def test_a_file_of_no_known_format_is_refused_in_the_pages_words(app_env, monkeypatch, tmp_path, data_dir):
+    """MSLC24-B's types.tsv (data dir: mslc/2024/data/MSLC-B/en-de) is no challenge-set file: the page says why
+    and points at its own Format choice, not at a command-line flag."""
+    root = tmp_path / "data"
+    (root / "challenge").mkdir(parents=True)
+    shutil.copy(data_dir / "mslc/2024/data/MSLC-B/en-de/types.tsv", root / "challenge" / "types.tsv")
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
+    at = open_link("challenge", {"file": "challenge/types.tsv", "metrics": "chrF"})
+    assert not at.exception
+    (message,) = [e.value.replace("\\", "") for e in at.error]
+    assert "cannot tell the format" in message and "Format above" in message
+    assert "--" not in message
