@@ -65,3 +65,23 @@ def test_a_malformed_slice_link_is_named_and_the_cell_opens(app_env):
     assert not shown_errors(at)
     assert any("slice=" in w.value and "down to" in w.value for w in at.warning)
     assert _shown(at) > 0
+
+
+def test_a_challenge_phenomenon_is_sliced_too(app_env, app_settings):
+    """DEMETR's negation file (data/demetr, 999 applied pairs) with chrF: the slice finder lists slices of at
+    least 20 judged pairs, and a slice link narrows the list to the pairs pandas counts in it."""
+    from muttlab.dashboard import cell_view as cells
+    from tests.dashboard.conftest import press
+
+    negation = "demetr/dataset/critical_id8_negation.json"
+    link = {"suite": f"file:{negation}", "metric": "chrF", "corruption": "critical_id8_negation",
+            "show": "all", "slice": "edit:1..1"}
+    at = press(open_link("drilldown", link), "dd-score")
+    assert not shown_errors(at)
+    suite_file = api.read_suite(app_settings.data_dir / negation)
+    results = api.run_challenge(app_settings, suite_file, ["chrF"])
+    cell = cells.from_challenge(results.table, suite_file, "chrF", "critical_id8_negation")
+    props = api.slice_properties(cell, {t.id: t for t in suite_file.suite.trials})
+    assert _shown(at) == int(props["edit"].between(1, 1).sum()) > 0
+    finder = next(d.value for d in at.dataframe if "link" in d.value.columns)
+    assert (finder["n"] >= 20).all() and all("suite=file%3A" in link for link in finder["link"])
