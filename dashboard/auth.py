@@ -48,14 +48,26 @@ def sign_in_route() -> bool:
     return signin.mounted()
 
 
+# A link drawn as a button, opened in this tab (``st.link_button`` opens a second one, and the first stayed
+# signed out): the sign-in form brings this tab back to the page, signed in.
+_SIGN_IN_LINK = """<a class="mutt-signin" href="{href}" target="_self">{label}</a>
+<style>.mutt-signin {{ display: inline-block; padding: 0.4rem 0.9rem; border: 1px solid #d1d5db;
+  border-radius: 0.5rem; color: inherit; text-decoration: none; font-weight: 500; }}
+.mutt-signin:hover, .mutt-signin:focus-visible {{ border-color: #0072B2; color: #0072B2; }}</style>"""
+
+
 def sign_in_link(label: str) -> None:
-    """A button to the server's sign-in address, which brings the visitor back to this page signed in."""
+    """A button-like link to the server's sign-in address, in this tab, which brings the visitor back to this
+    page signed in."""
+    import html
+
     try:
         here = urlsplit(st.context.url or "")
         back_to = here.path + (f"?{here.query}" if here.query else "")
     except Exception:  # no request behind this run
         back_to = "/"
-    st.link_button(label, signin.address(back_to or "/"), icon=":material/login:")
+    st.html(_SIGN_IN_LINK.format(href=html.escape(signin.address(back_to or "/"), quote=True),
+                                 label=html.escape(label)))
 
 
 def _cookie() -> str | None:

@@ -34,7 +34,9 @@ def sample_cell_notice(load_grid: Callable[[], object], suite: Suite, metric: st
                f"({int(cell.passed)}/{int(cell.n)}), counts the MUTT experiment sets' trials. "
                if cell is not None else "")
     own = sum(1 for t in suite.trials if t.corruption == corruption)
-    shown = f"This page shows the bundled sample's {own} {label} trials instead, with their own counts below."
+    shown = (f"This page shows the bundled sample's {own} {label} trials instead, with their own counts below."
+             if own else f"The bundled sample has no {label} trials (no generator of its makes them): choose a "
+                         "type it has above.")
     return (f"**Not the grid's trials.** {counted}Those sets do not ship with MUTT Lab: their licence "
             "(CC BY-NC-SA 3.0) forbids redistributing the sentences, and no data dir is configured "
             f"(`MUTTLAB_DATA_DIR`). {shown}")

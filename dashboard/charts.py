@@ -26,8 +26,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from muttlab.dashboard.number_format import (cell_lines, change_text, correlation_text, count_text, fmt_score,
-                                             interval_text, percent, relative_change, whole_percent)
+from muttlab.dashboard.number_format import (accuracy_text, cell_lines, change_text, correlation_text, count_text,
+                                             fmt_score, interval_text, percent, relative_change, whole_percent)
 
 Figure = go.Figure
 
@@ -301,6 +301,36 @@ def margin_histogram(cell: pd.DataFrame, title: str | None = None) -> Figure:
                         range=[float(binned.edges[0]), float(binned.edges[-1])])
     figure.update_yaxes(title={"text": text("trials")}, rangemode="tozero")
     return _finish(figure, title, 320)
+
+
+def slice_histogram(properties: pd.DataFrame, prop: str, axis_title: str, title: str | None = None) -> Figure:
+    """How a cell's judged trials spread over one property of :func:`muttlab.api.slice_properties` (a whole
+    number or a label), fails and passes stacked in their colours; each bar's hover gives its counts and the
+    accuracy in it (the Drill-down page's slices). Up to 30 values a bar each, else 10 equal-width bins."""
+    judged = properties[~properties["unsupported"].to_numpy(dtype=bool)].dropna(subset=[prop])
+    passed = judged["passed"].to_numpy(dtype=bool)
+    values = judged[prop]
+    if values.dtype == object or values.nunique() <= 30:
+        keys = sorted(values.unique(), key=lambda v: (isinstance(v, str), v))
+        names = [str(int(k)) if not isinstance(k, str) else k for k in keys]
+        fails = np.array([((values == k).to_numpy() & ~passed).sum() for k in keys], dtype=int)
+        passes = np.array([((values == k).to_numpy() & passed).sum() for k in keys], dtype=int)
+    else:
+        edges = np.linspace(float(values.min()), float(values.max()), 11)
+        fails, _ = np.histogram(values[~passed], edges)
+        passes, _ = np.histogram(values[passed], edges)
+        names = [f"{edges[i]:.0f}–{edges[i + 1]:.0f}" for i in range(10)]
+    hovers = [_lines([f"{axis_title} {name}: {count_text(f + p, 'trial', 'trials')}",
+                      f"{int(f)} fail, {int(p)} pass, accuracy {accuracy_text(int(p), int(f + p))}"])
+              for name, f, p in zip(names, fails, passes)]
+    figure = go.Figure()
+    for label, counts, colour in (("fails", fails, FAIL_COLOUR), ("passes", passes, PASS_COLOUR)):
+        figure.add_trace(go.Bar(x=[text(n) for n in names], y=counts, name=text(f"{label} ({int(counts.sum())})"),
+                                marker={"color": colour}, opacity=0.85, hovertext=hovers, hoverinfo="text"))
+    figure.update_layout(barmode="stack", bargap=0.05)
+    figure.update_xaxes(title={"text": text(axis_title)}, type="category")
+    figure.update_yaxes(title={"text": text("trials")}, rangemode="tozero")
+    return _finish(figure, title, 300)
 
 
 def score_histograms(histograms: pd.DataFrame, metric: str, gold_label: str, metric_label: str,

@@ -118,8 +118,8 @@ def p_value_text(p: float) -> str:
 
 
 def count_text(n: int, one: str, many: str) -> str:
-    """``1 trial``, ``3 trials``."""
-    return f"{int(n)} {one if int(n) == 1 else many}"
+    """``1 trial``, ``3 trials``, ``2,217 trials``: the noun agrees with the count."""
+    return f"{int(n):,} {one if int(n) == 1 else many}"
 
 
 def cell_lines(row, metric: str, label: str, refs: int) -> list[str]:

@@ -12,6 +12,7 @@ Every cell is HTML-escaped: a reason or source is text from the published-number
 from __future__ import annotations
 
 import html
+from typing import Mapping
 
 import pandas as pd
 
@@ -59,10 +60,11 @@ def within_text(value) -> tuple[str, str]:
     return ("mutt-in", "✓ within") if bool(value) else ("mutt-out", "✗ outside")
 
 
-def published_table_html(part: pd.DataFrame) -> str:
+def published_table_html(part: pd.DataFrame, labels: Mapping[str, str] | None = None) -> str:
     """One ``<div class="mutt-published">`` holding ``part``'s rows (one study's, its "study" column left out:
     the page names the study above the table), columns in the frame's order. A row's reason, a sentence, is
-    the row below it across the table's width: as a column it was either cut or squeezed to a word a line."""
+    the row below it across the table's width: as a column it was either cut or squeezed to a word a line.
+    A subset named in ``labels`` (a corruption type's id -> its label) is shown by its label; the CSV keeps ids."""
     columns = [c for c in part.columns if c not in ("study", *NOTE_COLUMNS)]
     esc = html.escape
     head = "".join(f"<th>{esc(HEADERS.get(c, c))}</th>" for c in columns)
@@ -79,7 +81,8 @@ def published_table_html(part: pd.DataFrame) -> str:
                 cells.append(f'<td class="mutt-num">{esc(number_text(value))}</td>')
             else:
                 css = ' class="mutt-wrap"' if column == "source" else ""
-                cells.append(f"<td{css}>{esc(_text(value))}</td>")
+                text = (labels or {}).get(value, value) if column == "subset" and isinstance(value, str) else value
+                cells.append(f"<td{css}>{esc(_text(text))}</td>")
         reason = " · ".join(text for text in (_text(values.get(c)) for c in NOTE_COLUMNS) if text)
         css = ' class="mutt-has-reason"' if reason else ""
         rows.append(f"<tr{css}>{''.join(cells)}</tr>")

@@ -46,9 +46,14 @@ def _local(target: str | None) -> str:
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in · MUTT Lab</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{{font-family:sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}}
-label{{display:block;margin:.8rem 0 .2rem}}input{{width:100%;padding:.4rem;box-sizing:border-box}}
-button{{margin-top:1rem;padding:.5rem 1.2rem}}.problem{{color:#b00020}}</style></head>
+<style>body{{font-family:Inter,"Source Sans Pro",sans-serif;color:#111827;background:#f9fafb;max-width:28rem;
+margin:4rem auto;padding:0 1rem}}
+form{{background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:1.2rem 1.4rem}}
+h1{{font-size:1.5rem;font-weight:600}}label{{display:block;margin:.8rem 0 .2rem;font-size:.9rem}}
+input{{width:100%;padding:.5rem;box-sizing:border-box;border:1px solid #d1d5db;border-radius:.5rem;font:inherit}}
+input:focus{{outline:2px solid #0072B2;border-color:#0072B2}}
+button{{margin-top:1.2rem;padding:.5rem 1.2rem;border:none;border-radius:.5rem;background:#0072B2;color:#fff;
+font:inherit;font-weight:600;cursor:pointer}}a{{color:#0072B2}}.problem{{color:#a33f00}}</style></head>
 <body><h1>Sign in to MUTT Lab</h1>{problem}
 <form method="post" action="{action}">
 <input type="hidden" name="next" value="{next}">

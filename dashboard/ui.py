@@ -317,6 +317,14 @@ def paste_guard(label: str, limit: int) -> None:
                             "limit": int(limit)}, unsafe_allow_javascript=True)
 
 
+def grid_keys() -> None:
+    """After an accuracy grid (:mod:`muttlab.dashboard.grid_table`): one tab stop per grid, the arrow keys move
+    between its cells (:data:`~muttlab.dashboard.grid_table.KEYS_SCRIPT`, static code)."""
+    from muttlab.dashboard.grid_table import KEYS_SCRIPT
+
+    st.html(KEYS_SCRIPT, unsafe_allow_javascript=True)
+
+
 # --------------------------------------------------------------------------- state in the address bar
 
 def view() -> link_view.View:

@@ -115,6 +115,59 @@ def _file(value: str, ctx: "_Context") -> str:
     return value
 
 
+def _slice(value: str, ctx: "_Context") -> str:
+    """A drill-down slice (``length:5..8,severity=major``), read by the engine's one grammar, written back in
+    its order (imported here only when a link names a slice)."""
+    from muttlab.api import parse_slice
+
+    try:
+        return parse_slice(value).key
+    except MuttlabError as exc:
+        raise ViewError(getattr(exc, "problem", str(exc))) from None
+
+
+# The Playground's form in a link: a candidate of at most the server's sentence length, and the references as
+# a JSON list of sentences (a reference may hold any character but a control character) within this many
+# characters, so that a link stays a link; a longer form is not written into the address.
+LINK_REFERENCES = 8_000
+
+
+def _candidate(value: str, ctx: "_Context") -> str:
+    limit = active_limits().max_chars
+    if len(value) > limit:
+        raise ViewError(f"the candidate is {len(value):,} characters long, over {limit:,}")
+    return value
+
+
+def _references(value: str, ctx: "_Context") -> str:
+    """A JSON list of 1 to ``max_refs`` sentences, each within ``max_chars`` and free of control characters and
+    lone surrogates once its escapes are read; written back as compact JSON."""
+    import json
+
+    from muttlab.errors import DataError
+    from muttlab.api import parse_json
+
+    limits = active_limits()
+    try:
+        refs = parse_json(value, "references=")
+    except DataError:
+        raise ViewError("is not a JSON list of sentences") from None
+    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
+        raise ViewError("is not a JSON list of sentences")
+    if len(refs) > limits.max_refs:
+        raise ViewError(f"{len(refs)} references, over {limits.max_refs}")
+    for i, ref in enumerate(refs, start=1):
+        if len(ref) > limits.max_chars:
+            raise ViewError(f"reference {i} is {len(ref):,} characters long, over {limits.max_chars:,}")
+        if _CONTROL.search(ref) or not ref.encode("utf-8", "ignore").decode("utf-8") == ref:
+            raise ViewError(f"reference {i} holds a control character or a lone surrogate")
+    return json.dumps(refs, ensure_ascii=False, separators=(",", ":"))
+
+
+# Keys whose one value may be longer than MAX_TEXT: a first bound here, the exact one in their checker (the
+# candidate's is the server's sentence length, a setting).
+LONG_VALUES = {"candidate": 20_000, "references": LINK_REFERENCES}
+
 # key -> (checker of one value, whether it holds a comma-separated list)
 KEYS = {
     "page": (_choice("run", "drilldown"), False),
@@ -124,7 +177,8 @@ KEYS = {
     "suite": (_suite, False), "run": (_choice("1"), False), "off": (_choice("1"), False),
     "show": (_choice(*SHOWS), False), "format": (_choice(*CONTRASTIVE_FORMATS), False),
     "q": (_text, False), "trial": (_text, False), "study": (_text, True), "status": (_text, True),
-    "pair": (_pair, False), "file": (_file, False),
+    "pair": (_pair, False), "file": (_file, False), "slice": (_slice, False),
+    "candidate": (_candidate, False), "references": (_references, False),
 }
 
 
@@ -217,13 +271,13 @@ def _one(name: str, raw: object, ctx: _Context) -> str:
     if isinstance(raw, (list, tuple)):  # a key given twice: the last one counts, as in the address bar
         raw = raw[-1] if raw else ""
     text = str(raw)
-    if len(text) > MAX_TEXT * (MAX_ITEMS if KEYS[name][1] else 1):
+    if len(text) > LONG_VALUES.get(name, MAX_TEXT * (MAX_ITEMS if KEYS[name][1] else 1)):
         raise ViewError(f"the value is {len(text):,} characters long")
     if _CONTROL.search(text):
         raise ViewError("the value holds a control character")
     checker, is_list = KEYS[name]
     if not is_list:
-        if len(text) > MAX_TEXT:
+        if len(text) > LONG_VALUES.get(name, MAX_TEXT):
             raise ViewError(f"the value is {len(text):,} characters long, over {MAX_TEXT}")
         return checker(text, ctx)
     parts = [p.strip() for p in text.split(",") if p.strip()]

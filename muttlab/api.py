@@ -24,6 +24,7 @@ from muttlab.corruptions import catalog
 from muttlab import sources
 from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
+from muttlab.engine.slices import LABELS as SLICE_LABELS, NUMBERS as SLICE_NUMBERS
 from muttlab.trials import Suite
 from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
 from muttlab.metrics.base import check_batch, signature_of
@@ -42,7 +43,7 @@ from muttlab.access.roles import ANONYMOUS, Action, Identity, allowed, local_ope
 from muttlab.trials import Trial
 from muttlab.corruptions.base import Rule
 from muttlab.corruptions.generate import STRENGTHS
-from muttlab.sources import SAMPLE_TRIALS, load_sample_scenes, read_bytes, read_lines
+from muttlab.sources import SAMPLE_TRIALS, load_sample_scenes, parse_json, read_bytes, read_lines
 # statistics:
 from muttlab.stats import DEFAULT_N_BOOT, METHODS as CORRELATION_METHODS, McNemarResult, mcnemar
 # where the dashboard's files are:
@@ -979,3 +980,32 @@ def corruption_type(name: str):
 def corruption_types() -> list:
     """Every corruption type of the catalogue, in its order."""
     return list(catalog.all_types())
+
+
+# --------------------------------------------------------------------------- slices of a drill-down cell
+
+def slice_properties(cell: "pd.DataFrame", trials=None) -> "pd.DataFrame":
+    """Each trial's sentence length, word overlap with its references, corruption size (and severity and
+    phenomenon where ``trials``, id -> Trial, give more than one) for a drill-down cell's frame
+    (:func:`muttlab.engine.slices.trial_properties`)."""
+    from muttlab.engine import slices
+
+    return slices.trial_properties(cell, trials)
+
+
+def parse_slice(text: str):
+    """The :class:`muttlab.engine.slices.Slice` a link's ``slice=`` value names (``length:5..8,edit:1..2``;
+    properties in ``SLICE_NUMBERS`` and ``SLICE_LABELS``); raises InvalidArgument."""
+    from muttlab.engine import slices
+
+    if not isinstance(text, str):
+        raise InvalidArgument("parse_slice", "text", f"is {type(text).__name__}; give the slice as text")
+    return slices.parse_slice(text)
+
+
+def worst_slices(properties: "pd.DataFrame", min_n: int = 20, limit: int = 10) -> "pd.DataFrame":
+    """The slices of :func:`slice_properties` with at least ``min_n`` judged trials where the metric's accuracy
+    is lowest, with n and a 95% Wilson interval (:func:`muttlab.engine.slices.worst_slices`)."""
+    from muttlab.engine import slices
+
+    return slices.worst_slices(properties, min_n=min_n, limit=limit)

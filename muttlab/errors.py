@@ -37,6 +37,7 @@ class DataError(MuttlabError):
         self.path = path
         self.line = line
         self.problem = problem
+        self.fix = fix
 
 
 class MetricError(MuttlabError, ValueError):

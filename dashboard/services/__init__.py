@@ -5,13 +5,15 @@
 * :mod:`.memo`: the server-wide memos of finished runs, of pieces of pages and of uploads, capped in bytes;
 * :mod:`.budget`: the public demo's share per visitor and cap for the whole server;
 * :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor;
-* :mod:`.cells`: one Drill-down cell's trials, whatever the suite, and which of them are pairs of the store;
+* :mod:`.cells`: one Drill-down cell's trials, whatever the suite, their slices, and which of them are pairs of the
+  store;
 * :mod:`.warmup`: the background warm-up;
 * :mod:`.uploads`: challenge-set files within the size limits, the uploads links name, and their scoring;
 * :mod:`.paired`: McNemar's test of two metrics on one cell;
 * :mod:`.user_suites`: suites built from visitors' own sentences, their caps and their ``mine:<id>`` names
   (the Your sentences page uses the module itself);
-* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here.
+* :mod:`.studies`: the human-judgment studies as they ship, and whether they are current here;
+* :mod:`.playground`: the Playground's scores, kept by what was scored, and whether a form was scored.
 
 Everything shipped precomputed (the grid, the studies, the published numbers, the default Severity curve) is a
 snapshot of the API (``services.shipped(kind)``), current here when ``services.shipped_differences`` is empty.
@@ -33,8 +35,9 @@ from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, warm_start
-from muttlab.dashboard.services.cells import cell_trials, challenge_file, held, pair_ids
-from muttlab.dashboard.services.studies import shipped_studies, shipped_studies_current
+from muttlab.dashboard.services.cells import cell_slices, cell_trials, challenge_file, held, pair_ids, parse_slice
+from muttlab.dashboard.services.studies import published_titles, shipped_studies, shipped_studies_current
+from muttlab.dashboard.services.playground import playground_scored, playground_scores
 
 __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection",
            "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
@@ -48,5 +51,5 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selecti
            "shipped_reproduction", "slow_metrics", "still_wanted", "store",
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
-           "cell_trials", "challenge_file", "held", "pair_ids", "remember_upload",
-           "shipped_studies", "shipped_studies_current"]
+           "cell_slices", "cell_trials", "challenge_file", "held", "pair_ids", "parse_slice", "remember_upload",
+           "shipped_studies", "shipped_studies_current", "playground_scored", "playground_scores", "published_titles"]

@@ -88,3 +88,19 @@ def pair_ids(settings: Settings, trial_ids) -> dict[str, int]:
     except MuttlabError:  # a store that cannot be reached: the cards go without the link, the page says nothing
         return {}
     return found
+
+
+def cell_slices(cell: pd.DataFrame, trials: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A cell's trial properties (:func:`muttlab.api.slice_properties`; ``trials`` id -> Trial give severity
+    and phenomenon) and the slices where the metric's accuracy is lowest (:func:`muttlab.api.worst_slices`)."""
+    from muttlab import api
+
+    properties = api.slice_properties(cell, trials)
+    return properties, api.worst_slices(properties)
+
+
+def parse_slice(text: str | None):
+    """The slice a link's checked ``slice=`` names (:func:`muttlab.api.parse_slice`); every trial for None."""
+    from muttlab import api
+
+    return api.parse_slice(text or "")

@@ -22,3 +22,11 @@ def shipped_studies_current(settings: Settings) -> bool:
     server."""
     snapshot = shipped_studies()
     return snapshot is not None and not shipped_differences(settings, snapshot)
+
+
+def published_titles() -> dict[str, str]:
+    """Each published-numbers name (``published.csv``'s study column, ``mutt_accuracy``) -> the paper and table
+    its numbers come from, what the Published page shows instead of the name."""
+    from muttlab import api
+
+    return {p.name: p.description for study in api.studies() for p in study.published}

@@ -320,8 +320,9 @@ def _seed_store(settings, access: auth.Access) -> None:
         if refused:
             note = (f" {len(refused)} left out because the store refuses them: "
                     + "; ".join(f"{k} ({v})" for k, v in list(refused.items())[:5]))
-        _write(lambda: _writer(settings).add(trials),
-               ui.md_text(f"Added {len(trials):,} trials of suite '{suite.name}' to the store.{note}"))
+        _write(lambda: _writer(settings).add(trials, imported_from=f"suite:{suite.name}"),
+               ui.md_text(f"Added {len(trials):,} trials of suite '{suite.name}' to the store as proposed: each "
+                          f"keeps its source and awaits review; its history names you as the importer.{note}"))
         st.rerun()
 
 

@@ -17,6 +17,7 @@ import streamlit as st
 
 from muttlab.dashboard import services, ui
 from muttlab.dashboard.cell_view import read_data_file
+from muttlab.dashboard.number_format import count_text
 from muttlab.errors import MuttlabError
 
 DEFAULT_METRICS = ("chrF", "sentBLEU", "BLEU-4", "METEOR-1.5")
@@ -59,6 +60,16 @@ def drilldown_link(suite_name: str, metric: str, phenomenon: str, fmt: str | Non
                                                         ("corruption", phenomenon), ("format", fmt)) if v})
 
 
+def _in_this_pages_words(exc: MuttlabError) -> str:
+    """A reader's error as this page says it: a fix that names a command-line flag (``--format-in``) becomes
+    the page's own Format choice."""
+    fix = getattr(exc, "fix", None)
+    if not fix or "--" not in fix:
+        return str(exc)
+    where = exc.path if exc.line is None else f"{exc.path}, line {exc.line}"
+    return f"{where}: {exc.problem} (or choose the file's format under Format above)"
+
+
 def page() -> None:
     settings = ui.header("Challenge sets", "Contrastive challenge sets pair a good and an incorrect translation of "
                                            "one source: a metric ranks a pair correctly when it scores the good one "
@@ -91,15 +102,17 @@ def page() -> None:
         ui.demo_limit(exc)
         return
     except MuttlabError as exc:
-        st.error(f"The file cannot be read: {ui.md_text(exc)}")
+        st.error(f"The file cannot be read: {ui.md_text(_in_this_pages_words(exc))}")
         return
     if not suite_file.contrastive:
         st.warning(ui.md_text(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: "
                               f"run it on the Run page's pair store or with `muttlab run --suite FILE`."))
         return
     trials = suite_file.suite.trials
-    ui.caption_text(f"{name}: {len(trials):,} pairs read as {FORMAT_LABELS.get(suite_file.format, suite_file.format)}"
-                    f", {len(set(t.corruption for t in trials)):,} phenomena")
+    phenomena = len(set(t.corruption for t in trials))
+    ui.caption_text(f"{name}: {count_text(len(trials), 'pair', 'pairs')} read as "
+                    f"{FORMAT_LABELS.get(suite_file.format, suite_file.format)}, "
+                    f"{count_text(phenomena, 'phenomenon', 'phenomena')}")
     if suite_file.problems:
         st.warning(f"{len(suite_file.problems):,} malformed row(s) left out; the other rows are scored.",
                    icon=":material/report:")
@@ -115,11 +128,12 @@ def page() -> None:
     ui.demo_caption(settings)
     # Reading the file was the upload's (or the link's) work; scoring it, seconds to minutes, is the button's.
     if ui.waits_for_click(("challenge", key, tuple(metrics)), "Score the challenge set", "ch-score",
-                          f"Press the button to score its {len(trials):,} pairs with {', '.join(metrics)}.",
+                          f"Press the button to score its {count_text(len(trials), 'pair', 'pairs')} with {', '.join(metrics)}.",
                           finished=services.is_memoised(services.challenge_key(settings, key, tuple(metrics)))):
         ui.copy_link()
         return
-    results = ui.with_progress(f"Scoring {len(trials):,} pairs with {len(metrics)} metric(s)…", lambda progress:
+    results = ui.with_progress(f"Scoring {count_text(len(trials), 'pair', 'pairs')} with "
+                               f"{count_text(len(metrics), 'metric', 'metrics')}…", lambda progress:
                                services.challenge(settings, suite_file, key, tuple(metrics), progress),
                                failure="The challenge set could not be scored")
     if results is None:

@@ -11,11 +11,14 @@ uses too.
 from __future__ import annotations
 
 import math
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from muttlab.dashboard import cell_view, charts, glossary, services, trial_card, ui
 from muttlab.dashboard.cell_notice import sample_cell_notice
+from muttlab.dashboard.number_format import accuracy_text, interval_text
+from muttlab.api import SLICE_LABELS, SLICE_NUMBERS
 from muttlab.errors import MuttlabError
 
 CELL_KEY = "drilldown_cell"
@@ -84,6 +87,101 @@ def _compare(settings, available: list[str], metric: str, corruption: str, refs:
         return comparison
 
 
+def _slice_link(key: str) -> str:
+    """This view with the slice ``key`` (relative to this page, as the Challenge sets page links its rows)."""
+    params = {k: v for k, v in ui.view().params.items() if k not in ("page", "slice", "trial")}
+    return "drilldown?" + urlencode({**params, "slice": key})
+
+
+def _slice_control(properties, condition, prop: str, key: str):
+    """One property's filter; returns its condition, or None while it keeps every trial. A link's condition
+    sets the control the first time it is drawn, clamped to the values this cell has."""
+    column = properties[prop].dropna()
+    if prop in SLICE_LABELS:
+        options = ["all", *sorted(column.unique())]
+        if key not in st.session_state:
+            st.session_state[key] = condition.label if condition is not None and condition.label in options else "all"
+        chosen = st.selectbox(SLICE_LABELS[prop], options, key=key)
+        return None if chosen == "all" else f"{prop}={chosen}"
+    low, high = int(column.min()), int(column.max())
+    if low == high:
+        return None
+    if key not in st.session_state:
+        wanted = (low, high) if condition is None else (max(low, min(condition.low, high)),
+                                                        min(high, max(condition.high, low)))
+        st.session_state[key] = wanted
+    name, unit = SLICE_NUMBERS[prop]
+    chosen = st.slider(f"{name} ({unit})", low, high, key=key)
+    return None if tuple(chosen) == (low, high) else f"{prop}:{chosen[0]}..{chosen[1]}"
+
+
+def _slices(cell, trials: dict, where: str, title: str):
+    """The cell's trials by their properties: a filter per property, a histogram, and the slices (n ≥ 20) where
+    the metric's accuracy is lowest, each a link. Returns the ids of the trials in the chosen slice (None: all)
+    and the slice's link value."""
+    linked = services.parse_slice(ui.query_value("slice"))  # the link's view kept it only if it reads
+    by_prop = {c.prop: c for c in linked.conditions}
+    # Filled only when open, as a folded table is: its figure and table would hold the trial cards back.
+    box = st.expander("Slices: the trials by length, overlap with the references, corruption size",
+                      expanded=bool(linked.conditions), icon=":material/filter_alt:", key=f"dd-slices-{where}",
+                      on_change="rerun")
+    if not box.open:
+        return None, None
+    try:
+        properties, worst = services.cell_slices(cell, trials)
+    except MuttlabError as exc:
+        st.error(ui.md_text(f"The trials cannot be sliced: {exc}"))
+        return None, None
+    with box:
+        st.caption("Length counts the original's words; overlap is the share of them found in the references "
+                   "scored against; corruption size is the word-level edit distance from the original to the "
+                   "corruption. Narrow a property to list only its trials below; closing this box lists every "
+                   "trial again.")
+        props = [p for p in (*SLICE_NUMBERS, *SLICE_LABELS) if p in properties.columns]
+        keys = []
+        for prop, column in zip(props, st.columns(len(props))):
+            with column:
+                keys.append(_slice_control(properties, by_prop.get(prop), prop, f"dd-slice-{prop}-{where}"))
+        chosen = ",".join(k for k in keys if k)
+        active = services.parse_slice(chosen)
+        shown_prop = st.segmented_control("Histogram of", props, default=props[0], key=f"dd-slice-hist-{where}",
+                                          format_func=lambda p: SLICE_NUMBERS.get(p, (SLICE_LABELS.get(p, p),))[0])
+        inside = properties[active.mask(properties)]
+        prop = shown_prop or props[0]
+        axis = " ".join(SLICE_NUMBERS[prop]) if prop in SLICE_NUMBERS else SLICE_LABELS[prop]
+        ui.chart(charts.slice_histogram(inside, prop, axis, f"{title}: {active.text}"), f"slices-{prop}-{where}",
+                 key=f"dd-slice-chart-{where}")
+        st.markdown("**Where the metric fails most** (slices of at least 20 judged trials, lowest accuracy first)")
+        if worst.empty:
+            st.caption("No slice of this cell holds 20 judged trials.")
+        else:
+            listed = worst.assign(accuracy=[accuracy_text(p, n) for p, n in zip(worst["passed"], worst["n"])],
+                                  interval=[interval_text(lo, hi) for lo, hi in zip(worst["ci_low"], worst["ci_high"])],
+                                  link=[_slice_link(k) for k in worst["slice"]])
+            ui.table(listed[["text", "n", "passed", "accuracy", "interval", "link"]].rename(columns={"text": "slice"}),
+                     f"slices-{where}", key=f"dd-slice-table-{where}",
+                     column_config={"link": st.column_config.LinkColumn("link", display_text="open this slice")})
+            st.caption("95% Wilson intervals. Each link opens this cell with its slice chosen.")
+    if not active.conditions:
+        return None, None
+    return set(properties.loc[active.mask(properties), "trial"]), active.key
+
+
+def _missing_notice(settings, suite, suite_name: str, challenge: bool, metric: str, missing: str,
+                    refs: int | None) -> None:
+    """The one notice of a link whose corruption type (or phenomenon) the loaded trials do not have: on the
+    bundled sample, the grid cell's MUTT numbers and that the sample has none of its trials; else which suite
+    lacks it. Nothing is scored until a type is chosen."""
+    if suite.is_sample and suite_name == "default" and refs is not None:
+        st.warning(sample_cell_notice(services.shipped_grid, suite, metric, missing, refs,
+                                      services.corruption_label(missing), escape=ui.md_text), icon=":material/info:")
+        return
+    where = ("" if challenge or cell_view.suite_kind(suite_name) == "mine"
+             else "; the precomputed grid's cells need the MUTT data dir")
+    st.warning(ui.md_text(f"This link's {'phenomenon' if challenge else 'corruption type'} {missing} is not in the "
+                          f"loaded trials (suite {suite.name}){where}. Choose one they have above."))
+
+
 def _suite_label(name: str) -> str:
     kind = cell_view.suite_kind(name)
     if kind == "file":
@@ -134,16 +232,13 @@ def page() -> None:
                                    ("refs", ui.query_int("refs"))) if v is not None}}
     corruptions = suite.corruptions()
     labels = {c: c for c in corruptions} if challenge else services.corruption_labels(corruptions)
-    if chosen.get("corruption") and chosen["corruption"] not in corruptions:
-        where = ("" if challenge or cell_view.suite_kind(suite_name) == "mine"
-                 else "; the precomputed grid's cells need the MUTT data dir")
-        st.warning(ui.md_text(f"This link's {'phenomenon' if challenge else 'corruption type'} "
-                              f"{chosen['corruption']} is not in the loaded trials (suite {suite.name}){where}."))
-
+    missing = chosen["corruption"] if chosen.get("corruption") and chosen["corruption"] not in corruptions else None
     metric = left.selectbox("Metric", available, index=_index(available, chosen.get("metric")), key="dd-metric")
+    # A link's type these trials do not have selects none: the page never opens another type's trials under it.
     corruption = middle.selectbox("Phenomenon" if challenge else "Corruption", corruptions,
-                                  index=_index(corruptions, chosen.get("corruption")),
-                                  format_func=lambda c: labels.get(c, c), key="dd-corruption")
+                                  index=None if missing else _index(corruptions, chosen.get("corruption")),
+                                  format_func=lambda c: labels.get(c, c), key="dd-corruption",
+                                  placeholder="choose one")
     if challenge:
         refs = None
         right.caption("References: each pair's own")
@@ -155,6 +250,9 @@ def page() -> None:
         refs = int(right.selectbox("References", ref_options, index=_index(ref_options, chosen.get("refs"),
                                                                            len(ref_options) - 1), key="dd-refs",
                                    help=glossary.term("references (5/10/20)")))
+    if corruption is None:
+        _missing_notice(settings, suite, suite_name, challenge, metric, missing or "", refs)
+        return
     st.session_state[CELL_KEY] = {"metric": metric, "corruption": corruption, "refs": refs}
     if suite.is_sample and suite_name == "default":
         st.warning(sample_cell_notice(services.shipped_grid, suite, metric, corruption, refs,
@@ -190,6 +288,8 @@ def page() -> None:
              key="dd-margins")
 
     comparison = _compare(settings, available, metric, corruption, refs, suite_name, fmt, title, file_key)
+    in_slice, slice_key = _slices(cell, {t.id: t for t in suite.of(corruption)},
+                                  f"{suite_name}-{corruption}-{refs}", f"{metric} on {title}")
 
     f1, f2 = st.columns([3, 4])
     shows = list(SHOW_LABELS) + (["only-metric", "only-vs"] if comparison is not None else [])
@@ -213,7 +313,7 @@ def page() -> None:
                     "vs": st.session_state.get("dd-vs-chosen"),
                     "suite": suite_name if suite_name != "default" else None, "format": fmt,
                     "show": verdict if verdict != "fails" else st.session_state.get(SHOW_PENDING_KEY),
-                    "q": query.strip() or None, "trial": trial_id})
+                    "q": query.strip() or None, "trial": trial_id, "slice": slice_key})
     other = comparison.other if comparison is not None else None
     st.html(trial_card.CSS)
     if trial_id:
@@ -224,6 +324,8 @@ def page() -> None:
             editable = services.pair_ids(settings, [trial_id]) if not challenge else {}
             _trial_card(next(pinned.itertuples(index=False)), info.higher_is_better, editable.get(trial_id), other)
     shown = cell_view.shown(cell, verdict, query, comparison)
+    if in_slice is not None:
+        shown = shown[shown["trial"].isin(in_slice)]
     st.markdown(f"**{len(shown)}** of {counts.trials} trials shown")
     if shown.empty:
         st.info("No trial matches the filter.")

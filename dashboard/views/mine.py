@@ -192,6 +192,7 @@ def _show(settings, name: str, dropped: tuple[str, ...], selection: services.Sel
     st.caption("Percentage of your trials each metric gets right, per corruption type and number of references. "
                "Hover a cell for its counts, 95% interval and tie rate; click it to read its trials.")
     st.html(accuracy_grid_html(accuracy, labels, selection.metrics, selection.corruptions, suite=name))
+    ui.grid_keys()
     left, right = st.columns(2)
     with left:
         ui.csv_download("Download CSV", accuracy, "mine-accuracy", "mine-grid-csv")

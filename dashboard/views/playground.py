@@ -3,12 +3,14 @@ the scores move. Scores and verdicts come from the API (``muttlab.api.score`` / 
 from __future__ import annotations
 
 import html
+import json
 
 import pandas as pd
 import streamlit as st
 
 from muttlab import api
 from muttlab.dashboard import charts, glossary, playground_example, services, ui
+from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import diff_block
 from muttlab.dashboard.not_applied import not_applied
 from muttlab.errors import MuttlabError
@@ -64,6 +66,43 @@ def _did_not_apply(skipped: list[tuple[str, str]]) -> None:
             f"- {ui.md_text(label)} — {ui.md_text(reason)}" for label, reason in skipped))
 
 
+FROM_LINK_KEY = "pg-from-link"  # the form holds a link's values and nobody has pressed Score since
+
+
+def _fill_form(types: list[str], available: list[str], default_metrics: list[str]) -> None:
+    """The form's values at a session's first run: the link's (``candidate``, ``references``, ``metrics``,
+    ``types``), else the example; a link's values wait for the Score button unless this server has scored
+    them."""
+    if FROM_LINK_KEY in st.session_state:
+        return
+    candidate, references = ui.query_value("candidate"), ui.query_value("references")
+    values = {"pg-candidate": candidate if candidate is not None else playground_example.CANDIDATE,
+              "pg-refs": "\n".join(json.loads(references) if references is not None
+                                   else playground_example.REFERENCES),
+              "pg-types": ui.query_list("types", types, types),
+              "pg-metrics": ui.query_list("metrics", available, default_metrics)}
+    for key, value in values.items():
+        st.session_state.setdefault(key, value)
+    # A link that names the form waits for the click even where its values were left out (the page says why).
+    st.session_state[FROM_LINK_KEY] = any(name in st.query_params for name in ("candidate", "references"))
+
+
+def _write_link(references: str, candidate: str, chosen: list[str], types: list[str], metrics: list[str],
+                default_metrics: list[str]) -> None:
+    """The address bar holds the form (what the view's checks keep: a form too long for a link is left out of
+    it, and a caption says so)."""
+    refs = [line.strip() for line in references.splitlines() if line.strip()]
+    refs_json = json.dumps(refs, ensure_ascii=False, separators=(",", ":")) if refs else None
+    wanted = {"candidate": candidate or None, "references": refs_json,
+              "types": chosen if chosen != types else None, "metrics": metrics if metrics != default_metrics else None}
+    kept = link_view.check(ui.encode_params(wanted), services.settings(), metrics).params
+    ui.write_query(dict(kept))
+    if set(ui.encode_params(wanted)) - set(kept):
+        st.caption("This form is too long for a link (the address holds a candidate of at most "
+                   f"{services.settings().limits.max_chars:,} characters and references of "
+                   f"{link_view.LINK_REFERENCES:,} in all): the link leaves the texts out.")
+
+
 def page() -> None:
     settings = ui.header("Playground", "Type one or more references and a candidate sentence. Every metric "
                                        "scores it; each corruption generator then rewrites the candidate, and "
@@ -74,21 +113,20 @@ def page() -> None:
     types = services.generator_types()
     labels = services.corruption_labels(types)
     limits = settings.limits
+    default_metrics = [m for m in available if m not in services.LEARNED_METRICS]
+    _fill_form(types, available, default_metrics)
     with st.form("playground", border=True):
         left, right = st.columns(2)
         # The browser stops typing at these lengths; the server checks again below (a client may send more).
-        references = left.text_area("References (one per line)", "\n".join(playground_example.REFERENCES),
-                                    height=150, key="pg-refs",
+        references = left.text_area("References (one per line)", height=150, key="pg-refs",
                                     max_chars=limits.max_chars * limits.max_refs)
-        candidate = right.text_area("Candidate", playground_example.CANDIDATE, height=68, key="pg-candidate",
-                                    max_chars=limits.max_chars)
-        chosen_types = right.multiselect("Corrupt the candidate with", types, default=types,
-                                         format_func=lambda c: labels.get(c, c), key="pg-types",
-                                         help=glossary.term("not applied"))
-        metrics = st.multiselect("Metrics", available,
-                                 default=[m for m in available if m not in services.LEARNED_METRICS],
-                                 key="pg-metrics")
-        st.form_submit_button("Score", type="primary", icon=":material/calculate:")
+        candidate = right.text_area("Candidate", height=68, key="pg-candidate", max_chars=limits.max_chars)
+        chosen_types = right.multiselect("Corrupt the candidate with", types, format_func=lambda c: labels.get(c, c),
+                                         key="pg-types", help=glossary.term("not applied"))
+        metrics = st.multiselect("Metrics", available, key="pg-metrics")
+        if st.form_submit_button("Score", type="primary", icon=":material/calculate:"):
+            st.session_state[FROM_LINK_KEY] = False  # the visitor's click: scoring may start
+    _write_link(references, candidate, chosen_types, types, metrics, default_metrics)
     if not types:
         ui.not_available("Corruption generators", "muttlab.corruptions.generate / muttlab.engine.suites")
 
@@ -115,11 +153,16 @@ def page() -> None:
     # fill in after, so the first answer never waits for the slowest metric.
     quick = tuple(m for m in metrics if services.is_quick(m))
     slow = tuple(m for m in metrics if m not in quick)
+    if st.session_state.get(FROM_LINK_KEY) and not all(
+            services.playground_scored(settings, part, candidates, refs) for part in (quick, slow) if part):
+        st.info("This link filled the form; press **Score** to compute the scores.", icon=":material/touch_app:")
+        ui.copy_link()
+        return
     early = st.empty()
     parts = []
     if quick:
         with st.spinner("Scoring…"):
-            parts.append(services.score_sentences(settings, quick, candidates, refs))
+            parts.append(services.playground_scores(settings, quick, candidates, refs))
         if slow:
             with early.container():
                 st.caption(f"First scores ({', '.join(quick)}); {', '.join(slow)} still scoring…")
@@ -127,7 +170,7 @@ def page() -> None:
                                                   sort=False), key="pg-early")
     if slow:
         with st.spinner(f"Scoring with {', '.join(slow)}…"):
-            parts.append(services.score_sentences(settings, slow, candidates, refs))
+            parts.append(services.playground_scores(settings, slow, candidates, refs))
     early.empty()
     scores = pd.concat(parts, ignore_index=True)
 
@@ -160,6 +203,7 @@ def page() -> None:
     st.html(corruption_blocks(sentence, corrupted, verdicts))
     _did_not_apply(skipped)
     ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
+    ui.copy_link()
 
 
 page()

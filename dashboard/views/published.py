@@ -33,7 +33,9 @@ def page() -> None:
     chosen = ui.query_list("study", studies, studies)
     only_off = ui.query_value("off") == "1"
     left, right = st.columns([5, 2], vertical_alignment="bottom")
-    chosen = left.multiselect("Studies", studies, default=chosen, key="pub-studies")
+    titles = services.published_titles()
+    chosen = left.multiselect("Studies", studies, default=chosen, key="pub-studies",
+                              format_func=lambda s: titles.get(s, s))
     only_off = right.toggle("Only numbers outside tolerance", value=only_off, key="pub-off")
     ui.write_query({"study": chosen if chosen != studies else None, "off": 1 if only_off else None})
     shown = frame[frame["study"].isin(chosen)] if studies else frame
@@ -47,9 +49,10 @@ def page() -> None:
     for study in (list(dict.fromkeys(shown["study"])) if studies else [None]):
         part = shown if study is None else shown[shown["study"] == study]
         if study is not None:
-            st.subheader(ui.md_text(study))
+            st.subheader(ui.md_text(titles.get(study, study)))
         part = part.reset_index(drop=True)
-        st.html(published_table_html(part))
+        subsets = [v for v in part["subset"].dropna().unique() if isinstance(v, str)] if "subset" in part else []
+        st.html(published_table_html(part, services.corruption_labels(subsets)))
         ui.csv_download("Download CSV", part, f"published-{study or 'all'}", f"pub-{study}-csv")
     if shown.empty:
         st.info("No published number matches the filter.")

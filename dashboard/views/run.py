@@ -226,6 +226,7 @@ def _grid(body: str, cells: pd.DataFrame, labels: dict[str, str], metrics, corru
     """The grid as one HTML table of links (``body``, from :mod:`muttlab.dashboard.grid_table`), then its CSV and
     the heatmap chart as downloads, both written only when clicked."""
     st.html(body)
+    ui.grid_keys()
     _first_paint_pause()
     left, right = st.columns(2)
     with left:

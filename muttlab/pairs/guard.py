@@ -45,8 +45,8 @@ class GuardedStore:
     def _author(self) -> str:
         return require(self.identity, Action.EDIT_PAIRS, self._settings).name
 
-    def add(self, trials, status: str | None = None):
-        return self._store.add(trials, self._author(), status=status)
+    def add(self, trials, status: str | None = None, imported_from: str | None = None):
+        return self._store.add(trials, self._author(), status=status, imported_from=imported_from)
 
     def edit(self, pair_id: int, base_version: int, changes: dict[str, Any]):
         return self._store.edit(pair_id, base_version, changes, self._author())

@@ -570,13 +570,20 @@ class PairStore:
 
     # -- writes
 
-    def add(self, trials: Iterable[Trial], author: str, status: str | None = None) -> AddReport:
+    def add(self, trials: Iterable[Trial], author: str, status: str | None = None,
+            imported_from: str | None = None) -> AddReport:
         """Store trials as new pairs (key = trial id); a key already stored is left untouched.
 
         ``status`` overrides each trial's status (e.g. ``proposed`` for freshly extracted pairs).
+        ``imported_from`` names the suite the trials are copied from (``suite:default``): nobody here has
+        reviewed them, so they start ``proposed`` (unless ``status`` says otherwise), each keeps its own source
+        (the suite's name where it has none), and its first revision is an ``import`` by ``author``, the person
+        who copied them, not a ``create`` of theirs.
         """
         self._writable("add pairs")
         author = _check_author(author)
+        if imported_from is not None:
+            imported_from = _check_key(imported_from, "imported_from")
         added = existing = 0
         with Session(self.engine) as session, session.begin():
             known = set(session.scalars(select(_Pair.key)))
@@ -585,10 +592,12 @@ class PairStore:
                 if trial.id in known:
                     existing += 1
                     continue
+                start = status or (PROPOSED if imported_from else trial.status)
                 values = validate_fields({"corruption": trial.corruption, "original": trial.original,
                                           "corrupted": trial.corrupted, "references": list(trial.references),
-                                          "status": status or trial.status, "human_score": trial.human_score})
-                self._insert(session, trial.id, values, trial.source, author, "create")
+                                          "status": start, "human_score": trial.human_score})
+                self._insert(session, trial.id, values, trial.source or imported_from or "", author,
+                             "import" if imported_from else "create")
                 known.add(trial.id)
                 added += 1
         return AddReport(added, existing)

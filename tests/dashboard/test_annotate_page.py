@@ -184,3 +184,17 @@ def test_an_empty_store_says_who_can_add_pairs_on_this_server(app_env, monkeypat
     monkeypatch.delenv("MUTTLAB_READ_ONLY")
     at = open_page("annotate", secrets={"annotator_token": TOKEN})
     assert "by a signed-in annotator" in " ".join(c.value for c in at.caption)
+
+
+def test_adding_the_suite_copies_its_trials_unreviewed_imported_by_the_signed_in_annotator(app_env):
+    at = _signed_in()
+    at.button(key="annotate-seed").click().run()
+    assert not shown_errors(at)
+    with open_store(load_settings()) as store:
+        counts = store.counts()
+        # The MUTT experiment sets hold 2,217 trials (data/README.md), none reviewed here yet.
+        assert sum(counts.values()) == 2217 and {status for _, status in counts} == {"proposed"}
+        pair = store.get_by_key("neg_subj/0")
+        assert pair.source == "mutt:neg_subj#0"
+        (first,) = store.history(pair.id)
+        assert (first.action, first.author) == ("import", "Ada")

@@ -8,7 +8,7 @@ import pytest
 
 from muttlab import api
 from tests.conftest import REPO
-from tests.dashboard.conftest import open_link, press, shown_errors
+from tests.dashboard.conftest import html_bodies, open_link, press, shown_errors
 
 ACES = REPO / "tests" / "suites" / "files" / "aces.tsv"
 METRICS = ["BLEU-4", "chrF"]
@@ -85,3 +85,31 @@ def test_a_path_outside_the_data_dir_is_refused(challenge_dir):
     assert not at.exception and any("no leading /, no .." in e.value.replace("\\", "") for e in at.error)
     at = open_link("challenge", {"file": "challenge/missing.tsv"})
     assert not at.exception and any("no such file" in e.value for e in at.error)
+
+
+def test_one_phenomenon_is_counted_in_the_singular(app_env, monkeypatch, tmp_path):
+    """A file of one pair of one phenomenon reads "1 pair ... 1 phenomenon" (it read "1 phenomena")."""
+    root = tmp_path / "one"
+    (root / "challenge").mkdir(parents=True)
+    text = ACES.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    (root / "challenge" / "one.tsv").write_text("\n".join(text[:2]) + "\n", encoding="utf-8")
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
+    at = open_link("challenge", {"file": "challenge/one.tsv", "metrics": "chrF"})
+    assert not shown_errors(at)
+    (line,) = [body for body in html_bodies(at) if "read as" in body]
+    assert "one: 1 pair read as " in line and line.endswith(", 1 phenomenon</div>"), line
+    assert any("score its 1 pair with chrF" in i.value for i in at.info)
+
+
+def test_a_file_of_no_known_format_is_refused_in_the_pages_words(app_env, monkeypatch, tmp_path, data_dir):
+    """MSLC24-B's types.tsv (data dir: mslc/2024/data/MSLC-B/en-de) is no challenge-set file: the page says why
+    and points at its own Format choice, not at a command-line flag."""
+    root = tmp_path / "data"
+    (root / "challenge").mkdir(parents=True)
+    shutil.copy(data_dir / "mslc/2024/data/MSLC-B/en-de/types.tsv", root / "challenge" / "types.tsv")
+    monkeypatch.setenv("MUTTLAB_DATA_DIR", str(root))
+    at = open_link("challenge", {"file": "challenge/types.tsv", "metrics": "chrF"})
+    assert not at.exception
+    (message,) = [e.value.replace("\\", "") for e in at.error]
+    assert "cannot tell the format" in message and "Format above" in message
+    assert "--" not in message

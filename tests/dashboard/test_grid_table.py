@@ -64,3 +64,17 @@ def test_missing_cells_are_empty_and_names_are_escaped():
     # The metric's name reaches the drill-down intact through its link.
     assert list(_cell_links(body)) == [(evil, "neg_subj", 5)]
     assert body.count('<td class="mutt-empty"></td>') == 1
+
+
+def test_each_cell_is_named_by_metric_type_references_and_value():
+    cells = _cells([("BLEU-4", "neg_subj", 5, 336, 327, 97.321, 95.0, 98.6),
+                    ("<b>x</b>", "neg_subj", 10, 336, 300, 89.286, 85.5, 92.2)])
+    body = accuracy_grid_html(cells, {"neg_subj": "Negated Subject"})
+    names = [html.unescape(n) for n in re.findall(r'<a [^>]*aria-label="([^"]+)"', body)]
+    # 327 of 336 is 97.3 %; 300 of 336 is 89.3 % (counted by hand). A metric name is escaped in the markup.
+    assert names == ["BLEU-4, Negated Subject, 5 references: accuracy 97.3% (327/336)",
+                     "<b>x</b>, Negated Subject, 10 references: accuracy 89.3% (300/336)"]
+    assert "<b>x</b>," not in body
+    assert re.findall(r'<table [^>]*aria-label="([^"]+)"', body) == [
+        "Accuracy with 5 references (arrow keys move between cells)",
+        "Accuracy with 10 references (arrow keys move between cells)"]

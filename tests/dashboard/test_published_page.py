@@ -112,7 +112,23 @@ def test_the_page_names_the_rule_of_each_number_and_the_lab_value_beside_it(app_
     assert "ties judged exactly, as the paper did (tie:exact)" in captions
     assert "the lab's rules (tol:0.15|tie:1e-9)" in captions
     mutt = published_tables(at)[0]
-    cell = next(r for r in mutt if r["metric"] == "BLEU" and r["subset"] == "neg_subj" and r["refs"] == "5"
+    cell = next(r for r in mutt if r["metric"] == "BLEU" and r["subset"] == "Negated Subject" and r["refs"] == "5"
                 and r["rule"] == "strict")
     assert (cell["measured"], cell["under the lab's rules"]) == ("99.1071", "97.3214")
     assert "ties judged exactly, as the paper did; the lab's rules (tol:0.15|tie:1e-9) give 97.3214" in cell["reason"]
+
+
+def test_studies_and_subsets_are_named_by_their_labels_not_their_ids(app_env, monkeypatch):
+    """``mutt_accuracy`` and ``neg_subj`` are ids: the page shows the study's paper and table (its registration
+    in muttlab/human/studies.py) and the corruption type's catalogue label; the CSV keeps the ids."""
+    frame = FRAME.assign(study=["mutt_accuracy", "mutt_accuracy", "dbleu_units"])
+    monkeypatch.setattr(services, "reproduce_available", lambda: True)
+    monkeypatch.setattr(api, "reproduce", lambda settings, **options: FakeReport(frame))
+    monkeypatch.setattr(services, "shipped_reproduction", lambda: None)
+    at = open_page("published")
+    at.button(key="pub-recompute").click().run()
+    assert not shown_errors(at)
+    assert [s.value.replace("\\", "") for s in at.subheader] == ["MUTT accuracy, Boag et al. 2016, Tables 4-7",
+                                                                 "dbleu_units"]
+    assert [row["subset"] for row in published_tables(at)[0]] == ["Negated Subject", "Active-to-Passive"]
+    assert [row["subset"] for row in published_tables(at)[1]] == ["units"]  # not a corruption type: as given

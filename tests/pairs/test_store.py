@@ -393,3 +393,28 @@ def test_revert_restores_an_earlier_version_as_a_new_revision(tmp_path):
     assert store.latest_revision() == 4
     with pytest.raises(MuttlabError, match="revert to an earlier one"):
         store.revert(pair.id, 4, author="ann")
+
+
+def test_trials_copied_from_a_suite_start_unreviewed_with_their_provenance(settings, sample_trials):
+    """The sample's trials are published as accepted (Trial.status); copied into the store they await review,
+    keep their source (``sample:<scene>``), and their first revision is the copier's import."""
+    assert {t.status for t in sample_trials} == {ACCEPTED}
+    with open_store(settings) as store:
+        report = store.add(sample_trials, author="Ada", imported_from="suite:sample")
+        assert report.added == len(sample_trials)
+        for trial in sample_trials:
+            pair = store.get_by_key(trial.id)
+            assert pair.status == PROPOSED and pair.source == trial.source and trial.source.startswith("sample:")
+            (first,) = store.history(pair.id)
+            assert (first.action, first.author, first.after["status"]) == ("import", "Ada", PROPOSED)
+
+
+def test_an_import_gives_its_suite_as_the_source_of_a_trial_without_one(settings):
+    from muttlab.trials import Trial
+
+    with open_store(settings) as store:
+        store.add([Trial("t/1", "neg_subj", "A man rides.", "No man rides.", ("A man is riding.",))], author="Ada",
+                  imported_from="suite:mine")
+        assert store.get_by_key("t/1").source == "suite:mine"
+        with pytest.raises(MuttlabError, match="imported_from holds a NUL"):
+            store.add([], author="Ada", imported_from="suite:\x00")
