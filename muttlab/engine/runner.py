@@ -17,7 +17,7 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
 from muttlab.engine import forked, verdict
-from muttlab.engine.progress import RunProgress
+from muttlab.engine.progress import RunProgress, metric_call
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
@@ -196,7 +196,7 @@ class _Scorer:
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             out = []
             for c, r in jobs:
-                out.append(metric.score(c, r))
+                out.append(self.score_piece(metric, c, r, self._partial))
                 self._scored(len(c))
             return out
         if self._pool is None:
@@ -230,6 +230,23 @@ class _Scorer:
     def _scored(self, n: int) -> None:
         if self.progress is not None:
             self.progress.scored(n)
+
+    def _partial(self, n: int) -> None:
+        if self.progress is not None:
+            self.progress.partial(n)
+
+    @staticmethod
+    def score_piece(metric: Metric, candidates: list[str], references: list[list[str]],
+                    on_partial: Callable[[int], None] | None = None) -> np.ndarray:
+        """``metric``'s scores of one piece, in this thread. A metric that reports within a call
+        (:attr:`~muttlab.metrics.base.Metric.reports_progress`) tells ``on_partial`` how many of the piece's
+        items are done, as its parts (encoding passes, JVM batches) finish."""
+        if on_partial is None or not getattr(metric, "reports_progress", False):
+            return metric.score(candidates, references)
+        n = len(candidates)
+        with metric_call():
+            return metric.score(candidates, references,
+                                progress=lambda done, total: on_partial(n * done // total if total else n))
 
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
         """One score array per batch, from the cache where possible."""
@@ -325,9 +342,11 @@ class _Scorer:
 
 
 def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
-                  registry: Registry | None = None) -> list[np.ndarray]:
-    """Score batches of (candidates, references) with one metric, through the cache."""
+                  registry: Registry | None = None, progress: RunProgress | None = None) -> list[np.ndarray]:
+    """Score batches of (candidates, references) with one metric, through the cache; one score array per batch.
+    ``progress`` (its ``items`` the batches' candidates) is told what the cache had and each part scored."""
     scorer = _Scorer(cache_for(settings), settings.workers, registry or registry_for(settings))
+    scorer.progress = progress
     try:
         return scorer.score(metric, batches)
     finally:
@@ -466,7 +485,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                     columns["passed"].append(judged.passed)
                     columns["tied"].append(judged.tied)
         if progress:
-            progress(tracker.items * len(metric_objs), tracker.items * len(metric_objs), "done")
+            progress(tracker.total, tracker.total, "done")
     finally:
         each.close()  # stops a forked child whose scores are no longer wanted
         scorer.close()
