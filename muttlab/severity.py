@@ -28,7 +28,6 @@ from muttlab import stats
 from muttlab.corruptions import catalog
 from muttlab.corruptions.generate import GENERATORS, STRENGTHS
 from muttlab.engine import runner, verdict
-from muttlab.engine.progress import RunProgress
 from muttlab.errors import MuttlabError
 from muttlab.metrics.base import signature_of
 from muttlab.metrics.registry import Registry
@@ -160,9 +159,7 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
       corruption: a type with a strength (:data:`STRENGTHS`).
       sentences: (id, clean sentence, references) items; default :func:`default_sentences`.
       refs: references per sentence (the first ``refs``).
-      progress: ``(step, total, message)`` before the parsing, then items scored of all the metrics' items
-        (:class:`~muttlab.engine.progress.RunProgress`: each metric's cached items, its scored parts, the time
-        left), and at the end.
+      progress: ``(step, total, message)`` before the parsing, before each metric and at the end.
     Returns:
       columns metric, strength, n (sentences the metric could score), pass_rate (%), pass_ci_low and
       pass_ci_high (its 95% Wilson interval, %), mean_drop, monotone ("yes", or where the curve falls),
@@ -176,20 +173,20 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
     reg = registry or runner.registry_for(settings)
     try:
         names = reg.resolve(metrics)
-        report(0, len(names), f"parsing and corrupting {len(sentences)} sentences")
+        total = 1 + len(names)
+        report(0, total, f"parsing and corrupting {len(sentences)} sentences")
         items, corrupted = strength_items(sentences, corruption, strengths, settings.seed)
         if not items:
             raise MuttlabError(f"no sentence takes {corruption} at every strength {strengths}; try lower strengths")
-        # Each metric scores the originals and each strength's corruptions.
-        tracker = RunProgress(report, names, len(items) * (1 + len(strengths)))
         verdict.check_rules(settings)
         expected = verdict.EXPECTATION_OF_RULE[catalog.get(corruption).rule]
         pools = [list(r[:refs]) for _, _, r in items]
         originals = [s for _, s, _ in items]
         rows = []
-        for metric in runner.resolve_metrics(names, reg, tracker.loading):
-            rows += _curve(metric, settings, reg, expected, originals, pools, corrupted, strengths, tracker)
-        total = tracker.items * len(names)
+        for i, metric in enumerate(runner.resolve_metrics(names, reg)):
+            report(1 + i, total, f"scoring {metric.name} ({i + 1} of {len(names)} metrics) on {len(items)} "
+                                 f"sentences x {len(strengths)} strengths")
+            rows += _curve(metric, settings, reg, expected, originals, pools, corrupted, strengths)
         report(total, total, "done")
     finally:
         if registry is None:
@@ -200,11 +197,10 @@ def severity_curve(settings: Settings, corruption: str, metrics: Sequence[str] |
 
 
 def _curve(metric, settings: Settings, registry: Registry, expected: Expectation, originals: list[str],
-           pools: list[list[str]], corrupted: dict[int, list[str]], strengths: list[int],
-           progress: RunProgress | None = None) -> list[dict]:
+           pools: list[list[str]], corrupted: dict[int, list[str]], strengths: list[int]) -> list[dict]:
     """One metric's rows of the curve table."""
     batches = [(originals, pools)] + [(corrupted[k], pools) for k in strengths]
-    scored = runner.score_batches(metric, batches, settings, registry, progress)
+    scored = runner.score_batches(metric, batches, settings, registry)
     sign = 1.0 if metric.higher_is_better else -1.0
     # The default sentences are English (MUTT originals, the sample's scenes).
     rules = verdict.rules_for(settings, metric.name, signature_of(metric), metric.noise_floor)

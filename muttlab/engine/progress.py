@@ -31,21 +31,39 @@ _CALL = threading.local()
 
 
 @contextmanager
-def metric_call() -> Iterator[None]:
-    """Marks this thread as inside a metric's scoring call: a report made there (a part of the call done) may
-    stop the job (:func:`muttlab.engine.queue.checkpoint`) but lets no other job use the metric objects, which
-    the call is using (METEOR's pipe is held, a model is half-way through its passes)."""
-    outer = getattr(_CALL, "inside", False)
-    _CALL.inside = True
+def _in_this_thread(name: str, value) -> Iterator[None]:
+    """``name`` set to ``value`` for this thread within the block (nested blocks restore the outer value)."""
+    outer = getattr(_CALL, name, None)
+    setattr(_CALL, name, value)
     try:
         yield
     finally:
-        _CALL.inside = outer
+        setattr(_CALL, name, outer)
+
+
+def metric_call():
+    """Marks this thread as inside a metric's scoring call: a report made there (a part of the call done) may
+    stop the job (:func:`muttlab.engine.queue.checkpoint`) but lets no other job use the metric objects, which
+    the call is using (METEOR's pipe is held, a model is half-way through its passes)."""
+    return _in_this_thread("inside", True)
 
 
 def in_metric_call() -> bool:
     """Whether this thread is inside :func:`metric_call`."""
-    return getattr(_CALL, "inside", False)
+    return bool(getattr(_CALL, "inside", None))
+
+
+def items_reported_to(report: ProgressFn):
+    """Within the block, in this thread, every scoring of one metric through
+    :func:`muttlab.engine.runner.score_batches` (a study's, a severity curve's) reports its items to ``report``
+    as ``(items done, items, "n of N items · time left")``: a caller that draws a study's own steps ("BLEU-4 on
+    expert, 2 of 6") shows the items within each step too, and no study has to pass a callback down."""
+    return _in_this_thread("items", report)
+
+
+def items_report() -> ProgressFn | None:
+    """The ``report`` of the enclosing :func:`items_reported_to` in this thread, or None."""
+    return getattr(_CALL, "items", None)
 
 
 def duration_text(seconds: float) -> str:
@@ -59,11 +77,13 @@ class RunProgress:
     """The phases of one run of ``metrics`` over ``items`` items per metric, reported to ``report``.
 
     ``items`` may instead give each step its own count (a study scores each metric on data sets of different
-    sizes): ``metrics`` then names the steps, :meth:`begin` starts one, and ``unit`` says what they are."""
+    sizes): ``metrics`` then names the steps, :meth:`begin` starts one, and ``unit`` says what they are. With
+    ``named`` False a message is only the counts and the time left (the caller names the step)."""
 
     def __init__(self, report: ProgressFn, metrics: Sequence[str], items: int | Sequence[int],
-                 clock: Callable[[], float] = time.perf_counter, unit: str = "metrics"):
+                 clock: Callable[[], float] = time.perf_counter, unit: str = "metrics", named: bool = True):
         self.report = report
+        self.named = named
         self.metrics = list(metrics)
         self.sizes = [items] * len(self.metrics) if isinstance(items, int) else [int(n) for n in items]
         self.unit = unit
@@ -145,8 +165,9 @@ class RunProgress:
     def _emit(self) -> None:
         self._drawn = self.clock()
         count = self.done + self.inside
-        text = (f"scoring {self.metrics[self.index]} ({self._of_metrics()}): "
-                f"{count:,} of {self.items:,} items")
+        text = f"{count:,} of {self.items:,} items"
+        if self.named:
+            text = f"scoring {self.metrics[self.index]} ({self._of_metrics()}): {text}"
         left = self.left_s()
         if left is not None and left >= 0.5:
             later = len(self.metrics) - self.index - 1

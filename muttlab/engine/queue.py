@@ -333,14 +333,14 @@ class QueuedScorer(_Scorer):
         """The queue's job for one piece. Scored in the queue's thread, a metric that reports within a call
         writes its count into ``inside[i]`` and, at each report, stops if nobody waits any more
         (:func:`checkpoint`); a cluster's scorer scores the piece as it scores any other."""
-        if type(self.where) is not _Scorer:
+        if type(self.where) is not _Scorer or not getattr(metric, "reports_progress", False):
             return partial(self.where._parallel, metric, [piece])
 
         def report(n: int) -> None:
             checkpoint()
             inside[i] = n
 
-        return lambda: [self.where.score_piece(metric, piece[0], piece[1], report)]
+        return partial(self.where._parallel, metric, [piece], on_partial=report)
 
     def close(self) -> None:
         self.where.close()

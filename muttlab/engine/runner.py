@@ -17,7 +17,7 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
 from muttlab.engine import forked, verdict
-from muttlab.engine.progress import RunProgress, metric_call
+from muttlab.engine.progress import RunProgress, items_report, metric_call
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
@@ -190,13 +190,16 @@ class _Scorer:
             found = self._batch_refs_keys[id(references)] = (references, [self._refs_key(r) for r in references])
         return found[1]
 
-    def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
-        """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
+    def _parallel(self, metric: Metric, jobs: list[Batch],
+                  on_partial: Callable[[int], None] | None = None) -> list[np.ndarray]:
+        """Score each job, in worker processes when it pays off and the metric can be rebuilt by name. A job
+        scored in this process tells ``on_partial`` (default: this run's progress) its items done as its
+        metric reports them (:meth:`score_piece`)."""
         total = sum(len(c) for c, _ in jobs)
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             out = []
             for c, r in jobs:
-                out.append(self.score_piece(metric, c, r, self._partial))
+                out.append(self.score_piece(metric, c, r, on_partial or self._partial))
                 self._scored(len(c))
             return out
         if self._pool is None:
@@ -344,8 +347,12 @@ class _Scorer:
 def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
                   registry: Registry | None = None, progress: RunProgress | None = None) -> list[np.ndarray]:
     """Score batches of (candidates, references) with one metric, through the cache; one score array per batch.
-    ``progress`` (its ``items`` the batches' candidates) is told what the cache had and each part scored."""
+    ``progress`` (its ``items`` the batches' candidates) is told what the cache had and each part scored; without
+    it, the report of an enclosing :func:`muttlab.engine.progress.items_reported_to` is."""
     scorer = _Scorer(cache_for(settings), settings.workers, registry or registry_for(settings))
+    ambient = items_report()
+    if progress is None and ambient is not None:
+        progress = RunProgress(ambient, [metric.name], sum(len(c) for c, _ in batches), named=False)
     scorer.progress = progress
     try:
         return scorer.score(metric, batches)

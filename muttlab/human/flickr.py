@@ -24,7 +24,6 @@ from muttlab.engine.runner import registry_for
 from muttlab import judged as judged_sets
 from muttlab import stats
 from muttlab.judged import JudgedSet
-from muttlab.engine.progress import RunProgress
 from muttlab.human.scoring import ProgressFn, choose_metrics, oriented, score_with
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
@@ -79,21 +78,17 @@ def flickr_correlations(settings: Settings, metrics="all", datasets=DATASETS, n_
     choice = choose_metrics(metrics, registry)
     data = [load_judged(settings, d) for d in datasets]
     rows = []
-    # Items of every (metric, data set) step: a bar that moves within a metric's scoring, not per metric.
-    tracker = RunProgress(progress, [f"{m.name} on {d}" for m in choice.metrics for d in datasets],
-                          [len(j.candidates) for _ in choice.metrics for j in data], unit="steps") \
-        if progress else None
+    steps = len(choice.metrics) * len(data)
     for m_index, metric in enumerate(choice.metrics):
         for d_index, judged in enumerate(data):
             dataset = datasets[d_index]
-            if tracker:
-                tracker.begin(m_index * len(data) + d_index)
-            scores = oriented(score_with(metric, judged.candidates, judged.references, settings, registry, tracker),
-                              metric)
+            if progress:
+                progress(m_index * len(data) + d_index, steps, f"{metric.name} on {dataset}")
+            scores = oriented(score_with(metric, judged.candidates, judged.references, settings, registry), metric)
             corr = stats.correlate(*judged.samples(scores), _METHOD[VARIANTS[dataset]], n_boot=n_boot, seed=seed)
             rows.append({"metric": metric.name, "dataset": dataset, "variant": VARIANTS[dataset],
                          "tau": 100 * corr.value, "ci_low": 100 * corr.ci_low, "ci_high": 100 * corr.ci_high,
                          "n": corr.n, "candidates": len(judged.candidates), "signature": metric.signature()})
-    if tracker:
-        progress(tracker.total, tracker.total, "done")
+    if progress:
+        progress(steps, steps, "done")
     return FlickrStudy(pd.DataFrame(rows, columns=COLUMNS), dict(choice.skipped), n_boot, seed)

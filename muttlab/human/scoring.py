@@ -7,7 +7,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from muttlab.errors import MuttlabError
-from muttlab.engine.progress import RunProgress
 from muttlab.engine.runner import registry_for, score_batches
 from muttlab.settings import Settings
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
@@ -50,12 +49,10 @@ def choose_metrics(spec: str | Sequence[str], registry: Registry) -> MetricChoic
 
 
 def score_with(metric: Metric, candidates: list[str], references: list[list[str]], settings: Settings,
-               registry: Registry | None = None, progress: RunProgress | None = None) -> np.ndarray:
-    """One score per candidate, as one batch through the score cache; input errors become MuttlabError.
-    ``progress`` is told the cached items and each part scored (:func:`muttlab.engine.runner.score_batches`)."""
+               registry: Registry | None = None) -> np.ndarray:
+    """One score per candidate, as one batch through the score cache; input errors become MuttlabError."""
     try:
-        return score_batches(metric, [(candidates, references)], settings, registry or registry_for(settings),
-                             progress)[0]
+        return score_batches(metric, [(candidates, references)], settings, registry or registry_for(settings))[0]
     except MetricError as exc:
         raise MuttlabError(str(exc)) from None
 

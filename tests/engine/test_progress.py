@@ -179,3 +179,23 @@ def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, t
     # Pieces are grid cells (65 originals, then 65 corruptions); parts are the JVM's answers within them.
     assert set(counts) - {0, 65, 130}, counts
     assert counts == sorted(counts) and counts[-1] == 130
+
+
+def test_a_study_scoring_through_score_batches_reports_its_items_to_the_enclosing_report(det_sub, data_dir,
+                                                                                         tmp_path):
+    # A study (severity curve, Flickr8K, SICK) scores each metric with score_batches and reports its own steps;
+    # the items within a step reach whoever asked for them, with no callback passed down through the study.
+    from muttlab.engine.progress import items_reported_to
+
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1)
+    registry = runner.registry_for(settings)
+    trials = det_sub.trials
+    batches = [([t.original for t in trials], [list(t.refs(5)) for t in trials]),
+               ([t.corrupted for t in trials], [list(t.refs(5)) for t in trials])]
+    log = []
+    with items_reported_to(lambda *a: log.append(a)):
+        runner.score_batches(registry.get("EmbeddingCosine"), batches, settings, registry)
+    runner.score_batches(registry.get("BLEU-4"), batches, settings, registry)  # outside: nobody is told
+    registry.close()
+    assert log[0] == (0, 130, "0 of 130 items") and log[-1][:2] == (130, 130)
+    assert any(0 < done < 130 for done, _, _ in log), log  # the encoder's passes, within the one piece
