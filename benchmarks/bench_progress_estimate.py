@@ -8,8 +8,9 @@ empty score cache, through the dashboard's executor (the fair queue, one grid ce
 every 0.25 s), and records every progress message with its time. For each message that shows an estimate
 ("about 40 s left", for the metric being scored while another is to come, else for the run), the actual time left
 is the time from that message to the end of what it estimated; the ratio shown / actual is printed (median, worst,
-share within a factor of 2), and per metric the longest gap between two advances of the done count. The estimate
-is read as shown (whole seconds, or whole minutes from 60 s on). Run on demand; nothing here is a test.
+share within a factor of 2) for every estimate made with at least 2 s actually left (below that, "about 1 s" is
+the text's own resolution), and per metric the longest gap between two advances of the done count. The estimate
+is read as shown (seconds; tens of seconds from 60 s; minutes from 180 s). Run on demand; nothing here is a test.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from muttlab.engine import queue as work_queue
 from muttlab.engine import runner
 from muttlab.settings import load_settings
 
+MIN_ACTUAL_S = 2.0
 SCORING = re.compile(r"^scoring (\S+) \(\d+ of \d+ metrics\): ([\d,]+) of ([\d,]+) items"
                      r"(?: · about (\d+) (s|min) left( for this metric)?)?")
 
@@ -67,7 +69,7 @@ def report(log: list[tuple[float, str]], metrics: list[str]) -> None:
             continue
         shown = int(m.group(4)) * (60 if m.group(5) == "min" else 1)
         actual = (end_of[m.group(1)] if m.group(6) else run_end) - t
-        if actual <= 0:
+        if actual < MIN_ACTUAL_S:  # "about 1 s" is the text's resolution: no factor to judge below it
             continue
         ratios.append(shown / actual)
         lines.append((t, m.group(1), shown, actual))

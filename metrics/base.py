@@ -401,6 +401,10 @@ class Metric(ABC):
     def check_available(self) -> None:
         """Raise :class:`MetricUnavailable` with an install hint when a requirement is missing."""
 
+    def prepare(self) -> None:
+        """Start now what the first score would start (a model read, a JVM started), so that a caller can say
+        it is loading rather than scoring while it happens. Nothing for most metrics."""
+
     def close(self) -> None:
         """Release external resources (processes, models). Safe to call twice."""
 

@@ -471,6 +471,10 @@ class Meteor(Metric):
         _ = self.process
         align_pairs(hyps, [r for (r,) in refs])
 
+    def prepare(self) -> None:
+        # One pair aligned: the JVM starts and reads its paraphrase table before its first answer (10-30 s).
+        self.align(["a man rides a horse"], ["a man rides a horse"])
+
     def _score(self, candidates: list[str], references: list[list[str]],
                progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         hyps, refs = self._text(candidates, references)

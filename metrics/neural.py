@@ -144,6 +144,9 @@ class _ModelMetric(Metric):
     def close(self) -> None:
         self._loaded = None
 
+    def prepare(self) -> None:
+        self.loaded()
+
     def _load(self):
         raise NotImplementedError
 

@@ -7,9 +7,10 @@ once per piece it scores (a grid cell, a worker's job) and, for a metric that re
 neural encoders' passes, METEOR's JVM batches: :attr:`muttlab.metrics.base.Metric.reports_progress`), as the
 piece's parts finish (:meth:`RunProgress.partial`), never per item: the run's hot path stays a loop over arrays.
 
-The estimate is the items left times the seconds per item measured on this metric since its first report:
-the time before that report (a JVM starting, a model loading, a first cell) is not counted, and nothing is
-guessed. It covers the metric being scored: a later metric's pace is unknown until it runs (METEOR is a
+The estimate is the work left times the seconds per unit of work measured on this metric over the later half of
+the time since its first report (work: candidate-reference pairs, as a candidate's cost grows with its
+references; the count shown is items): the time before that report (a JVM starting, a model loading, a first cell) is not
+counted, a metric that speeds up as it goes is measured at its current pace, and nothing is guessed. It covers the metric being scored: a later metric's pace is unknown until it runs (METEOR is a
 hundred times slower than BLEU), so while one is to come the estimate says it is this metric's.
 """
 from __future__ import annotations
@@ -67,9 +68,12 @@ def items_report() -> ProgressFn | None:
 
 
 def duration_text(seconds: float) -> str:
-    """``about 40 s`` / ``about 3 min``: an estimate, rounded as one."""
+    """``about 40 s`` / ``about 90 s`` / ``about 4 min``: an estimate, rounded as one. Under 3 minutes it stays in
+    seconds (tens from a minute on): "about 2 min" for 90 s would overstate it by a third."""
     if seconds < 60:
         return f"about {max(1, round(seconds))} s"
+    if seconds < 180:
+        return f"about {round(seconds, -1):.0f} s"
     return f"about {round(seconds / 60)} min"
 
 
@@ -91,8 +95,10 @@ class RunProgress:
         self.index = 0  # the metric being loaded or scored
         self.done = 0  # its items scored or found in the cache
         self.inside = 0  # items of the pieces being scored that their metric has reported done
-        self._first: tuple[float, int] | None = None  # (time, items) at the metric's first report
-        self._last: tuple[float, int] | None = None  # and at its latest
+        # The same in candidate-reference pairs, the unit of the pace (a candidate's cost grows with its
+        # references); a scorer that does not tell them counts an item as the metric's mean pairs per item.
+        self.work, self.work_done, self.work_inside = 0.0, 0.0, 0.0
+        self._seen: list[tuple[float, int]] = []  # (time, items done) at each of the metric's reports
         self._drawn = float("-inf")
 
     @property
@@ -116,51 +122,81 @@ class RunProgress:
         """Metric ``index`` is being built (its model loaded, its JVM started); every metric is built before
         the first is scored."""
         self.index = index
-        self.report(0, self.total, f"loading {self.metrics[index]} ({self._of_metrics()})")
+        self._loading(0)
 
-    def planned(self, name: str, cached: int) -> None:
-        """Metric ``name`` starts scoring; the cache has ``cached`` of its items already."""
+    def _loading(self, step: int) -> None:
+        name = self.metrics[self.index]
+        self.report(step, self.total, f"loading {name} ({self._of_metrics()})" if self.named else f"loading {name}")
+
+    def loading_named(self, name: str) -> None:
+        """Metric ``name`` is being prepared before its first piece (its model read, its JVM started); the bar
+        stays where the metrics before it left it."""
+        if name in self.metrics:
+            self.index = self.metrics.index(name)
+        self._loading(sum(self.sizes[:self.index]))
+
+    def planned(self, name: str, cached: int, work: float | None = None, cached_work: float | None = None) -> None:
+        """Metric ``name`` starts scoring; the cache has ``cached`` of its items already (``work``: the pairs of
+        all its items, ``cached_work`` those of the cached ones)."""
         if name in self.metrics:
             self.index = self.metrics.index(name)
         self.done, self.inside = cached, 0
-        self._first = self._last = None
+        self.work = float(self.items if work is None else work)
+        self.work_done, self.work_inside = float(cached if cached_work is None else cached_work), 0.0
+        self._seen = []
         self._emit()
 
-    def scored(self, n: int) -> None:
-        """A piece of ``n`` items has been scored."""
+    def _pairs(self, n: int, work: float | None) -> float:
+        return n * self.work / self.items if work is None and self.items else float(work or 0)
+
+    def scored(self, n: int, work: float | None = None) -> None:
+        """A piece of ``n`` items (``work`` pairs) has been scored."""
         if not n:
             return
         self.done = min(self.items, self.done + n)
-        self.inside = 0
+        self.work_done = min(self.work, self.work_done + self._pairs(n, work))
+        self.inside, self.work_inside = 0, 0.0
         self._observe()
         self._emit()
 
-    def partial(self, n: int) -> None:
-        """The pieces being scored have ``n`` of their items done (a metric's report within a call, or a poll
-        of the queue while it scores): drawn at most every :data:`EVERY_S`, so the estimate counts down too."""
-        if n != self.inside:
+    def partial(self, n: int, work: float | None = None) -> None:
+        """The pieces being scored have ``n`` of their items (``work`` pairs) done (a metric's report within a
+        call, or a poll of the queue while it scores): drawn at most every :data:`EVERY_S`, so the estimate
+        counts down too."""
+        if n != self.inside or (work is not None and work != self.work_inside):
             self.inside = max(0, min(n, self.items - self.done))
+            self.work_inside = max(0.0, min(self._pairs(n, work), self.work - self.work_done))
             self._observe()
         if self.clock() - self._drawn >= EVERY_S:
             self._emit()
 
     def _observe(self) -> None:
-        point = (self.clock(), self.done + self.inside)
-        if self._first is None:
-            self._first = point
-        else:
-            self._last = point
+        self._seen.append((self.clock(), self.work_done + self.work_inside))
+
+    def _pace(self) -> float | None:
+        """Seconds per pair: the faster of the pace since the metric's first report and the pace over the later
+        half of that time (at least :data:`MIN_MEASURED_S`). A metric speeds up as it goes (METEOR's and the
+        encoders' memos: the 10 references of a trial hold its 5), so the early pieces alone would overstate what
+        is left; a stall of the latest seconds alone (the queue serving another visitor, a busy machine) would
+        too."""
+        if len(self._seen) < 2:
+            return None
+        (first, first_count), (last, count) = self._seen[0], self._seen[-1]
+        if last - first < MIN_MEASURED_S or count <= first_count:
+            return None
+        since = last - max(MIN_MEASURED_S, (last - first) / 2)
+        start, start_count = max((p for p in self._seen if p[0] <= since), key=lambda p: p[0])
+        overall = (last - first) / (count - first_count)
+        return min(overall, (last - start) / (count - start_count)) if count > start_count else overall
 
     def left_s(self) -> float | None:
-        """Seconds left of the metric being scored: its items left at the pace measured since its first report,
-        less the time since the latest; None until :data:`MIN_MEASURED_S` of scoring has been measured."""
-        if self._first is None or self._last is None:
+        """Seconds left of the metric being scored: its items left at the measured pace (:meth:`_pace`), less the
+        time since its latest report; None until :data:`MIN_MEASURED_S` of scoring has been measured."""
+        pace = self._pace()
+        if pace is None:
             return None
-        seconds, counted = self._last[0] - self._first[0], self._last[1] - self._first[1]
-        if seconds < MIN_MEASURED_S or counted <= 0:
-            return None
-        left = (self.items - self.done - self.inside) * seconds / counted
-        return max(0.0, left - (self.clock() - self._last[0]))
+        left = (self.work - self.work_done - self.work_inside) * pace
+        return max(0.0, left - (self.clock() - self._seen[-1][0]))
 
     def _emit(self) -> None:
         self._drawn = self.clock()

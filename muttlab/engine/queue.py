@@ -308,19 +308,19 @@ class QueuedScorer(_Scorer):
             for s in range(0, len(cands), max(1, step)):
                 pieces.append((cands[s:s + step], refs[s:s + step]))
                 owner.append(j)
-        # Items done inside each piece, as its metric reports them from the queue's thread; drawn from this
+        # The fraction of each piece done, as its metric reports it from the queue's thread; drawn from this
         # thread at each poll (a Streamlit element cannot be updated from another thread).
-        inside = [0] * len(pieces)
+        inside = [0.0] * len(pieces)
         futures = [self.queue.submit(self.session, self._job(metric, piece, inside, i), cost=len(piece[0]))
                    for i, piece in enumerate(pieces)]
 
         def poll() -> None:
             self.still_wanted()
-            self._partial(sum(inside))
+            self._partial([(pieces[i], f) for i, f in enumerate(inside) if f])
 
         def done(i: int) -> None:
-            inside[i] = 0
-            self._scored(len(pieces[i][0]))
+            inside[i] = 0.0
+            self._scored([pieces[i]])
 
         # A grid nobody waits for any more (the tab closed) stops: gather cancels its pieces not yet started.
         scored = [value[0] for value in gather(futures, poll, on_done=done)]
@@ -336,9 +336,9 @@ class QueuedScorer(_Scorer):
         if type(self.where) is not _Scorer or not getattr(metric, "reports_progress", False):
             return partial(self.where._parallel, metric, [piece])
 
-        def report(n: int) -> None:
+        def report(fraction: float) -> None:
             checkpoint()
-            inside[i] = n
+            inside[i] = fraction
 
         return partial(self.where._parallel, metric, [piece], on_partial=report)
 

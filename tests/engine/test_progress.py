@@ -45,7 +45,7 @@ def test_runner_reports_loading_then_scoring_per_metric(suite, data_dir, tmp_pat
     assert steps == sorted(steps)
 
 
-def test_estimate_uses_the_pace_measured_after_the_first_report():
+def test_estimate_uses_the_recent_pace_measured_after_the_first_report():
     log, now = [], [0.0]
     progress = RunProgress(lambda *a: log.append(a[2]), ["A", "B"], 100, clock=lambda: now[0])
     progress.planned("A", cached=0)
@@ -58,7 +58,9 @@ def test_estimate_uses_the_pace_measured_after_the_first_report():
     # 70 items left at (34 - 30) s / 20 items = 0.2 s each: 14 s; B's pace is unknown, so the time is A's.
     assert log[-1] == "scoring A (1 of 2 metrics): 30 of 100 items · about 14 s left for this metric"
     now[0] = 40.0
-    progress.partial(10)  # 60 items left at (40 - 30) s / 30 items: 20 s
+    # The faster of the pace since the first report (10 s for 30 items) and the later half's (from the report at
+    # 34 s: 6 s for 10 items): 60 items left at 1/3 s, 20 s. A stall of the latest seconds does not make it jump.
+    progress.partial(10)
     assert log[-1] == "scoring A (1 of 2 metrics): 40 of 100 items · about 20 s left for this metric"
     now[0] = 44.0
     progress.partial(10)  # nothing new: the estimate counts down from the last measure
@@ -70,6 +72,30 @@ def test_estimate_uses_the_pace_measured_after_the_first_report():
     progress.scored(30)
     # The last metric: the estimate is the run's. 10 items left at 3 s / 30 items.
     assert log[-1] == "scoring B (2 of 2 metrics): 90 of 100 items · about 1 s left"
+
+
+def test_a_metric_that_speeds_up_is_estimated_at_its_later_pace():
+    log, now = [], [0.0]
+    progress = RunProgress(lambda *a: log.append(a[2]), ["A"], 100, clock=lambda: now[0])
+    progress.planned("A", cached=0)
+    for t, n in ((10, 10), (14, 4), (18, 4), (20, 22), (22, 20)):
+        now[0] = t
+        progress.scored(n)
+    # Since 14 s (the later half of 12 s measured): 46 items in 8 s; 40 items left take 7 s (all 12 s: 9.6 s).
+    assert log[-1] == "scoring A (1 of 1 metrics): 60 of 100 items · about 7 s left"
+
+
+def test_the_pace_is_per_reference_pair_and_the_count_per_item():
+    log, now = [], [0.0]
+    progress = RunProgress(lambda *a: log.append(a[2]), ["A"], 100, clock=lambda: now[0])
+    progress.planned("A", cached=0, work=1000, cached_work=0)  # 50 items of 5 references, 50 of 15
+    now[0] = 1.0
+    progress.scored(50, work=250)
+    now[0] = 6.0
+    progress.partial(25, work=375)  # half the 15-reference items: 375 pairs in 5 s
+    # 375 pairs left at 5 s / 375 pairs: 5 s, where counting items (25 in 5 s) would say 5 s too but for the
+    # wrong reason; counted in items the first 5-reference half would have said 2.5 s for 25 items.
+    assert log[-1] == "scoring A (1 of 1 metrics): 75 of 100 items · about 5 s left"
 
 
 def test_a_measured_span_under_two_seconds_gives_no_estimate():
@@ -156,10 +182,13 @@ def test_a_neural_metric_reports_its_encoding_passes_within_one_piece(det_sub, d
     assert counts == sorted(counts)
 
 
-def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, tmp_path):
+def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, tmp_path, monkeypatch):
     # The dashboard's path: the piece runs in the queue's thread, its parts are drawn at the caller's polls.
+    from muttlab.engine import progress as progress_module
     from muttlab.engine import queue as work_queue
     from muttlab.metrics import meteor
+
+    monkeypatch.setattr(progress_module, "EVERY_S", 0.0)  # every count a poll finds is drawn
 
     settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1)
     registry = runner.registry_for(settings)
@@ -197,5 +226,15 @@ def test_a_study_scoring_through_score_batches_reports_its_items_to_the_enclosin
         runner.score_batches(registry.get("EmbeddingCosine"), batches, settings, registry)
     runner.score_batches(registry.get("BLEU-4"), batches, settings, registry)  # outside: nobody is told
     registry.close()
-    assert log[0] == (0, 130, "0 of 130 items") and log[-1][:2] == (130, 130)
+    # The model is read under "loading" (only because something is to be scored), then the items count.
+    assert log[:2] == [(0, 130, "loading EmbeddingCosine"), (0, 130, "0 of 130 items")]
+    assert log[-1][:2] == (130, 130)
     assert any(0 < done < 130 for done, _, _ in log), log  # the encoder's passes, within the one piece
+
+
+@pytest.mark.parametrize("seconds, text", [(0.2, "about 1 s"), (59.4, "about 59 s"), (94, "about 90 s"),
+                                           (176, "about 180 s"), (200, "about 3 min")])
+def test_an_estimate_is_written_at_the_precision_it_has(seconds, text):
+    from muttlab.engine.progress import duration_text
+
+    assert duration_text(seconds) == text
