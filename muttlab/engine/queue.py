@@ -329,7 +329,10 @@ class QueuedScorer(_Scorer):
             parts[j].append(scores)
         return [np.concatenate(p) if p else np.zeros(0) for p in parts]
 
-    def _job(self, metric: Metric, piece: Batch, inside: list[int], i: int) -> Callable[[], list[np.ndarray]]:
+    def scores_here(self, metric: Metric) -> bool:
+        return self.where.scores_here(metric)
+
+    def _job(self, metric: Metric, piece: Batch, inside: list[float], i: int) -> Callable[[], list[np.ndarray]]:
         """The queue's job for one piece. Scored in the queue's thread, a metric that reports within a call
         writes its count into ``inside[i]`` and, at each report, stops if nobody waits any more
         (:func:`checkpoint`); a cluster's scorer scores the piece as it scores any other."""

@@ -233,6 +233,11 @@ class _Scorer:
         except MetricUnavailable:
             return False
 
+    def scores_here(self, metric: Metric) -> bool:
+        """Whether ``metric`` is scored in this process (a cluster's scorer sends some away): only then is it
+        prepared here before its first piece."""
+        return True
+
     def _planned(self, metric: Metric, batches: Sequence[Batch], plan: _Plan) -> None:
         if self.progress is not None:
             items, work = _size(batches)
@@ -267,8 +272,8 @@ class _Scorer:
         that reports progress, it is prepared (its model read, its JVM started) under a *loading* report: only
         when something is to be scored, so a warm run starts no JVM."""
         plan = self._plan(metric, batches)
-        if plan.jobs and self.progress is not None and getattr(type(metric), "prepare", Metric.prepare) \
-                is not Metric.prepare:
+        if plan.jobs and self.progress is not None and self.scores_here(metric) \
+                and getattr(type(metric), "prepare", Metric.prepare) is not Metric.prepare:
             self.progress.loading_named(metric.name)
             contained(metric, "starting", metric.prepare)
         self._planned(metric, batches, plan)
