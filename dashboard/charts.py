@@ -152,11 +152,12 @@ def warm() -> None:
     _subplots(2, 1)
 
 
-def embed_html(figures: Sequence[Figure]) -> str:
+def embed_html(figures: Sequence[Figure], start: int = 0) -> str:
     """HTML that draws ``figures`` with no internet: plotly.js inlined once, then one element per figure, each
-    with plotly's toolbar (PNG, zoom, pan) and hovers."""
-    return "".join(pio.to_html(figure, include_plotlyjs=i == 0, full_html=False, config=CONFIG,
-                               div_id=f"mutt-chart-{i}", default_width="100%")
+    with plotly's toolbar (PNG, zoom, pan) and hovers. ``start`` numbers the figures after others of the same
+    document (plotly.js is inlined only with the document's first)."""
+    return "".join(pio.to_html(figure, include_plotlyjs=start + i == 0, full_html=False, config=CONFIG,
+                               div_id=f"mutt-chart-{start + i}", default_width="100%")
                    for i, figure in enumerate(figures))
 
 

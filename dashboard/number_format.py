@@ -147,6 +147,17 @@ def column_formats(columns) -> dict[str, str]:
     return out
 
 
+def correlation_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of a study's table holding a coefficient or its interval (``tau``, ``rho_low``, ``ci_high``,
+    ``r``…): written by :func:`correlation_text`, on the page as in a report."""
+    return [c for c in frame.columns if str(c).split("_")[0] in ("tau", "rho", "ci", "r")]
+
+
+def correlation_formatters(frame: pd.DataFrame) -> Mapping[str, Callable[[object], str]]:
+    """:func:`column_formatters` for a study's table: its coefficients and intervals by :func:`correlation_text`."""
+    return {c: correlation_text for c in correlation_columns(frame)}
+
+
 def column_formatters(frame: pd.DataFrame) -> Mapping[str, Callable[[object], str]]:
     """Per column of ``frame`` holding a percentage or a score, its formatter: for an HTML table of the frame
     (``DataFrame.to_html(formatters=...)``), so that a report writes each number as the page does."""

@@ -94,3 +94,15 @@ def published_table_html(part: pd.DataFrame, labels: Mapping[str, str] | None = 
 
 def _text(value) -> str:
     return "" if _missing(value) else str(value)
+
+
+def rules_note(frame: pd.DataFrame, lab_rules: str) -> str:
+    """Which rules the numbers follow, where the frame holds MUTT accuracies: the paper's (ties judged exactly)
+    and the lab's (``lab_rules``, as the Run grid judges) beside them where those give another number; empty
+    otherwise. Markdown-free text: the page and the report write it as they write text."""
+    if "measured_lab" not in frame.columns or "mutt_accuracy" not in set(frame.get("study", [])):
+        return ""
+    differ = int(frame["rule_note"].astype(bool).sum()) if "rule_note" in frame.columns else 0
+    return (f"MUTT accuracies are measured with ties judged exactly, as the paper did (tie:exact); the Run grid "
+            f"judges a tie by the lab's rules ({lab_rules}). Where the two give different numbers ({differ} here), "
+            "measured_lab is the number under the lab's rules, the one the grid shows, with the reason.")

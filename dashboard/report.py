@@ -3,7 +3,10 @@ one the page draws: :mod:`muttlab.dashboard.charts`), built without Streamlit.
 
 The view is what the dashboard's "Link to this view" gives: ``/drilldown?metric=METEOR-1.5&corruption=neg_subj&refs=5``
 or just its query string (``page=drilldown&...``). ``muttlab report --view ... --output report.html`` and the
-dashboard's report download both call :func:`build_report`. Every sentence is HTML-escaped.
+dashboard's report download both call :func:`build_report`. The document is written by one Jinja2 template with
+autoescape on (:mod:`muttlab.dashboard.report_document`): every name and sentence is text. The Run and Drill-down
+views are built here; Severity, Published vs measured, Human judgments and Correlation studies in
+:mod:`muttlab.dashboard.report_views`.
 
 A drill-down report is the page's view: the same suite (``suite=``, challenge-set files included), comparison
 (``vs=``), list (``show=``) and search (``q=``), in the page's order, every trial the page lists (over its pages),
@@ -17,21 +20,20 @@ reader already has.
 """
 from __future__ import annotations
 
-import html
 from typing import Callable
 
 import pandas as pd
 
 from muttlab import api
-from muttlab.dashboard import cell_view, charts, facts
-from muttlab.dashboard.number_format import column_formatters
+from muttlab.dashboard import cell_view, charts, report_views
 from muttlab.dashboard.compare import compare
 from muttlab.dashboard import view as link_view
+from muttlab.dashboard.report_document import Section, render
 from muttlab.dashboard.view import View, ViewError
 from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
-PAGES = ("run", "drilldown")
+PAGES = ("run", "drilldown", *report_views.SECTIONS)
 
 
 def parse_view(settings: Settings, text: str) -> View:
@@ -45,7 +47,7 @@ def parse_view(settings: Settings, text: str) -> View:
     params.setdefault("page", "run")
     if params["page"] not in PAGES:
         raise ViewError(f"no report for the page {params['page']!r}; reports cover the views {', '.join(PAGES)} "
-                        "(copy the link from the Run or Drill-down page)")
+                        "(copy the link from one of those pages)")
     return link_view.strict(params, settings, api.registry_for(settings).names)
 
 
@@ -59,12 +61,7 @@ def _labels(names) -> dict[str, str]:
     return out
 
 
-def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, classes="grid", formatters=column_formatters(frame),
-                         float_format=lambda v: f"{v:.4g}")
-
-
-def _run_section(settings: Settings, view: View) -> tuple[str, list[charts.Figure], str]:
+def _run_section(settings: Settings, view: View) -> list[Section]:
     metrics, corruptions = (([] if view.values(k) == ["all"] else view.values(k)) for k in ("metrics", "corruptions"))
     refs = [int(k) for k in view.values("refs")]
     if view.value("run") == "1":
@@ -90,8 +87,8 @@ def _run_section(settings: Settings, view: View) -> tuple[str, list[charts.Figur
     if accuracy.empty:
         raise MuttlabError("the view selects no cell; check its metrics, corruptions and refs")
     labels = _labels(dict.fromkeys(accuracy["corruption"]))
-    fig = charts.accuracy_heatmap(accuracy, labels)
-    return f"<h2>Accuracy</h2><p>{html.escape(note)}</p>", [fig], _table_html(accuracy)
+    return [Section().heading("Accuracy").note(note).figure(charts.accuracy_heatmap(accuracy, labels))
+            .table(accuracy)]
 
 
 def _held(held: Callable[[str], object] | None, suite_name: str):
@@ -125,12 +122,7 @@ def _cells(settings: Settings, view: View, metrics: list[str], corruption: str, 
             dict(results.signatures), 0)
 
 
-def _numbers_html(numbers: list[tuple[str, str]], css: str) -> str:
-    cells = "".join(f"<tr><th>{html.escape(label)}</th><td>{html.escape(value)}</td></tr>" for label, value in numbers)
-    return f"<table class='grid {css}'>{cells}</table>"
-
-
-def _trials_html(shown: pd.DataFrame, other: str | None) -> str:
+def _trials_frame(shown: pd.DataFrame, other: str | None) -> pd.DataFrame:
     """The listed trials as the page's cards write them (:func:`muttlab.dashboard.cell_view.trial_numbers`)."""
     rows = []
     for row in shown.itertuples(index=False):
@@ -141,11 +133,11 @@ def _trials_html(shown: pd.DataFrame, other: str | None) -> str:
             line[f"{other} margin"] = cell_view.vs_margin_text(row)
         line.update({"original text": row.original, "corrupted text": row.corrupted})
         rows.append(line)
-    return pd.DataFrame(rows).to_html(index=False, escape=True, border=0, classes="grid trials") if rows else ""
+    return pd.DataFrame(rows)
 
 
 def _drilldown_section(settings: Settings, view: View,
-                       held: Callable[[str], object] | None) -> tuple[str, list[charts.Figure], str]:
+                       held: Callable[[str], object] | None) -> list[Section]:
     """The Drill-down page's view: its counts, the comparison of ``vs=``, and the trials it lists (``show=``,
     ``q=``), in its order, every number written by the page's own functions."""
     metric, corruption = view.value("metric"), view.value("corruption")
@@ -163,24 +155,27 @@ def _drilldown_section(settings: Settings, view: View,
     found = cell_view.counts(cell)
     label = corruption if challenge else _labels([corruption])[corruption]
     title = f"{metric} on {label}" + (f", {refs} references" if refs is not None else "")
-    figures = [charts.margin_histogram(cell, f"Margins: {title}")]
     listed = {"only-metric": f"only {metric} right", "only-vs": f"only {other} right"}.get(show, show)
-    head = [f"<h2>Drill-down: {html.escape(title)}</h2>", _numbers_html(cell_view.header_numbers(found), "counts")]
+    section = Section().heading(f"Drill-down: {title}").numbers(cell_view.header_numbers(found), "counts")
     if found.unsupported:
-        head.append(f"<p>{found.unsupported} trial(s) {html.escape(metric)} cannot score are unsupported.</p>")
+        section.note(f"{found.unsupported} trial(s) {metric} cannot score are unsupported.")
     if skipped:
-        head.append(f"<p>{skipped} record(s) of this phenomenon the data set marks as not applied are no test "
-                    "items: not listed, never scored.</p>")
-    head.append(f"<p>Signature <code>{html.escape(signatures[metric])}</code>.</p>")
+        section.note(f"{skipped} record(s) of this phenomenon the data set marks as not applied are no test "
+                     "items: not listed, never scored.")
+    section.note("Signature", code=signatures[metric])
     if comparison is not None:
-        head.append(f"<h3>Compared with {html.escape(other)} (McNemar)</h3>"
-                    + _numbers_html(comparison.numbers(), "comparison"))
-        figures.append(charts.comparison_chart(comparison.contingency(), comparison.joined[comparison.both_judged],
-                                               metric, other, f"{metric} vs {other}: {title}"))
+        section.heading(f"Compared with {other} (McNemar)", 3).numbers(comparison.numbers(), "comparison")
     query = view.value("q", "")
-    head.append(f"<p class='shown'>{html.escape(cell_view.shown_text(len(shown), found))}: "
-                f"{html.escape(listed)}{html.escape(f', search “{query}”') if query else ''}.</p>")
-    return "".join(head), figures, _trials_html(shown, other)
+    section.note(f"{cell_view.shown_text(len(shown), found)}: {listed}{f', search “{query}”' if query else ''}.",
+                 css="shown")
+    section.figure(charts.margin_histogram(cell, f"Margins: {title}"))
+    if comparison is not None:
+        section.figure(charts.comparison_chart(comparison.contingency(), comparison.joined[comparison.both_judged],
+                                               metric, other, f"{metric} vs {other}: {title}"))
+    trials = _trials_frame(shown, other)
+    if not trials.empty:
+        section.table(trials, css="trials", formatters={})  # already written by the page's functions
+    return [section]
 
 
 def build_report(settings: Settings, view_text: str, held: Callable[[str], object] | None = None) -> str:
@@ -194,14 +189,9 @@ def build_report(settings: Settings, view_text: str, held: Callable[[str], objec
     """
     view = parse_view(settings, view_text)
     if view.page == "run":
-        head, figures, table = _run_section(settings, view)
+        sections = _run_section(settings, view)
+    elif view.page == "drilldown":
+        sections = _drilldown_section(settings, view, held)
     else:
-        head, figures, table = _drilldown_section(settings, view, held)
-    footer = "<br>".join(html.escape(line) for line in facts.collect().lines())
-    style = ("body{font-family:sans-serif;margin:2em;color:#111} table.grid{border-collapse:collapse;font-size:13px}"
-             " table.grid td,table.grid th{border:1px solid #ddd;padding:3px 6px} footer{color:#555;font-size:12px;"
-             "margin-top:2em}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MUTT Lab report: {html.escape(view.page)}"
-            f"</title><style>{style}</style></head><body><h1>MUTT Lab report</h1>"
-            f"<p>View: <code>{html.escape(view.query())}</code></p>{head}{charts.embed_html(figures)}{table}"
-            f"<footer>{footer}</footer></body></html>")
+        sections = report_views.SECTIONS[view.page](settings, view)
+    return render(view.page, view.query(), sections)

@@ -237,7 +237,10 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
 
     def progress(step: int, total: int, message: str) -> None:
         services.still_wanted()
-        bar.progress(min(1.0, step / total) if total else 1.0, text=f"{message} · {step}/{total}{unit}")
+        # The engine's item counts (muttlab.engine.progress.RunProgress) say n of N themselves, and a study's step
+        # with its items (services.queued_with_progress) says its step.
+        counted = message if " items" in message or " · loading " in message else f"{message} · {step}/{total}{unit}"
+        bar.progress(min(1.0, step / total) if total else 1.0, text=counted)
 
     try:
         return compute(progress)

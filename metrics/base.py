@@ -328,6 +328,10 @@ class Metric(ABC):
       noise_floor: the size of a score difference that is numeric noise for this metric (float32 encoders:
         ~1e-6, relative to max(1, |score|)); two scores closer than this are tied whatever the tie setting
         (:meth:`muttlab.rules.Rules.for_metric`). 0 for metrics computed exactly in float64.
+      reports_progress: True when ``_score`` takes a ``progress`` keyword, a callable it calls with
+        ``(parts done, parts)`` as the parts of a long call finish (a model's encoding passes, a JVM's batches),
+        so that a caller can show a batch's progress before the batch is done. The metric knows nothing of who
+        listens; it reports ``(parts, parts)`` last.
       scores_empty_text: True when the metric scores an empty (or blank) candidate, and a candidate whose
         references are all empty, as its reference implementation does (sacreBLEU's BLEU and chrF give 0);
         False when it cannot score such an item (a model with nothing to encode): :meth:`score` then gives
@@ -348,6 +352,7 @@ class Metric(ABC):
     score_range: ClassVar[tuple[float, float] | None] = None
     noise_floor: ClassVar[float] = 0.0
     scores_empty_text: ClassVar[bool] = True
+    reports_progress: ClassVar[bool] = False
 
     def params(self) -> dict[str, object]:
         """The parameters that change the numbers, by name. Listed explicitly by each metric."""
@@ -396,6 +401,10 @@ class Metric(ABC):
     def check_available(self) -> None:
         """Raise :class:`MetricUnavailable` with an install hint when a requirement is missing."""
 
+    def prepare(self) -> None:
+        """Start now what the first score would start (a model read, a JVM started), so that a caller can say
+        it is loading rather than scoring while it happens. Nothing for most metrics."""
+
     def close(self) -> None:
         """Release external resources (processes, models). Safe to call twice."""
 
@@ -409,12 +418,14 @@ class Metric(ABC):
         raise MetricError(f"{self.name} has no shareable corpus statistics; score the whole batch instead")
 
     def score(self, candidates: Sequence[str], references: Sequence[Sequence[str]],
-              sources: Sequence[str] | None = None, stats=None) -> np.ndarray:
+              sources: Sequence[str] | None = None, stats=None,
+              progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Score each candidate against its references (and, for a metric that reads it, its source sentence).
 
         ``sources`` is optional (challenge sets carry one, MUTT trials do not) and ignored by metrics whose
         ``uses_source`` is False. ``stats`` comes from :meth:`corpus_stats` of the whole batch when this is a
-        slice of it.
+        slice of it. ``progress(done, total)`` is told as the call's parts finish, by a metric that
+        :attr:`reports_progress` (others ignore it).
 
         The batch is checked first, once for every metric, by :func:`check_batch` (lists of strings, no bare
         string for a list, no None/NaN, at least one reference per candidate, within the
@@ -438,7 +449,8 @@ class Metric(ABC):
                 scores = np.full(len(candidates), np.nan)
                 if len(keep):
                     scores[keep] = self.score([candidates[i] for i in keep], [references[i] for i in keep],
-                                              None if sources is None else [sources[i] for i in keep], stats)
+                                              None if sources is None else [sources[i] for i in keep], stats,
+                                              progress)
                 return scores
         if not candidates:
             return np.zeros(0, dtype=np.float64)
@@ -447,6 +459,8 @@ class Metric(ABC):
                             None if sources is None else list(sources))
         elif stats is not None:
             raw = contained(self, "scoring", self._score_with_stats, candidates, references, stats)
+        elif progress is not None and self.reports_progress:
+            raw = contained(self, "scoring", self._score, candidates, references, progress=progress)
         else:
             raw = contained(self, "scoring", self._score, candidates, references)
         return _as_scores(self, raw, len(candidates))

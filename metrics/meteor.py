@@ -42,7 +42,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -53,8 +53,9 @@ JAVA_HINT = "install a Java 11+ JDK (the driver is compiled by Java's source lau
 ENGLISH_DEFAULTS = {"alpha": 0.85, "beta": 0.2, "gamma": 0.6, "delta": 0.75}
 # The module weights (exact stem synonym paraphrase) of that task, which every parameter setting keeps.
 ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
-# Pairs per request: small enough that an answer comes well within the timeout on a loaded machine.
-CHUNK = 2000
+# Pairs per request: small enough that an answer comes well within the timeout on a loaded machine, and that
+# a caller told of each answer (a progress bar) hears from a long batch every few seconds.
+CHUNK = 1000
 _EOF = object()
 
 DRIVER_SOURCE = r"""
@@ -264,8 +265,10 @@ class MeteorProcess:
         self._proc.stdin.flush()
         return self._read(len(lines))
 
-    def _call(self, header: str, lines: Sequence[str]) -> list[str]:
-        """Answers to ``header`` requests over ``lines`` in chunks; restarts the process and retries once."""
+    def _call(self, header: str, lines: Sequence[str],
+              answered: Callable[[int], None] | None = None) -> list[str]:
+        """Answers to ``header`` requests over ``lines`` in chunks; restarts the process and retries once.
+        ``answered(n)`` is told the number of lines answered after each chunk."""
         with self.lock:
             for attempt in (1, 2):
                 try:
@@ -276,6 +279,8 @@ class MeteorProcess:
                     for i in range(0, len(lines), CHUNK):
                         chunk = list(lines[i:i + CHUNK])
                         out += self._request(header.format(n=len(chunk)), chunk)
+                        if answered is not None:
+                            answered(len(out))
                     return out
                 except (BrokenPipeError, TimeoutError, OSError) as exc:
                     detail = f"{exc}; Java said: {' | '.join(self._stderr) or '(nothing)'}"
@@ -285,9 +290,11 @@ class MeteorProcess:
                                           "memory (the jar runs with -Xmx2G)") from exc
         raise AssertionError("unreachable")
 
-    def align(self, hyps: Sequence[str], refs: Sequence[str]) -> list[str]:
-        """Meteor's sufficient statistics of each (hypothesis, reference) pair (cleaned text)."""
-        return self._call("ALIGN {n}", [f"{r} ||| {h}" for h, r in zip(hyps, refs)])
+    def align(self, hyps: Sequence[str], refs: Sequence[str],
+              answered: Callable[[int], None] | None = None) -> list[str]:
+        """Meteor's sufficient statistics of each (hypothesis, reference) pair (cleaned text); ``answered(n)``
+        after each chunk of pairs aligned."""
+        return self._call("ALIGN {n}", [f"{r} ||| {h}" for h, r in zip(hyps, refs)], answered)
 
     def evaluate(self, stats: Sequence[str], params: str) -> list[float]:
         """Scores of statistics from :meth:`align` under ``params``: ``default`` or ``"alpha beta gamma delta"``."""
@@ -350,36 +357,44 @@ def _remember(memo: dict, items: dict) -> None:
     memo.update(items)
 
 
-def align_pairs(hyps: Sequence[str], refs: Sequence[str]) -> dict[tuple[str, str], str]:
+def align_pairs(hyps: Sequence[str], refs: Sequence[str],
+                progress: Callable[[int, int], None] | None = None) -> dict[tuple[str, str], str]:
     """Meteor's statistics of each distinct (hypothesis, reference) pair of cleaned, PTB-tokenised text,
-    aligned by the process unless already remembered."""
+    aligned by the process unless already remembered. ``progress(pairs aligned, pairs to align + 1)`` after
+    each of the process's answers (the last part, scoring the statistics, is the caller's)."""
     pairs = list(dict.fromkeys(zip(hyps, refs)))
     with _MEMO_LOCK:
         stats = {p: _STATS[p] for p in pairs if p in _STATS}
     unaligned = [p for p in pairs if p not in stats]
     if unaligned:
-        aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned])))
+        answered = None if progress is None else (lambda n: progress(n, len(unaligned) + 1))
+        aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned],
+                                                     answered)))
         stats.update(aligned)
         with _MEMO_LOCK:
             _remember(_STATS, aligned)
     return stats
 
 
-def pair_scores(hyps: Sequence[str], refs: Sequence[str], params: str = "default") -> list[float]:
+def pair_scores(hyps: Sequence[str], refs: Sequence[str], params: str = "default",
+                progress: Callable[[int, int], None] | None = None) -> list[float]:
     """METEOR of each (hypothesis, reference) pair of cleaned, PTB-tokenised text under ``params``
     (``default`` or ``"alpha beta gamma delta"``): each distinct pair is aligned once per process, whatever
-    the setting, and each (setting, pair) evaluated once."""
+    the setting, and each (setting, pair) evaluated once. ``progress`` as :func:`align_pairs` tells it, then
+    ``(1, 1)`` when every score is in."""
     pairs = list(zip(hyps, refs))
     with _MEMO_LOCK:
         memo = _SCORES.setdefault(params, {})
         have = {p: memo[p] for p in pairs if p in memo}
     todo = list(dict.fromkeys(p for p in pairs if p not in have))
     if todo:
-        stats = align_pairs([h for h, _ in todo], [r for _, r in todo])
+        stats = align_pairs([h for h, _ in todo], [r for _, r in todo], progress)
         scored = dict(zip(todo, _PROCESS.evaluate([stats[p] for p in todo], params)))
         have.update(scored)
         with _MEMO_LOCK:
             _remember(_SCORES.setdefault(params, {}), scored)
+    if progress is not None:
+        progress(1, 1)
     return [have[p] for p in pairs]
 
 class Meteor(Metric):
@@ -403,6 +418,7 @@ class Meteor(Metric):
     requires = ("java",)
     parallel: ClassVar[bool] = False  # one JVM per Python process, already using every core
     description = "METEOR 1.5 (Denkowski & Lavie 2014): the official jar, -l en -norm, PTB-tokenised input"
+    reports_progress = True  # a batch is aligned by the JVM in chunks of CHUNK pairs; each answer is reported
 
     def __init__(self, alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
                  delta: float | None = None, timeout: float = 60.0):
@@ -455,14 +471,19 @@ class Meteor(Metric):
         _ = self.process
         align_pairs(hyps, [r for (r,) in refs])
 
-    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+    def prepare(self) -> None:
+        # One pair aligned: the JVM starts and reads its paraphrase table before its first answer (10-30 s).
+        self.align(["a man rides a horse"], ["a man rides a horse"])
+
+    def _score(self, candidates: list[str], references: list[list[str]],
+               progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         hyps, refs = self._text(candidates, references)
         # The jar scores a segment against several references by keeping the best-scoring one, so the score
         # is the max of single-reference scores (the tests check it against pycocoevalcap's multi-reference
         # call), computed from pairs the process aligned once.
         _ = self.process
         flat = pair_scores([h for h, rs in zip(hyps, refs) for _ in rs], [r for rs in refs for r in rs],
-                           self.setting())
+                           self.setting(), progress)
         out, start = np.empty(len(hyps), dtype=np.float64), 0
         for i, rs in enumerate(refs):
             out[i] = max(flat[start:start + len(rs)])

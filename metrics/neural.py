@@ -22,7 +22,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -107,6 +107,7 @@ class _ModelMetric(Metric):
     # on 478 MUTT candidates; docs/beyond.md, "Run independence"), 1e-6 leaves a factor of 5. Two scores closer
     # than this are a tie; scores are guaranteed to it.
     noise_floor = 1e-6
+    reports_progress = True  # a batch is encoded in many passes; each finished pass is reported
     # Rows of every forward pass (see _remember): small, so that filling a short group's last pass costs little.
     DEFAULT_BATCH_SIZE: ClassVar[int] = 16
     module: ClassVar[str] = ""
@@ -143,6 +144,9 @@ class _ModelMetric(Metric):
     def close(self) -> None:
         self._loaded = None
 
+    def prepare(self) -> None:
+        self.loaded()
+
     def _load(self):
         raise NotImplementedError
 
@@ -155,7 +159,7 @@ class _ModelMetric(Metric):
         ids from ``_tokenize``), encoded together."""
         raise NotImplementedError
 
-    def _remember(self, sentences: list[str]) -> None:
+    def _remember(self, sentences: list[str], progress: Callable[[int, int], None] | None = None) -> None:
         """Encode the sentences not in the memo, each distinct sentence once, in passes of equal token count and
         exactly ``batch_size`` rows.
 
@@ -165,7 +169,8 @@ class _ModelMetric(Metric):
         group's last pass is filled with copies of its first sentence, so a sentence's embedding is a function of
         the sentence alone, whatever else the run scores. The CPU's instruction set still changes the last bits
         (below ``noise_floor``). Each sentence is tokenised once: its ids give its length and, for a metric that
-        encodes from ids, the model's input.
+        encodes from ids, the model's input. ``progress(passes done, passes + 1)`` is told as passes finish, in
+        order (the last part is the caller's: matching the embeddings).
         """
         import torch
 
@@ -191,7 +196,11 @@ class _ModelMetric(Metric):
         torch.set_num_threads(1)
         try:
             with ThreadPoolExecutor(ENCODING_THREADS) as pool:
-                encoded = list(pool.map(encode, chunks))
+                encoded = []
+                for entries in pool.map(encode, chunks):
+                    encoded.append(entries)
+                    if progress is not None:
+                        progress(len(encoded), len(chunks) + 1)
         finally:
             torch.set_num_threads(threads)
         for chunk, entries in zip(chunks, encoded):
@@ -315,8 +324,9 @@ class BertScore(_ModelMetric):
             f1 = 2 * precision * recall / (precision + recall)
         return np.where(np.isfinite(f1), f1, 0.0)
 
-    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        self._remember(candidates + [r for refs in references for r in refs])
+    def _score(self, candidates: list[str], references: list[list[str]],
+               progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+        self._remember(candidates + [r for refs in references for r in refs], progress)
         # Each (candidate, reference) pair is matched once per metric: the 5, 10 and 20 references of a trial
         # share their first ones, and an original is scored again with every corruption set.
         memo = self._matched
@@ -327,6 +337,8 @@ class BertScore(_ModelMetric):
         scores = np.array([max(memo[c, r] for r in refs) for c, refs in zip(candidates, references)])
         while len(memo) > MATCH_MEMO:
             memo.pop(next(iter(memo)))
+        if progress is not None:
+            progress(1, 1)
         return scores
 
 
@@ -360,12 +372,17 @@ class EmbeddingCosine(_ModelMetric):
                                        normalize_embeddings=True, show_progress_bar=False)
         return list(np.asarray(vectors, dtype=np.float64))
 
-    def embed(self, sentences: list[str]) -> dict[str, np.ndarray]:
+    def embed(self, sentences: list[str], progress: Callable[[int, int], None] | None = None
+              ) -> dict[str, np.ndarray]:
         """Normalised embeddings of each distinct sentence, encoded once (see ``_remember``)."""
-        self._remember(sentences)
+        self._remember(sentences, progress)
         return {s: self._embeddings[s] for s in sentences}
 
-    def _score(self, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        vectors = self.embed(candidates + [r for refs in references for r in refs])
-        return np.array([max(float(vectors[c] @ vectors[r]) for r in refs)
-                         for c, refs in zip(candidates, references)])
+    def _score(self, candidates: list[str], references: list[list[str]],
+               progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+        vectors = self.embed(candidates + [r for refs in references for r in refs], progress)
+        scores = np.array([max(float(vectors[c] @ vectors[r]) for r in refs)
+                           for c, refs in zip(candidates, references)])
+        if progress is not None:
+            progress(1, 1)
+        return scores

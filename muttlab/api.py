@@ -25,6 +25,7 @@ from muttlab import sources
 from muttlab.engine import runner, verdict
 from muttlab.engine.runner import Results, registry_for
 from muttlab.engine.slices import LABELS as SLICE_LABELS, NUMBERS as SLICE_NUMBERS
+from muttlab.engine.progress import items_reported_to
 from muttlab.trials import Suite
 from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
 from muttlab.metrics.base import check_batch, signature_of

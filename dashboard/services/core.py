@@ -89,20 +89,44 @@ def queued_with_progress(fn: Callable[[Callable[[int, int, str], None]], object]
     """:func:`queued` for ``fn(report)``, a job that reports ``(step, total, message)``: its latest report is drawn
     with ``progress`` from this session's thread, at each poll of the queue (a Streamlit element cannot be updated
     from the queue's thread). Each report is also where the job stops once nobody waits for it
-    (:func:`muttlab.engine.queue.checkpoint`): a closed tab's study does not run on."""
+    (:func:`muttlab.engine.queue.checkpoint`): a closed tab's study does not run on.
+
+    Within a step the job reports, the items its metric has scored are drawn too (the engine's item reports,
+    :func:`muttlab.engine.progress.items_reported_to`): ``message · step/total · n of N items · time left``."""
     latest: list[tuple[int, int, str]] = []
+    items: list[tuple[int, int, str]] = []
 
     def poll() -> None:
         still_wanted()
         if progress is not None and latest:
-            progress(*latest[-1])
+            progress(*_within(latest[-1], items[-1] if items else None))
 
     def report(*step) -> None:
         api.queue_checkpoint()
+        items.clear()  # a new step: the items of the last one are done
         latest.append(step)
 
-    job = api.shared_queue().submit(session_id(), lambda: fn(report), cost)
+    def report_items(*counted) -> None:
+        api.queue_checkpoint()
+        items.append(counted)
+
+    def job_fn():
+        with api.items_reported_to(report_items):
+            return fn(report)
+
+    job = api.shared_queue().submit(session_id(), job_fn, cost)
     return api.gather_queued([job], poll)[0]
+
+
+def _within(step: tuple[int, int, str], counted: tuple[int, int, str] | None) -> tuple[int, int, str]:
+    """A job's step report with the items of the step scored so far: the bar moves within the step."""
+    done, total, message = step
+    if counted is None or not total:
+        return step
+    n, of, text = counted
+    # A step counts 1 of ``total``; its items fill it.
+    scale = max(1, of)
+    return done * scale + min(n, scale), total * scale, f"{message} · {done + 1}/{total} · {text}"
 
 
 def queued_study(fn: Callable[[Callable[[int, int, str], None]], object],

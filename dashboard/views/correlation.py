@@ -26,8 +26,8 @@ MIN_ASSIGNMENTS = 10
 def _numbers(frame) -> dict:
     """Streamlit's column formats for a study's table: each coefficient and interval as the chart's hover writes
     it (:func:`muttlab.dashboard.number_format.correlation_text`)."""
-    coefficients = [c for c in frame.columns if c.split("_")[0] in ("tau", "rho", "ci", "r")]
-    return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT) for c in coefficients}
+    return {c: st.column_config.NumberColumn(format=number_format.CORRELATION_FORMAT)
+            for c in number_format.correlation_columns(frame)}
 
 
 def _draw_flickr(table, n_boot: int, seed: int) -> None:
@@ -247,7 +247,7 @@ def page() -> None:
     dbleu = api.study_choices("dbleu")
     query.update(_unit_section(settings, dbleu, shipped, current))
     ui.write_query(query)
-    ui.copy_link()
+    ui.copy_link("correlation")
 
 
 page()

@@ -139,7 +139,7 @@ def page() -> None:
     _draw(numbers, corruption, labels.get(corruption, corruption), metric, matrix_metrics, method)
     if live:
         _pairs(settings, sick, study, numbers, corruption, wanted, method, reference, reading)
-    ui.copy_link()
+    ui.copy_link("human")
 
 
 def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str) -> None:

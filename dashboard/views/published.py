@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from muttlab.dashboard import services, ui
-from muttlab.dashboard.published_table import published_table_html
+from muttlab.dashboard.published_table import published_table_html, rules_note
 from muttlab.errors import MuttlabError
 
 COLUMNS = ["study", "source", "metric", "subset", "refs", "published", "measured", "measured_lab", "difference",
@@ -56,7 +56,7 @@ def page() -> None:
         ui.csv_download("Download CSV", part, f"published-{study or 'all'}", f"pub-{study}-csv")
     if shown.empty:
         st.info("No published number matches the filter.")
-    ui.copy_link()
+    ui.copy_link("published")
     if shipped is not None:
         # After the table: the signatures need the metric catalogue, which a fresh server may still be loading.
         changed = services.shipped_differences(settings, shipped)
@@ -105,13 +105,9 @@ def _numbers(settings):
 def _rules_caption(settings, frame, shipped) -> None:
     """Which rules the numbers follow: the paper's for MUTT accuracies (ties judged exactly), and the lab's
     beside them where those give another number."""
-    lab = shipped.stamp.rules if shipped is not None else settings.rules.signature()
-    if "measured_lab" not in frame.columns or "mutt_accuracy" not in set(frame.get("study", [])):
-        return
-    differ = int(frame["rule_note"].astype(bool).sum()) if "rule_note" in frame.columns else 0
-    st.caption(f"MUTT accuracies are measured with ties judged exactly, as the paper did (tie:exact); the Run "
-               f"grid judges a tie by the lab's rules ({lab}). Where the two give different numbers ({differ} here), "
-               "**measured_lab** is the number under the lab's rules, the one the grid shows, with the reason.")
+    note = rules_note(frame, shipped.stamp.rules if shipped is not None else settings.rules.signature())
+    if note:
+        st.caption(note)  # the server's own rules and counts: no visitor's text
 
 
 page()

@@ -79,7 +79,9 @@ def page() -> None:
         st.info("Run cancelled: the pieces not yet started were dropped, and what was scored stays in the cache "
                 "for the next Run.", icon=":material/stop_circle:")
     linked_run = not live and not cancelled and ui.query_value("run") == "1"
-    controls, below = st.container(), st.empty()
+    # The live view is drawn above what the page showed before (the precomputed grid), which stays until the
+    # run's grid replaces it: a run in progress never leaves the page empty but for its bar.
+    controls, live_view, below = st.container(), st.container(), st.empty()
     if not live:
         # The precomputed grid is drawn before the form above it is filled: it needs neither the trials nor
         # the metric catalogue, which a server that has just started may still be loading.
@@ -87,8 +89,6 @@ def page() -> None:
             _shipped_view(settings)
     with controls:
         submitted, live, suite_name, selection = _controls(settings, live)
-    if submitted:
-        below.empty()
     if not live and linked_run and selection is not None and not selection.empty:
         finished = services.finished_run(settings, selection, suite_name)
         if finished is None:
@@ -96,14 +96,16 @@ def page() -> None:
                     icon=":material/touch_app:")
         else:
             below.empty()
-            _live_view(settings, selection, suite_name, finished)
+            with live_view:
+                _live_view(settings, selection, suite_name, finished)
             return
     if not live:
         ui.copy_link("run")
         return
     if selection is None:
         return
-    _live_view(settings, selection, suite_name)
+    with live_view:
+        _live_view(settings, selection, suite_name, previous=below)
 
 
 def _controls(settings, live: bool):
@@ -152,9 +154,10 @@ def _controls(settings, live: bool):
     return submitted, live, suite_name, selection
 
 
-def _live_view(settings, selection: services.Selection, suite_name: str, results=None) -> None:
+def _live_view(settings, selection: services.Selection, suite_name: str, results=None, previous=None) -> None:
     """The run of the form's selection (memoised for the whole server) and its grid; ``results`` when the
-    server had them already."""
+    server had them already. ``previous`` holds what the page showed before (the precomputed grid): it stays
+    on the page while the run is computed and is emptied when the run's grid is drawn."""
     st.session_state[SELECTION_KEY] = selection
     if selection.empty:
         st.warning("Choose at least one metric, one corruption type and one reference count.")
@@ -165,6 +168,8 @@ def _live_view(settings, selection: services.Selection, suite_name: str, results
         results = run_with_progress(settings, selection, suite_name, _cancel, "run-cancel")
     if results is None:
         return
+    if previous is not None:
+        previous.empty()
     accuracy = results.accuracy()
 
     n_trials = results.table.drop_duplicates("trial").shape[0]

@@ -107,7 +107,7 @@ def page() -> None:
     ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table", column_config={
         column: st.column_config.NumberColumn(heading, format=number_format.PERCENT_FORMAT)
         for column, heading in (("pass_ci_low", "95% CI low"), ("pass_ci_high", "95% CI high"))})
-    ui.copy_link()
+    ui.copy_link("severity")
 
 
 def _shipped_curve(settings):

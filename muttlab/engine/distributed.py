@@ -306,6 +306,9 @@ class DaskScorer(_Scorer):
         self.tasks += len(futures)
         return futures
 
+    def scores_here(self, metric: Metric) -> bool:
+        return not self.remote(metric)
+
     def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
         if not self.remote(metric):
             with self._local_lock:

@@ -45,6 +45,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from muttlab.engine.cache import ScoreCache
+from muttlab.engine.progress import in_metric_call
 from muttlab.engine.runner import Batch, _Scorer
 from muttlab.errors import MuttlabError
 from muttlab.metrics.base import Metric
@@ -91,7 +92,8 @@ def checkpoint() -> None:
     if job.abandoned.is_set():
         raise Cancelled("stopped: nobody waits for this computation any more")
     queue = getattr(_RUNNING, "queue", None)
-    if queue is not None and job.cost > queue.small:
+    # Inside a metric's call the metric objects are in use: other jobs wait for the call's end.
+    if queue is not None and job.cost > queue.small and not in_metric_call():
         queue.serve_small()
 
 
@@ -306,15 +308,42 @@ class QueuedScorer(_Scorer):
             for s in range(0, len(cands), max(1, step)):
                 pieces.append((cands[s:s + step], refs[s:s + step]))
                 owner.append(j)
-        futures = [self.queue.submit(self.session, partial(self.where._parallel, metric, [piece]), cost=len(piece[0]))
-                   for piece in pieces]
+        # The fraction of each piece done, as its metric reports it from the queue's thread; drawn from this
+        # thread at each poll (a Streamlit element cannot be updated from another thread).
+        inside = [0.0] * len(pieces)
+        futures = [self.queue.submit(self.session, self._job(metric, piece, inside, i), cost=len(piece[0]))
+                   for i, piece in enumerate(pieces)]
+
+        def poll() -> None:
+            self.still_wanted()
+            self._partial([(pieces[i], f) for i, f in enumerate(inside) if f])
+
+        def done(i: int) -> None:
+            inside[i] = 0.0
+            self._scored([pieces[i]])
+
         # A grid nobody waits for any more (the tab closed) stops: gather cancels its pieces not yet started.
-        scored = [value[0] for value in gather(futures, self.still_wanted,
-                                               on_done=lambda i: self._scored(len(pieces[i][0])))]
+        scored = [value[0] for value in gather(futures, poll, on_done=done)]
         parts: list[list[np.ndarray]] = [[] for _ in jobs]
         for j, scores in zip(owner, scored):
             parts[j].append(scores)
         return [np.concatenate(p) if p else np.zeros(0) for p in parts]
+
+    def scores_here(self, metric: Metric) -> bool:
+        return self.where.scores_here(metric)
+
+    def _job(self, metric: Metric, piece: Batch, inside: list[float], i: int) -> Callable[[], list[np.ndarray]]:
+        """The queue's job for one piece. Scored in the queue's thread, a metric that reports within a call
+        writes its count into ``inside[i]`` and, at each report, stops if nobody waits any more
+        (:func:`checkpoint`); a cluster's scorer scores the piece as it scores any other."""
+        if type(self.where) is not _Scorer or not getattr(metric, "reports_progress", False):
+            return partial(self.where._parallel, metric, [piece])
+
+        def report(fraction: float) -> None:
+            checkpoint()
+            inside[i] = fraction
+
+        return partial(self.where._parallel, metric, [piece], on_partial=report)
 
     def close(self) -> None:
         self.where.close()

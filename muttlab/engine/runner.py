@@ -17,14 +17,14 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
 from muttlab.engine import forked, verdict
-from muttlab.engine.progress import RunProgress
+from muttlab.engine.progress import RunProgress, items_report, metric_call
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
 from muttlab.rules import DEFAULT_RULES, Rules
 from muttlab.settings import Settings
 from muttlab.trials import Suite, count_in_splits
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, signature_of
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, contained, signature_of
 from muttlab.metrics.registry import Registry, shares_scores
 
 if TYPE_CHECKING:  # `muttlab run --format csv/json` never needs a frame: pandas is imported when one is asked for
@@ -159,6 +159,12 @@ class _Plan:
     job_keys: list[list[bytes]]
 
 
+def _size(batches: Sequence[Batch]) -> tuple[int, int]:
+    """(candidates, candidate-reference pairs) of ``batches``: items for the count a run shows, pairs for its pace
+    (a candidate's cost grows with its references: a 20-reference cell is four 5-reference ones)."""
+    return sum(len(c) for c, _ in batches), sum(len(r) for _, refs in batches for r in refs)
+
+
 def _score_jobs(metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
     """A forkable metric's scores of each job, in this process (no worker pool: it scores in-process)."""
     return [metric.score(c, r) for c, r in jobs]
@@ -190,14 +196,18 @@ class _Scorer:
             found = self._batch_refs_keys[id(references)] = (references, [self._refs_key(r) for r in references])
         return found[1]
 
-    def _parallel(self, metric: Metric, jobs: list[Batch]) -> list[np.ndarray]:
-        """Score each job, in worker processes when it pays off and the metric can be rebuilt by name."""
+    def _parallel(self, metric: Metric, jobs: list[Batch],
+                  on_partial: Callable[[float], None] | None = None) -> list[np.ndarray]:
+        """Score each job, in worker processes when it pays off and the metric can be rebuilt by name. A job
+        scored in this process tells ``on_partial`` (default: this run's progress) the fraction of it done as
+        its metric reports it (:meth:`score_piece`)."""
         total = sum(len(c) for c, _ in jobs)
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             out = []
             for c, r in jobs:
-                out.append(metric.score(c, r))
-                self._scored(len(c))
+                out.append(self.score_piece(metric, c, r,
+                                            on_partial or (lambda f, job=(c, r): self._partial([(job, f)]))))
+                self._scored([(c, r)])
             return out
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
@@ -205,9 +215,9 @@ class _Scorer:
                                              initargs=self._worker_registry())
         futures = [self._pool.submit(_score_in_worker, metric.name, c, r) for c, r in jobs]
         done = []
-        for future, (c, _) in zip(futures, jobs):
+        for future, job in zip(futures, jobs):
             done.append(future.result())
-            self._scored(len(c))
+            self._scored([job])
         if any(signature != signature_of(metric) for signature, _ in done):
             # A worker built another model (one was installed meanwhile): its scores would be cached under
             # this metric's key, so they are dropped and the jobs scored here instead.
@@ -223,17 +233,49 @@ class _Scorer:
         except MetricUnavailable:
             return False
 
+    def scores_here(self, metric: Metric) -> bool:
+        """Whether ``metric`` is scored in this process (a cluster's scorer sends some away): only then is it
+        prepared here before its first piece."""
+        return True
+
     def _planned(self, metric: Metric, batches: Sequence[Batch], plan: _Plan) -> None:
         if self.progress is not None:
-            self.progress.planned(metric.name, sum(len(c) for c, _ in batches) - sum(len(c) for c, _ in plan.jobs))
+            items, work = _size(batches)
+            todo_items, todo_work = _size(plan.jobs)
+            self.progress.planned(metric.name, items - todo_items, work, work - todo_work)
 
-    def _scored(self, n: int) -> None:
+    def _scored(self, jobs: Sequence[Batch]) -> None:
+        """``jobs`` have been scored."""
         if self.progress is not None:
-            self.progress.scored(n)
+            self.progress.scored(*_size(jobs))
+
+    def _partial(self, parts: Sequence[tuple[Batch, float]]) -> None:
+        """The pieces being scored, each with the fraction of it done."""
+        if self.progress is not None:
+            sizes = [(_size([job]), fraction) for job, fraction in parts]
+            self.progress.partial(sum(int(n * f) for (n, _), f in sizes), sum(w * f for (_, w), f in sizes))
+
+    @staticmethod
+    def score_piece(metric: Metric, candidates: list[str], references: list[list[str]],
+                    on_partial: Callable[[float], None] | None = None) -> np.ndarray:
+        """``metric``'s scores of one piece, in this thread. A metric that reports within a call
+        (:attr:`~muttlab.metrics.base.Metric.reports_progress`) tells ``on_partial`` the fraction of the piece
+        done, as its parts (encoding passes, JVM batches) finish."""
+        if on_partial is None or not getattr(metric, "reports_progress", False):
+            return metric.score(candidates, references)
+        with metric_call():
+            return metric.score(candidates, references,
+                                progress=lambda done, total: on_partial(done / total if total else 1.0))
 
     def score(self, metric: Metric, batches: Sequence[Batch]) -> list[np.ndarray]:
-        """One score array per batch, from the cache where possible."""
+        """One score array per batch, from the cache where possible. Before a metric scores anything in a run
+        that reports progress, it is prepared (its model read, its JVM started) under a *loading* report: only
+        when something is to be scored, so a warm run starts no JVM."""
         plan = self._plan(metric, batches)
+        if plan.jobs and self.progress is not None and self.scores_here(metric) \
+                and getattr(type(metric), "prepare", Metric.prepare) is not Metric.prepare:
+            self.progress.loading_named(metric.name)
+            contained(metric, "starting", metric.prepare)
         self._planned(metric, batches, plan)
         return self._store(plan, self._parallel(metric, plan.jobs), self.shares(metric))
 
@@ -263,7 +305,7 @@ class _Scorer:
             for metric, plan in zip(in_child, plans):
                 self._planned(metric, batches, plan)
                 job_scores = next(results)
-                self._scored(sum(len(c) for c, _ in plan.jobs))
+                self._scored(plan.jobs)
                 yield self._store(plan, job_scores, self.shares(metric))
         finally:
             if child is not None:
@@ -325,9 +367,15 @@ class _Scorer:
 
 
 def score_batches(metric: Metric, batches: Sequence[Batch], settings: Settings,
-                  registry: Registry | None = None) -> list[np.ndarray]:
-    """Score batches of (candidates, references) with one metric, through the cache."""
+                  registry: Registry | None = None, progress: RunProgress | None = None) -> list[np.ndarray]:
+    """Score batches of (candidates, references) with one metric, through the cache; one score array per batch.
+    ``progress`` (its ``items`` the batches' candidates) is told what the cache had and each part scored; without
+    it, the report of an enclosing :func:`muttlab.engine.progress.items_reported_to` is."""
     scorer = _Scorer(cache_for(settings), settings.workers, registry or registry_for(settings))
+    ambient = items_report()
+    if progress is None and ambient is not None:
+        progress = RunProgress(ambient, [metric.name], sum(len(c) for c, _ in batches), named=False)
+    scorer.progress = progress
     try:
         return scorer.score(metric, batches)
     finally:
@@ -466,7 +514,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
                     columns["passed"].append(judged.passed)
                     columns["tied"].append(judged.tied)
         if progress:
-            progress(tracker.items * len(metric_objs), tracker.items * len(metric_objs), "done")
+            progress(tracker.total, tracker.total, "done")
     finally:
         each.close()  # stops a forked child whose scores are no longer wanted
         scorer.close()

@@ -83,7 +83,7 @@ def _assert_report_equals_page(query: dict[str, str]) -> str:
     assert reported == {m.label: m.value for m in at.metric}
     assert ("comparison" in tables) == ("vs" in query)
     shown_line = next(m.value for m in at.markdown if m.value.endswith("trials shown")).replace("**", "")
-    assert f"<p class='shown'>{shown_line}: " in document
+    assert f'<p class="shown">{shown_line}: ' in document
     # The same trials in the same order: the page's table of every shown trial (over its pages) and the report's.
     rows = tables["trials"]
     header, body = rows[0], rows[1:]

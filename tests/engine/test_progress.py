@@ -45,22 +45,93 @@ def test_runner_reports_loading_then_scoring_per_metric(suite, data_dir, tmp_pat
     assert steps == sorted(steps)
 
 
-def test_estimate_uses_the_timed_pieces():
+def test_estimate_uses_the_recent_pace_measured_after_the_first_report():
     log, now = [], [0.0]
     progress = RunProgress(lambda *a: log.append(a[2]), ["A", "B"], 100, clock=lambda: now[0])
     progress.planned("A", cached=0)
     assert log[-1] == "scoring A (1 of 2 metrics): 0 of 100 items"  # nothing timed: no estimate yet
-    now[0] = 10.0
-    progress.scored(25)
-    # 75 items of A at 0.4 s each, then B's 100 at the run's pace (0.4 s): 70 s.
-    assert log[-1] == "scoring A (1 of 2 metrics): 25 of 100 items · about 1 min left"
-    now[0] = 12.0
-    progress.scored(75)
-    progress.planned("B", cached=50)
-    now[0] = 13.0
+    now[0] = 30.0  # the first piece carries the start-up (a JVM, a model): not a measure of the pace
     progress.scored(10)
-    # B: 40 items left at its own 0.1 s each.
-    assert log[-1] == "scoring B (2 of 2 metrics): 60 of 100 items · about 4 s left"
+    assert log[-1] == "scoring A (1 of 2 metrics): 10 of 100 items"
+    now[0] = 34.0
+    progress.scored(20)
+    # 70 items left at (34 - 30) s / 20 items = 0.2 s each: 14 s; B's pace is unknown, so the time is A's.
+    assert log[-1] == "scoring A (1 of 2 metrics): 30 of 100 items · about 14 s left for this metric"
+    now[0] = 40.0
+    # The faster of the pace since the first report (10 s for 30 items) and the later half's (from the report at
+    # 34 s: 6 s for 10 items): 60 items left at 1/3 s, 20 s. A stall of the latest seconds does not make it jump.
+    progress.partial(10)
+    assert log[-1] == "scoring A (1 of 2 metrics): 40 of 100 items · about 20 s left for this metric"
+    now[0] = 44.0
+    progress.partial(10)  # nothing new: the estimate counts down from the last measure
+    assert log[-1] == "scoring A (1 of 2 metrics): 40 of 100 items · about 16 s left for this metric"
+    progress.planned("B", cached=50)
+    now[0] = 45.0
+    progress.scored(10)
+    now[0] = 48.0
+    progress.scored(30)
+    # The last metric: the estimate is the run's. 10 items left at 3 s / 30 items.
+    assert log[-1] == "scoring B (2 of 2 metrics): 90 of 100 items · about 1 s left"
+
+
+def test_a_metric_that_speeds_up_is_estimated_at_its_later_pace():
+    log, now = [], [0.0]
+    progress = RunProgress(lambda *a: log.append(a[2]), ["A"], 100, clock=lambda: now[0])
+    progress.planned("A", cached=0)
+    for t, n in ((10, 10), (14, 4), (18, 4), (20, 22), (22, 20)):
+        now[0] = t
+        progress.scored(n)
+    # Since 14 s (the later half of 12 s measured): 46 items in 8 s; 40 items left take 7 s (all 12 s: 9.6 s).
+    assert log[-1] == "scoring A (1 of 1 metrics): 60 of 100 items · about 7 s left"
+
+
+def test_the_pace_is_per_reference_pair_and_the_count_per_item():
+    log, now = [], [0.0]
+    progress = RunProgress(lambda *a: log.append(a[2]), ["A"], 100, clock=lambda: now[0])
+    progress.planned("A", cached=0, work=1000, cached_work=0)  # 50 items of 5 references, 50 of 15
+    now[0] = 1.0
+    progress.scored(50, work=250)
+    now[0] = 6.0
+    progress.partial(25, work=375)  # half the 15-reference items: 375 pairs in 5 s
+    # 375 pairs left at 5 s / 375 pairs: 5 s, where counting items (25 in 5 s) would say 5 s too but for the
+    # wrong reason; counted in items the first 5-reference half would have said 2.5 s for 25 items.
+    assert log[-1] == "scoring A (1 of 1 metrics): 75 of 100 items · about 5 s left"
+
+
+def test_a_measured_span_under_two_seconds_gives_no_estimate():
+    log, now = [], [0.0]
+    progress = RunProgress(lambda *a: log.append(a[2]), ["A"], 100, clock=lambda: now[0])
+    progress.planned("A", cached=0)
+    for t, n in ((0.5, 10), (1.0, 10), (1.9, 10)):
+        now[0] = t
+        progress.scored(n)
+    assert "left" not in log[-1]
+    now[0] = 2.5
+    progress.scored(10)
+    assert log[-1].endswith("40 of 100 items · about 4 s left")  # 60 items at 2 s / 30 items
+
+
+def test_parts_are_drawn_at_most_every_half_second_and_counted_once():
+    steps, now = [], [0.0]
+    progress = RunProgress(lambda step, total, message: steps.append(step), ["A", "B"], 100,
+                           clock=lambda: now[0])
+    progress.planned("B", cached=0)
+    now[0] = 0.6
+    progress.partial(5)
+    now[0] = 0.7
+    progress.partial(9)  # within half a second of the last drawing: counted, not drawn
+    now[0] = 1.2
+    progress.partial(9)
+    progress.scored(20)  # the piece's own end: its parts are not counted again
+    assert steps == [100, 105, 109, 120]
+
+
+def test_steps_of_their_own_sizes_count_items_over_the_study():
+    log = []
+    progress = RunProgress(lambda *a: log.append(a), ["M on expert", "M on crowdflower"], [30, 70], unit="steps")
+    progress.begin(1)
+    progress.planned("M", cached=20)
+    assert log[-1] == (50, 100, "scoring M on crowdflower (2 of 2 steps): 20 of 70 items")
 
 
 def test_a_progress_report_that_raises_stops_the_run(suite, data_dir, tmp_path):
@@ -83,3 +154,87 @@ def test_a_progress_report_that_raises_stops_the_run(suite, data_dir, tmp_path):
     runner.run(suite, ["ROUGE-L"], [5], settings, registry)
     assert sum(scored) > 0  # the counter sees ROUGE-L's scoring when it does happen
     registry.close()
+
+
+def _counts(log, name):
+    """The item counts reported while ``name`` was scored, in order."""
+    return [int(m.group(3).replace(",", "")) for m in map(SCORING_ANY.match, (x for _, _, x in log))
+            if m and m.group(1) == name]
+
+
+SCORING_ANY = re.compile(r"^scoring (\S+) \(\d of \d metrics\): ([\d,]+ of )?([\d,]+) of [\d,]+ items")
+
+
+@pytest.fixture
+def det_sub(data_dir):
+    return load_mutt_experiments(Settings(data_dir=data_dir)).select(["det_sub"])
+
+
+def test_a_neural_metric_reports_its_encoding_passes_within_one_piece(det_sub, data_dir, tmp_path):
+    # One piece (the whole metric's batch, scored in this process): the count moves before the piece ends.
+    log = []
+    runner.run(det_sub, ["EmbeddingCosine"], [5], Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1),
+               progress=lambda *a: log.append(a))
+    counts = _counts(log, "EmbeddingCosine")
+    items = 2 * 65  # data/README.md: det_sub has 65 trials; originals and corruptions
+    assert counts[0] == 0 and counts[-1] == items
+    assert any(0 < c < items for c in counts), counts
+    assert counts == sorted(counts)
+
+
+def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, tmp_path, monkeypatch):
+    # The dashboard's path: the piece runs in the queue's thread, its parts are drawn at the caller's polls.
+    from muttlab.engine import progress as progress_module
+    from muttlab.engine import queue as work_queue
+    from muttlab.metrics import meteor
+
+    monkeypatch.setattr(progress_module, "EVERY_S", 0.0)  # every count a poll finds is drawn
+
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1)
+    registry = runner.registry_for(settings)
+    queue = work_queue.FairQueue(workers=1)
+    meteor.clear_memo()  # every pair aligned again, so the JVM answers in several chunks
+    old_chunk, meteor.CHUNK = meteor.CHUNK, 40
+    log = []
+    try:
+        scorer = work_queue.QueuedScorer(runner.cache_for(settings), registry, queue, "visitor")
+        runner.run(det_sub, ["METEOR-1.5"], [5], settings, registry, progress=lambda *a: log.append(a),
+                   scorer=scorer)
+    finally:
+        meteor.CHUNK = old_chunk
+        queue.close()
+        registry.close()
+    counts = _counts(log, "METEOR-1.5")
+    # Pieces are grid cells (65 originals, then 65 corruptions); parts are the JVM's answers within them.
+    assert set(counts) - {0, 65, 130}, counts
+    assert counts == sorted(counts) and counts[-1] == 130
+
+
+def test_a_study_scoring_through_score_batches_reports_its_items_to_the_enclosing_report(det_sub, data_dir,
+                                                                                         tmp_path):
+    # A study (severity curve, Flickr8K, SICK) scores each metric with score_batches and reports its own steps;
+    # the items within a step reach whoever asked for them, with no callback passed down through the study.
+    from muttlab.engine.progress import items_reported_to
+
+    settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1)
+    registry = runner.registry_for(settings)
+    trials = det_sub.trials
+    batches = [([t.original for t in trials], [list(t.refs(5)) for t in trials]),
+               ([t.corrupted for t in trials], [list(t.refs(5)) for t in trials])]
+    log = []
+    with items_reported_to(lambda *a: log.append(a)):
+        runner.score_batches(registry.get("EmbeddingCosine"), batches, settings, registry)
+    runner.score_batches(registry.get("BLEU-4"), batches, settings, registry)  # outside: nobody is told
+    registry.close()
+    # The model is read under "loading" (only because something is to be scored), then the items count.
+    assert log[:2] == [(0, 130, "loading EmbeddingCosine"), (0, 130, "0 of 130 items")]
+    assert log[-1][:2] == (130, 130)
+    assert any(0 < done < 130 for done, _, _ in log), log  # the encoder's passes, within the one piece
+
+
+@pytest.mark.parametrize("seconds, text", [(0.2, "about 1 s"), (59.4, "about 59 s"), (94, "about 90 s"),
+                                           (176, "about 180 s"), (200, "about 3 min")])
+def test_an_estimate_is_written_at_the_precision_it_has(seconds, text):
+    from muttlab.engine.progress import duration_text
+
+    assert duration_text(seconds) == text
