@@ -110,9 +110,12 @@ def published_sections(frame: pd.DataFrame, studies: list[str] | None, only_off:
         shown = shown[~shown["within"].astype(bool)]
     sections = [head]
     groups = list(dict.fromkeys(shown["study"])) if "study" in shown.columns else [None]
+    titles = {p.name: p.description for s in api.studies() for p in s.published}  # as the page names them
     for study in groups:
         part = (shown if study is None else shown[shown["study"] == study]).reset_index(drop=True)
-        sections.append(Section().markup_table(published_table_html(part), study or ""))
+        subsets = [v for v in part["subset"].dropna().unique() if isinstance(v, str)] if "subset" in part else []
+        labels = {n: api.corruption_label(n) for n in subsets}
+        sections.append(Section().markup_table(published_table_html(part, labels), titles.get(study, study or "")))
     if shown.empty:
         head.note("No published number matches the filter.")
     return sections

@@ -8,7 +8,6 @@ import pytest
 
 from muttlab import api
 from muttlab.cli import main
-from muttlab.dashboard import services
 from muttlab.dashboard.number_format import correlation_text, percent
 from muttlab.dashboard.report import build_report
 from muttlab.settings import load_settings
@@ -89,7 +88,6 @@ def test_the_correlation_report_is_the_pages_view(app_env, monkeypatch):
 
 def test_the_published_report_holds_the_pages_tables(app_env, monkeypatch):
     monkeypatch.delenv("MUTTLAB_DATA_DIR")
-    monkeypatch.setattr(services, "reproduce_available", lambda: True)
     at = open_page("published")
     assert not shown_errors(at)
     document = build_report(load_settings(), "page=published")
