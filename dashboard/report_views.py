@@ -258,5 +258,75 @@ def correlation(settings: Settings, view: View) -> list[Section]:
     return sections
 
 
+# ------------------------------------------------------------------------------------ meta-evaluation, profile
+
+def meta_eval(settings: Settings, view: View) -> list[Section]:
+    """The Meta-evaluation page's view of a shipped TED pair (``pair``, ``statistic``, ``metric``): its ranking
+    with clusters and baselines, the metrics it could not score, and the scatter of pairs of outputs. An upload's
+    evaluation is kept by the server only while it runs and is not linked: no report of it."""
+    from muttlab.dashboard.services import meta
+
+    pairs = meta.meta_pairs_shipped()
+    if not pairs:
+        return [Section().heading("Meta-evaluation").note("This build ships no meta-evaluation.")]
+    pair = view.value("pair", pairs[0])
+    pair = pair if pair in pairs else pairs[0]
+    statistics = list(api.meta_statistics())
+    statistic = view.value("statistic", statistics[0])
+    statistic = statistic if statistic in statistics else statistics[0]
+    result = meta.shipped_meta(pair)
+    section = Section().heading(f"Meta-evaluation: WMT21 TED {pair}")
+    section.note(f"Shipped results: {len(result.systems)} systems × {result.items} segments ({result.outputs:,} "
+                 f"outputs), {result.n_resamples:,} resamples, seed {result.seed}, p < {result.alpha} for a new "
+                 f"cluster. {statistic}: {api.meta_statistics()[statistic]}")
+    for note in meta.shipped_meta_notes(settings):
+        section.note(f"Computed under another stamp than this server's: {note}")
+    section.table(meta.ranking_frame(result, statistic), "Ranking", css="ranking", formatters={})
+    if result.skipped:
+        section.table(meta.skipped_frame(result), "Not evaluated: these metrics cannot score this pair",
+                      css="skipped", formatters={})
+    scored = [m for m in result.metrics if m in (result.scores or {})]
+    if scored:
+        metric = view.value("metric", "chrF" if "chrF" in scored else scored[0])
+        metric = metric if metric in scored else scored[0]
+        grouped = statistic if statistic in meta.SCATTER_STATISTICS else "acc_eq_item"
+        pairs_frame = meta.pairs_of(("shipped", pair), result, metric, grouped)
+        section.figure(charts.meta_scatter(pairs_frame, metric, result.human,
+                                           f"{metric} on {pair}: pairs of outputs of one source"))
+        section.note(f"{len(pairs_frame):,} pairs; ε = {fmt_score(pairs_frame.attrs['epsilon'])}.")
+    return [section]
+
+
+def profile(settings: Settings, view: View) -> list[Section]:
+    """The Metric profile page's view of shipped profiles (``metric``, ``vs``): each section's dots with their
+    intervals and its table. A profile that does not ship is built on the page after a click, not by a report."""
+    from muttlab.dashboard.services import meta
+
+    shipped = meta.shipped_profiles()
+    wanted = [m for m in (view.value("metric", "chrF"), view.value("vs")) if m]
+    head = Section().heading("Metric profile: " + " vs ".join(wanted))
+    missing = [m for m in wanted if m not in shipped]
+    if missing:
+        head.note(f"Not shipped, so not in this report: {', '.join(missing)} (the page builds a profile after a "
+                  "click). Shipped: " + ", ".join(shipped) + ".")
+    for note in meta.shipped_profile_notes(settings):
+        head.note(f"Computed under another stamp than this server's: {note}")
+    profiles = [shipped[m] for m in wanted if m in shipped]
+    sections = [head]
+    for name in ("mutt", "demetr_severity", "mslc", "mqm"):
+        tables = [(p.metric, p.tables().get(name)) for p in profiles]
+        tables = [(m, t) for m, t in tables if t is not None and not t.empty]
+        if not tables:
+            continue
+        value = "value" if name == "mqm" else "accuracy"
+        names = " vs ".join(m for m, _ in tables)
+        sections.append(Section().heading(meta.SECTION_TITLES[name], 3).figure(charts.interval_dots(
+            meta.profile_points(name, tables), "row", value, "ci_low", "ci_high", percent_values=name != "mqm",
+            series="metric" if len(tables) > 1 else None, title=f"{names}: {meta.SECTION_TITLES[name]}")).table(
+            meta.profile_shown(name, tables), css=f"profile-{name}", formatters={}))
+    return sections
+
+
 SECTIONS: dict[str, Callable[[Settings, View], list[Section]]] = {
-    "severity": severity, "published": published, "human": human, "correlation": correlation}
+    "severity": severity, "published": published, "human": human, "correlation": correlation,
+    "meta_eval": meta_eval, "profile": profile}

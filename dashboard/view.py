@@ -170,7 +170,8 @@ LONG_VALUES = {"candidate": 20_000, "references": LINK_REFERENCES}
 
 # key -> (checker of one value, whether it holds a comma-separated list)
 KEYS = {
-    "page": (_choice("run", "drilldown", "severity", "published", "human", "correlation"), False),
+    "page": (_choice("run", "drilldown", "severity", "published", "human", "correlation", "meta_eval", "profile"),
+             False),
     "metrics": (_metric, True), "metric": (_metric, False), "vs": (_metric, False),
     "corruptions": (_corruption, True), "corruption": (_corruption, False), "types": (_corruption, True),
     "refs": (_refs, True), "strengths": (_strength, True),

@@ -46,6 +46,11 @@ def shipped_meta_notes(settings: Settings) -> list[str]:
     return [] if snapshot is None else shipped_differences(settings, snapshot, signatures=False)
 
 
+# The item-grouped pairwise statistics: the ones a scatter of pairs of outputs shows; any other statistic's page
+# shows acc*_eq's pairs.
+SCATTER_STATISTICS = ("acc_eq_item", "pairwise_acc_item")
+
+
 def pairs_of(key: tuple, result, metric: str, statistic: str):
     """Every item-grouped pair of outputs of ``metric`` (:func:`muttlab.api.meta_pairs`), kept per ``key`` (what
     names ``result``: a shipped pair or an upload's evaluation) for the whole server.
@@ -184,6 +189,26 @@ def section_label(name: str, table):
     if name == "mutt":
         return table["group"].astype(str) + " ×" + table["refs"].astype(str)
     return table["group"].astype(str)
+
+
+def profile_points(name: str, tables: list) -> "pd.DataFrame":
+    """The dots of a profile section's figure for ``tables`` ((metric, its section table) each): metric, row
+    label, the value (``accuracy``; ``value`` for MQM) and its interval."""
+    import pandas as pd
+
+    value = "value" if name == "mqm" else "accuracy"
+    return pd.concat([pd.DataFrame({"metric": m, "row": section_label(name, t).to_numpy(),
+                                    value: t[value].to_numpy(float), "ci_low": t["ci_low"].to_numpy(float),
+                                    "ci_high": t["ci_high"].to_numpy(float)}) for m, t in tables],
+                     ignore_index=True)
+
+
+def profile_shown(name: str, tables: list) -> "pd.DataFrame":
+    """A profile section's table for ``tables`` ((metric, its section table) each), as the page shows it."""
+    import pandas as pd
+
+    shown = pd.concat([profile_frame(name, t).assign(metric=m) for m, t in tables], ignore_index=True)
+    return shown[["metric"] + [c for c in shown.columns if c != "metric"]]
 
 
 def profile_frame(name: str, table):

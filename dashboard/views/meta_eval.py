@@ -22,7 +22,6 @@ from muttlab.dashboard.services import meta
 from muttlab.errors import MuttlabError
 
 SOURCES = {"ted": "WMT21 TED talks: expert MQM", "upload": "your own judgments (upload)"}
-SCATTER_STATISTICS = ("acc_eq_item", "pairwise_acc_item")  # the item-grouped pairwise ones: a scatter of pairs
 DEFAULT_UPLOAD_METRICS = ("chrF", "sentBLEU", "TER")
 SEGMENT_KEY, PICKED_KEY = "me-segment", "me-picked"
 
@@ -112,7 +111,7 @@ def _scatter(result, key: tuple, statistic: str, name: str) -> int | None:
     default = "chrF" if "chrF" in scored else scored[0]
     metric = ui.query_choice("metric", scored, default, "metric (with shipped per-output scores)")
     metric = st.selectbox("Metric", scored, index=scored.index(metric), key="me-metric")
-    grouped = statistic if statistic in SCATTER_STATISTICS else "acc_eq_item"
+    grouped = statistic if statistic in meta.SCATTER_STATISTICS else "acc_eq_item"
     pairs = meta.pairs_of(key, result, metric, grouped)
     if grouped != statistic:
         st.caption("The scatter shows the item-grouped pairs of acc*_eq (its ε), whatever the ranking's statistic.")
@@ -200,7 +199,7 @@ def page() -> None:
     number = _segment(settings, result, key, data, scatter[1] if scatter else None)
     ui.write_query({"pair": pair, "statistic": statistic, "metric": scatter[0] if scatter else None,
                     "segment": number})
-    ui.copy_link()
+    ui.copy_link("meta_eval")
 
 
 page()

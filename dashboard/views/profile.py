@@ -45,18 +45,13 @@ def _section(name: str, profiles: list) -> None:
                                                   if name in p.unavailable) + ".")
         return
     value = "value" if name == "mqm" else "accuracy"
-    points = pd.concat([pd.DataFrame({"metric": m, "row": meta.section_label(name, t).to_numpy(),
-                                      value: t[value].to_numpy(float), "ci_low": t["ci_low"].to_numpy(float),
-                                      "ci_high": t["ci_high"].to_numpy(float)}) for m, t in tables],
-                       ignore_index=True)
+    points = meta.profile_points(name, tables)
     names = " vs ".join(m for m, _ in tables)
     ui.chart(charts.interval_dots(points, "row", value, "ci_low", "ci_high", percent_values=name != "mqm",
                                   series="metric" if len(tables) > 1 else None,
                                   title=f"{names}: {meta.SECTION_TITLES[name]}"),
              f"profile-{names}-{name}", key=f"pf-chart-{name}")
-    shown = pd.concat([meta.profile_frame(name, t).assign(metric=m) for m, t in tables], ignore_index=True)
-    shown = shown[["metric"] + [c for c in shown.columns if c != "metric"]]
-    ui.folded_table(f"{meta.SECTION_TITLES[name]} as a table", shown, f"profile-{names}-{name}",
+    ui.folded_table(f"{meta.SECTION_TITLES[name]} as a table", meta.profile_shown(name, tables), f"profile-{names}-{name}",
                     key=f"pf-table-{name}", expanded=name == "mqm")
 
 
@@ -137,7 +132,7 @@ def page() -> None:
             "profile-demetr-perturbations", key="pf-table-demetr")
     if first is not None and second is not None:
         _comparison(settings, metric, vs)
-    ui.copy_link()
+    ui.copy_link("profile")
 
 
 page()

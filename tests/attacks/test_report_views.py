@@ -54,3 +54,24 @@ def test_markup_in_every_kind_of_block_is_text():
     assert "<title>MUTT Lab report: &lt;img" in document
     assert not figures_in_html(document)
     assert "Plotly" not in document
+
+
+def test_markup_in_meta_evaluation_and_profile_links_never_reaches_their_reports(sample_settings):
+    """A crafted link names a metric, pair or statistic made of markup: the link is refused (a plain-text error,
+    which the page and the command line show as text), or the report holds the shipped view without the markup."""
+    from urllib.parse import quote
+
+    from muttlab.dashboard.report import build_report
+    from muttlab.errors import MuttlabError
+
+    refused = 0
+    for view in (f"/meta_eval?pair=zh-en&metric={quote(MARKUP)}", f"/meta_eval?statistic={quote(MARKUP)}",
+                 f"/profile?metric={quote(MARKUP)}", f"/profile?metric=chrF&vs={quote(MARKUP)}"):
+        try:
+            document = build_report(sample_settings, view)
+        except MuttlabError:
+            refused += 1
+            continue
+        for raw in RAW:
+            assert raw not in document, (view, raw)
+    assert refused >= 1

@@ -12,7 +12,7 @@ from muttlab.dashboard.number_format import correlation_text, percent
 from muttlab.dashboard.report import build_report
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import (figure_title, figures_drawn, figures_in_html, html_bodies, html_tables,
-                                      open_page, shown_errors)
+                                      open_link, open_page, shown_errors)
 
 
 def _values(array) -> list:
@@ -96,6 +96,29 @@ def test_the_published_report_holds_the_pages_tables(app_env, monkeypatch):
     counts = {label: value for label, value in html_tables(document)["counts"]}
     assert counts == {m.label: str(m.value) for m in at.metric}
     assert "ties judged exactly, as the paper did (tie:exact)" in document
+
+
+def test_the_meta_evaluation_report_is_the_pages_view(app_env, app_settings):
+    query = {"pair": "zh-en", "statistic": "acc_eq_item", "metric": "TER"}
+    at = open_link("meta_eval", query)
+    at.run()  # figures come in the page's second run
+    assert not shown_errors(at)
+    document = build_report(app_settings, "/meta_eval?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    assert_same_figures(at, document)  # the scatter of TER's pairs, with its ε band
+    shown = next(d.value for d in at.dataframe if "cluster" in d.value.columns)
+    table = html_tables(document)["ranking"]
+    assert [row for row in table[1:]] == shown.astype(str).values.tolist()
+
+
+def test_the_profile_report_is_the_pages_view(app_env, app_settings):
+    at = open_link("profile", {"metric": "chrF", "vs": "TER"})
+    at.run()
+    assert not shown_errors(at)
+    document = build_report(app_settings, "/profile?metric=chrF&vs=TER")
+    assert_same_figures(at, document)  # MUTT, DEMETR per severity, MSLC24-B and MQM, both metrics' dots
+    shipped = api.snapshot("profiles").content.profiles
+    mutt = html_tables(document)["profile-mutt"]
+    assert len(mutt) - 1 == sum(len(shipped[m].tables()["mutt"]) for m in ("chrF", "TER"))
 
 
 def test_the_command_line_writes_a_study_pages_report(tmp_path, monkeypatch, cache_dir):
