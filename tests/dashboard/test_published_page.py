@@ -122,7 +122,6 @@ def test_studies_and_subsets_are_named_by_their_labels_not_their_ids(app_env, mo
     """``mutt_accuracy`` and ``neg_subj`` are ids: the page shows the study's paper and table (its registration
     in muttlab/human/studies.py) and the corruption type's catalogue label; the CSV keeps the ids."""
     frame = FRAME.assign(study=["mutt_accuracy", "mutt_accuracy", "dbleu_units"])
-    monkeypatch.setattr(services, "reproduce_available", lambda: True)
     monkeypatch.setattr(api, "reproduce", lambda settings, **options: FakeReport(frame))
     monkeypatch.setattr(services, "shipped_reproduction", lambda: None)
     at = open_page("published")
