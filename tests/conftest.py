@@ -13,6 +13,24 @@ from muttlab.sources import load_mutt_experiments
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO.parent / "shared" / "data")
 
+# The files that take longest, longest first (worker seconds with `-n 2` on two cores, docs/testing.md). They
+# are collected first, and pyproject's `--no-loadscope-reorder` keeps that order, so each xdist worker starts on
+# a long file and the short ones fill in at the end: the two workers finish together. xdist's default order (most
+# tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
+LONGEST_FIRST = (
+    "tests/engine/test_distributed.py",
+    "tests/dashboard/test_browser_audiences.py",
+    "tests/metrics/test_sacre.py",
+    "tests/dashboard/test_browser_views.py",
+    "tests/test_conformance.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Run the files of :data:`LONGEST_FIRST` first, in its order; every file's tests stay together and in order."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:

@@ -77,7 +77,9 @@ def open_link(page: str, query: dict, plotly_ready: bool = True) -> AppTest:
 
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Debian chromium through Playwright, one per test module (browser tests)."""
+    """Headless Debian chromium through Playwright, one per test module (browser tests). Not one per session:
+    while it is open, Playwright's sync API keeps an asyncio loop running in this thread, and every later test
+    that calls ``asyncio.run`` would fail; a launch costs about 2 s."""
     from playwright.sync_api import expect, sync_playwright
 
     from tests.dashboard.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, require_chromium

@@ -1,7 +1,7 @@
 """Scoring on a Dask cluster gives the local run's results, for every kind of metric.
 
-A real LocalCluster (two worker processes, loopback only) scores a slice of the MUTT det_sub set; the
-local runner is the oracle. Blocks are made small so every cell is split over several tasks: a
+A real LocalCluster (one worker process running two tasks at a time, loopback only) scores a slice of the MUTT
+det_sub set; the local runner is the oracle. Blocks are made small so every cell is split over several tasks: a
 corpus-level metric (CIDEr-D) only matches when the cell's document frequencies travel with each block.
 """
 from __future__ import annotations
@@ -27,7 +27,9 @@ KINDS = ["BLEU-4", "CIDEr-D", "METEOR-1.5", "ReVal-LSTM"]
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+    # One worker process: tasks still cross a process boundary (pickled, metrics rebuilt by name) and two run at
+    # once (the per-metric locks); a second process would load the JVM and the model again for no other check.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
                                   dashboard_address="127.0.0.1:0") as local_cluster:
         with distributed.Client(local_cluster, set_as_default=False) as client:
             yield client

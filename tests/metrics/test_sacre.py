@@ -43,30 +43,55 @@ def test_case_and_normalisation_settings_reach_the_pairs(mutt_suite):
         assert np.array_equal(Ter(**kwargs).score(cands, refs), expected)
 
 
-def test_compiled_edits_equal_sacrebleus_on_real_and_long_pairs(mutt_suite):
-    """Every 7th distinct (candidate, reference) pair of the grid, and long shuffled concatenations of its
-    sentences (wide beams, many shift candidates, the 1,000-candidate limit)."""
-    from sacrebleu.metrics.lib_ter import translation_edit_rate
-
-    from muttlab.metrics.ter_kernel import edits
-
-    pairs = list(dict.fromkeys((c, r) for t in mutt_suite.trials for c in (t.original, t.corrupted)
-                               for r in t.refs(20)))[::7]
+def edit_pairs(suite, step: int, long_pairs: int) -> list[tuple[list[str], list[str]]]:
+    """Tokenised (hypothesis, reference) pairs: every ``step``-th distinct (candidate, reference) pair of the MUTT
+    grid, then ``long_pairs`` long shuffled concatenations of its sentences (wide beams, many shift candidates,
+    the 1,000-candidate limit), then the two empty sides."""
+    pairs = list(dict.fromkeys((c, r) for t in suite.trials for c in (t.original, t.corrupted)
+                               for r in t.refs(20)))[::step]
     tokenize = TER()._preprocess_segment
     pairs = [(tokenize(c).split(), tokenize(r).split()) for c, r in pairs]
     rng = np.random.default_rng(0)
     sentences = [h for h, _ in pairs]
-    for k in range(200):
+    for k in range(long_pairs):
         words = [w for i in rng.integers(0, len(sentences), int(rng.integers(2, 12))) for w in sentences[i]]
         rng.shuffle(words)
         ref = [w for i in rng.integers(0, len(sentences), int(rng.integers(1, 12))) for w in sentences[i]]
         pairs.append((words[: int(rng.integers(1, len(words) + 1))] if k % 3 else words, ref))
-    pairs += [([], ["a", "dog"]), (["a", "dog"], [])]
+    return pairs + [([], ["a", "dog"]), (["a", "dog"], [])]
+
+
+def compiled_edits(pairs) -> list[int]:
+    """The compiled kernel's edit count of each pair (words numbered in one shared vocabulary)."""
+    from muttlab.metrics.ter_kernel import edits
+
     vocab: dict[str, int] = {}
 
     def ids(words):
         return np.array([vocab.setdefault(w, len(vocab)) for w in words], dtype=np.int64)
 
-    assert len(pairs) > 7000 and max(len(h) for h, _ in pairs) > 80
-    ours = [int(edits(ids(h), ids(r))) for h, r in pairs]
-    assert ours == [translation_edit_rate(h, r)[0] for h, r in pairs]
+    return [int(edits(ids(h), ids(r))) for h, r in pairs]
+
+
+def test_compiled_edits_equal_sacrebleus_on_real_and_long_pairs(mutt_suite, monkeypatch):
+    """Every 49th distinct (candidate, reference) pair of the grid and 25 long shuffled ones, enough that
+    sacrebleu's own search reaches its 1,000-candidate limit and widens its beam on some of them (checked
+    below). The same check on every 7th pair and 200 long ones (over 7,000 pairs) is
+    ``benchmarks/bench_ter_kernel.py``, which also times the kernel against sacrebleu."""
+    from sacrebleu.metrics import lib_ter
+
+    pairs = edit_pairs(mutt_suite, 49, 25)
+    reached = []
+    shift = lib_ter._shift
+
+    def counted(*args):
+        found = shift(*args)
+        reached.append(found[2])
+        return found
+
+    monkeypatch.setattr(lib_ter, "_shift", counted)
+    expected = [lib_ter.translation_edit_rate(h, r)[0] for h, r in pairs]
+    assert max(reached) >= lib_ter._MAX_SHIFT_CANDIDATES
+    assert any(h and len(r) / len(h) / 2 > lib_ter._BEAM_WIDTH for h, r in pairs)
+    assert len(pairs) > 700 and max(len(h) for h, _ in pairs) > 80
+    assert compiled_edits(pairs) == expected
