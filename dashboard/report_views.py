@@ -110,12 +110,14 @@ def published_sections(frame: pd.DataFrame, studies: list[str] | None, only_off:
         shown = shown[~shown["within"].astype(bool)]
     sections = [head]
     groups = list(dict.fromkeys(shown["study"])) if "study" in shown.columns else [None]
-    titles = {p.name: p.description for s in api.studies() for p in s.published}  # as the page names them
+    from muttlab.dashboard import services
+
+    titles = services.published_titles()  # studies and subsets named as the page names them
     for study in groups:
         part = (shown if study is None else shown[shown["study"] == study]).reset_index(drop=True)
         subsets = [v for v in part["subset"].dropna().unique() if isinstance(v, str)] if "subset" in part else []
-        labels = {n: api.corruption_label(n) for n in subsets}
-        sections.append(Section().markup_table(published_table_html(part, labels), titles.get(study, study or "")))
+        sections.append(Section().markup_table(published_table_html(part, services.corruption_labels(subsets)),
+                                               titles.get(study, study or "")))
     if shown.empty:
         head.note("No published number matches the filter.")
     return sections
@@ -276,11 +278,8 @@ def meta_eval(settings: Settings, view: View) -> list[Section]:
     statistic = statistic if statistic in statistics else statistics[0]
     result = meta.shipped_meta(pair)
     section = Section().heading(f"Meta-evaluation: WMT21 TED {pair}")
-    section.note(f"Shipped results: {len(result.systems)} systems × {result.items} segments ({result.outputs:,} "
-                 f"outputs), {result.n_resamples:,} resamples, seed {result.seed}, p < {result.alpha} for a new "
-                 f"cluster. {statistic}: {api.meta_statistics()[statistic]}")
-    for note in meta.shipped_meta_notes(settings):
-        section.note(f"Computed under another stamp than this server's: {note}")
+    section.note(meta.shipped_caption(result, meta.shipped_meta_notes(settings)))
+    section.note(f"{statistic}: {api.meta_statistics()[statistic]}")
     section.table(meta.ranking_frame(result, statistic), "Ranking", css="ranking", formatters={})
     if result.skipped:
         section.table(meta.skipped_frame(result), "Not evaluated: these metrics cannot score this pair",
@@ -289,7 +288,7 @@ def meta_eval(settings: Settings, view: View) -> list[Section]:
     if scored:
         metric = view.value("metric", "chrF" if "chrF" in scored else scored[0])
         metric = metric if metric in scored else scored[0]
-        grouped = statistic if statistic in meta.SCATTER_STATISTICS else "acc_eq_item"
+        grouped = meta.scatter_statistic(statistic)
         pairs_frame = meta.pairs_of(("shipped", pair), result, metric, grouped)
         section.figure(charts.meta_scatter(pairs_frame, metric, result.human,
                                            f"{metric} on {pair}: pairs of outputs of one source"))
@@ -313,17 +312,12 @@ def profile(settings: Settings, view: View) -> list[Section]:
         head.note(f"Computed under another stamp than this server's: {note}")
     profiles = [shipped[m] for m in wanted if m in shipped]
     sections = [head]
-    for name in ("mutt", "demetr_severity", "mslc", "mqm"):
-        tables = [(p.metric, p.tables().get(name)) for p in profiles]
-        tables = [(m, t) for m, t in tables if t is not None and not t.empty]
+    for name in meta.PROFILE_SECTIONS:
+        tables = meta.section_tables(name, profiles)
         if not tables:
             continue
-        value = "value" if name == "mqm" else "accuracy"
-        names = " vs ".join(m for m, _ in tables)
-        sections.append(Section().heading(meta.SECTION_TITLES[name], 3).figure(charts.interval_dots(
-            meta.profile_points(name, tables), "row", value, "ci_low", "ci_high", percent_values=name != "mqm",
-            series="metric" if len(tables) > 1 else None, title=f"{names}: {meta.SECTION_TITLES[name]}")).table(
-            meta.profile_shown(name, tables), css=f"profile-{name}", formatters={}))
+        sections.append(Section().heading(meta.SECTION_TITLES[name], 3).figure(meta.profile_figure(name, tables))
+                        .table(meta.profile_shown(name, tables), css=f"profile-{name}", formatters={}))
     return sections
 
 

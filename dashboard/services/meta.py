@@ -51,6 +51,20 @@ def shipped_meta_notes(settings: Settings) -> list[str]:
 SCATTER_STATISTICS = ("acc_eq_item", "pairwise_acc_item")
 
 
+def scatter_statistic(statistic: str) -> str:
+    """The statistic whose pairs the scatter shows for a ranking by ``statistic``: itself when item-grouped
+    pairwise, else acc*_eq's."""
+    return statistic if statistic in SCATTER_STATISTICS else "acc_eq_item"
+
+
+def shipped_caption(result, stale: list[str]) -> str:
+    """What the page and its report say of a shipped meta-evaluation: its size, resamples, seed and threshold,
+    and ``stale`` (:func:`shipped_meta_notes`) when it is not this server's."""
+    return (f"Shipped results: {len(result.systems)} systems × {result.items} segments ({result.outputs:,} outputs), "
+            f"{result.n_resamples:,} resamples, seed {result.seed}, p < {result.alpha} for a new cluster."
+            + (" Computed under another stamp than this server's: " + "; ".join(stale) if stale else ""))
+
+
 def pairs_of(key: tuple, result, metric: str, statistic: str):
     """Every item-grouped pair of outputs of ``metric`` (:func:`muttlab.api.meta_pairs`), kept per ``key`` (what
     names ``result``: a shipped pair or an upload's evaluation) for the whole server.
@@ -191,6 +205,16 @@ def section_label(name: str, table):
     return table["group"].astype(str)
 
 
+# A profile's sections as the page and its report show them, in order (the DEMETR per-perturbation table apart).
+PROFILE_SECTIONS = ("mutt", "demetr_severity", "mslc", "mqm")
+
+
+def section_tables(name: str, profiles: list) -> list:
+    """(metric, its table of section ``name``) for each of ``profiles`` that has that section with rows."""
+    tables = [(p.metric, p.tables().get(name)) for p in profiles]
+    return [(m, t) for m, t in tables if t is not None and not t.empty]
+
+
 def profile_points(name: str, tables: list) -> "pd.DataFrame":
     """The dots of a profile section's figure for ``tables`` ((metric, its section table) each): metric, row
     label, the value (``accuracy``; ``value`` for MQM) and its interval."""
@@ -201,6 +225,18 @@ def profile_points(name: str, tables: list) -> "pd.DataFrame":
                                     value: t[value].to_numpy(float), "ci_low": t["ci_low"].to_numpy(float),
                                     "ci_high": t["ci_high"].to_numpy(float)}) for m, t in tables],
                      ignore_index=True)
+
+
+def profile_figure(name: str, tables: list):
+    """A profile section's figure for ``tables`` ((metric, its section table) each): each row's dot with its 95%
+    interval, one colour per metric when two are compared (:func:`muttlab.dashboard.charts.interval_dots`)."""
+    from muttlab.dashboard import charts
+
+    names = " vs ".join(m for m, _ in tables)
+    return charts.interval_dots(profile_points(name, tables), "row", "value" if name == "mqm" else "accuracy",
+                                "ci_low", "ci_high", percent_values=name != "mqm",
+                                series="metric" if len(tables) > 1 else None,
+                                title=f"{names}: {SECTION_TITLES[name]}")
 
 
 def profile_shown(name: str, tables: list) -> "pd.DataFrame":

@@ -45,10 +45,7 @@ def _shipped_result(settings):
     pair = st.segmented_control("Language pair", pairs, default=pair, key="me-pair") or pair
     result = meta.shipped_meta(pair)
     stale = meta.shipped_meta_notes(settings)
-    ui.caption_text(f"Shipped results: {len(result.systems)} systems × {result.items} segments "
-                    f"({result.outputs:,} outputs), {result.n_resamples:,} resamples, seed {result.seed}, "
-                    f"p < {result.alpha} for a new cluster."
-                    + (" Computed under another stamp than this server's: " + "; ".join(stale) if stale else ""))
+    ui.caption_text(meta.shipped_caption(result, stale))
     return pair, result
 
 
@@ -111,7 +108,7 @@ def _scatter(result, key: tuple, statistic: str, name: str) -> int | None:
     default = "chrF" if "chrF" in scored else scored[0]
     metric = ui.query_choice("metric", scored, default, "metric (with shipped per-output scores)")
     metric = st.selectbox("Metric", scored, index=scored.index(metric), key="me-metric")
-    grouped = statistic if statistic in meta.SCATTER_STATISTICS else "acc_eq_item"
+    grouped = meta.scatter_statistic(statistic)
     pairs = meta.pairs_of(key, result, metric, grouped)
     if grouped != statistic:
         st.caption("The scatter shows the item-grouped pairs of acc*_eq (its ε), whatever the ranking's statistic.")

@@ -12,11 +12,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, services, ui
+from muttlab.dashboard import services, ui
 from muttlab.dashboard.services import meta
 from muttlab.errors import MuttlabError
 
-SECTIONS = ("mutt", "demetr_severity", "mslc", "mqm")
 DEFAULT_METRIC = "chrF"
 
 
@@ -37,22 +36,16 @@ def _profile(settings, metric: str, shipped: dict, key: str):
 
 
 def _section(name: str, profiles: list) -> None:
-    tables = [(p.metric, p.tables().get(name)) for p in profiles]
-    tables = [(m, t) for m, t in tables if t is not None and not t.empty]
+    tables = meta.section_tables(name, profiles)
     st.subheader(meta.SECTION_TITLES[name])
     if not tables:
         st.caption("Not in this profile" + "".join(f"; {p.metric}: {p.unavailable[name]}" for p in profiles
                                                   if name in p.unavailable) + ".")
         return
-    value = "value" if name == "mqm" else "accuracy"
-    points = meta.profile_points(name, tables)
     names = " vs ".join(m for m, _ in tables)
-    ui.chart(charts.interval_dots(points, "row", value, "ci_low", "ci_high", percent_values=name != "mqm",
-                                  series="metric" if len(tables) > 1 else None,
-                                  title=f"{names}: {meta.SECTION_TITLES[name]}"),
-             f"profile-{names}-{name}", key=f"pf-chart-{name}")
-    ui.folded_table(f"{meta.SECTION_TITLES[name]} as a table", meta.profile_shown(name, tables), f"profile-{names}-{name}",
-                    key=f"pf-table-{name}", expanded=name == "mqm")
+    ui.chart(meta.profile_figure(name, tables), f"profile-{names}-{name}", key=f"pf-chart-{name}")
+    ui.folded_table(f"{meta.SECTION_TITLES[name]} as a table", meta.profile_shown(name, tables),
+                    f"profile-{names}-{name}", key=f"pf-table-{name}", expanded=name == "mqm")
 
 
 def _comparison(settings, first: str, second: str) -> None:
@@ -122,10 +115,9 @@ def page() -> None:
         for note in [*p.notes, *(f"{k}: {v}" for k, v in p.unavailable.items()),
                      *(f"MQM {k}: {v}" for k, v in p.mqm_skipped.items())]:
             ui.caption_text(note)
-    for name in SECTIONS:
+    for name in meta.PROFILE_SECTIONS:
         _section(name, profiles)
-    per_perturbation = [(p.metric, p.tables().get("demetr")) for p in profiles]
-    per_perturbation = [(m, t) for m, t in per_perturbation if t is not None and not t.empty]
+    per_perturbation = meta.section_tables("demetr", profiles)
     if per_perturbation:
         ui.folded_table(meta.SECTION_TITLES["demetr"], pd.concat(
             [meta.profile_frame("demetr", t).assign(metric=m) for m, t in per_perturbation], ignore_index=True),

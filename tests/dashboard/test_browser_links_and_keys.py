@@ -9,17 +9,16 @@ import pytest
 
 from muttlab.sources import load_sample
 from tests.dashboard.conftest import new_page
-from tests.dashboard.test_browser import EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import EXCEPTION, require_chromium
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
+@pytest.fixture
+def served(sample_server):
+    """The shared bundled-sample server (tests/conftest.py): these tests need no setting of their own."""
     require_chromium()
-    tmp = tmp_path_factory.mktemp("served-slices")
-    with serving(sample_env(tmp / "cache"), tmp / "serve.log") as url:
-        yield url
+    return sample_server.url
 
 
 def test_a_slice_link_restores_its_slice(served, browser):
