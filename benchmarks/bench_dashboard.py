@@ -435,13 +435,17 @@ PAINTS = {
     "mine": ("", '[data-testid="stFileUploader"]', "the upload box", None),
     "human": ("", 'text="gold: mean ± sd"', "the gold statistics", INTERACTIVE),
     "correlation": ("", '[data-testid="stFormSubmitButton"]', "the study form", INTERACTIVE),
+    "meta_eval": ("", "role=heading[name='Ranking']", "the ranking", INTERACTIVE),
+    "profile": ("", "role=heading[name=/^MUTT: accuracy/]", "the MUTT section", INTERACTIVE),
     "learned": ("", "role=heading[name='Models']", "the models", INTERACTIVE),
     "annotate": ("", ('[data-testid="stDataFrame"]', 'text="The pair store is empty."'), "the pair list (or: empty)",
                  None),
 }
 # How long a page's figure is waited for after its main element: a page may draw none (no model installed, no
-# shipped study current), and then it is timed as "–".
+# shipped study current), and then it is timed as "–". A main element that never comes ends the run with the page
+# named, rather than leaving the benchmark waiting.
 CHART_WAIT_S = 30.0
+MAIN_WAIT_S = 300.0
 
 
 def paints(settings: Settings, settle: float) -> None:
@@ -480,18 +484,22 @@ def paints(settings: Settings, settle: float) -> None:
     print("| page | main element | first visit, fresh server | second visit | new tab of a returning visitor |\n"
           "| --- | --- | --- | --- | --- |")
     for stem in stems:
-        what = PAINTS.get(stem, ("", None, "title, script run finished", None))[2]
+        what = what_of(stem)
         print(f"| {stem} | {what} | " + " | ".join(
             f"{main:.2f}" + ("" if chart is None and PAINTS.get(stem, (0, 0, 0, None))[3] is None
                              else f" / {'–' if chart is None else f'{chart:.2f}'}")
             for main, chart in times[stem]) + " |")
 
 
+def what_of(stem: str) -> str:
+    return PAINTS.get(stem, ("", None, "title, script run finished", None))[2]
+
+
 def _paint(page, url: str, stem: str) -> tuple[float, float | None]:
     """Seconds from opening ``stem``'s address in ``page`` to its main element (:data:`PAINTS`), and to its figure
     drawn and answering the pointer (None when the page has no figure or shows none); closes the page."""
     query, main, _, chart = PAINTS.get(stem, ("", None, "", None))
-    page.set_default_timeout(1_800_000)
+    page.set_default_timeout(MAIN_WAIT_S * 1000)
     start = time.perf_counter()
     page.goto(f"{url}/{'' if stem == 'run' else stem.split()[0]}{query}")
     if main is None:
@@ -502,7 +510,11 @@ def _paint(page, url: str, stem: str) -> tuple[float, float | None]:
         found = page.locator(mains[0])
         for other in mains[1:]:
             found = found.or_(page.locator(other))
-        found.first.wait_for()
+        try:
+            found.first.wait_for()
+        except Exception as exc:  # Playwright's TimeoutError
+            raise SystemExit(f"{stem}: its main element ({what_of(stem)}) did not appear in {MAIN_WAIT_S:.0f} s "
+                             "- has the page changed? Update PAINTS.") from exc
     painted = time.perf_counter() - start
     drawn = None
     if chart is not None:
