@@ -429,8 +429,8 @@ PAINTS = {
                      "the comparison's numbers", f".js-plotly-plot >> nth=1 >> {INTERACTIVE.split(' ', 1)[1]}"),
     "published": ("", 'text="published numbers"', "the published numbers", None),
     "playground": ("", "role=heading[name='Scores']", "the scores", INTERACTIVE),
-    "severity": ("?metrics=BLEU-4,ROUGE-L&corruption=typo&strengths=1,2,3&refs=5", "text=/at every strength/",
-                 "the curves' n and verdicts", INTERACTIVE),
+    # A link only fills Severity's form; a first visit shows the shipped default curve.
+    "severity": ("", "text=/at every strength/", "the shipped curves' n and verdicts", INTERACTIVE),
     "challenge": ("", '[data-testid="stFileUploader"]', "the upload box", None),
     "mine": ("", '[data-testid="stFileUploader"]', "the upload box", None),
     "human": ("", 'text="gold: mean ± sd"', "the gold statistics", INTERACTIVE),

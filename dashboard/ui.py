@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from muttlab.dashboard import charts, number_format, services
+from muttlab.dashboard import charts, number_format, plotly_hint, services
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import DIFF_CSS
 from muttlab import escaping
@@ -171,6 +171,7 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
 PLOTLY_READY_KEY = "muttlab-plotly-ready"  # this session's browser has been sent a figure
 PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed" (the browser's timer runs)
 PAINT_PASS_S = 0.5
+PLOTLY_HINT_KEY = "muttlab-plotly-hint"  # the footer has asked for the hint's cookie (dashboard.plotly_hint)
 
 
 def chart(fig: charts.Figure, name: str, key: str, live: bool = False, selectable: bool = False):
@@ -184,6 +185,8 @@ def chart(fig: charts.Figure, name: str, key: str, live: bool = False, selectabl
     belongs to has no second. A ``selectable`` figure's points can be clicked: returns the points chosen (plotly's
     selection: each with its ``customdata``), else an empty list."""
     chosen = []
+    if not st.session_state.get(PLOTLY_READY_KEY) and plotly_hint.seen(st.context.cookies):
+        st.session_state[PLOTLY_READY_KEY] = True
     if live or st.session_state.get(PLOTLY_READY_KEY):
         if selectable:
             event = st.plotly_chart(fig, theme=None, key=key, width="stretch", config=_config(name),
@@ -519,3 +522,8 @@ def footer() -> None:
     st.caption("  \n".join(facts.lines()))
     if st.session_state.get(PAINT_PASS_KEY) == "wanted":
         _paint_pass()
+    elif st.session_state.get(PLOTLY_READY_KEY) and not plotly_hint.seen(st.context.cookies):
+        beacon = plotly_hint.beacon()
+        if beacon is not None and not st.session_state.get(PLOTLY_HINT_KEY):
+            st.session_state[PLOTLY_HINT_KEY] = True
+            st.html(beacon)

@@ -49,6 +49,8 @@ ALLOWED_ACROSS = {
         "`muttlab serve` runs the dashboard in its own process and warms the dashboard's caches before the first page",
     ("muttlab.cli.serve", "muttlab.dashboard.signin"):
         "`muttlab serve` mounts the dashboard's sign-in routes (they set the HttpOnly session cookie) on its server",
+    ("muttlab.cli.serve", "muttlab.dashboard.plotly_hint"):
+        "`muttlab serve` mounts the dashboard's paint-hint route (it sets the cookie that orders a page's paint)",
     ("muttlab.cli.serve", "muttlab.dashboard.shared"):
         "`muttlab serve` refuses the browser's clear-cache message before the first page runs",
 }

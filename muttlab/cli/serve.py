@@ -139,7 +139,7 @@ def serve(options: dict[str, object]) -> None:
     from streamlit.starlette import App
     from streamlit.web import bootstrap
 
-    from muttlab.dashboard import signin
+    from muttlab.dashboard import plotly_hint, signin
 
     # The dashboard's st.cache_data functions are declared before Streamlit's runtime exists; Streamlit warns
     # about each ("No runtime found") although their caches are made with the runtime's storage on first use.
@@ -161,8 +161,9 @@ def serve(options: dict[str, object]) -> None:
     streamlit_config._main_script_path = os.path.abspath(app)
     bootstrap.load_config_options(flag_options=options)
     global APP
-    # Streamlit's app with the sign-in address beside its own routes (see muttlab.dashboard.signin).
-    APP = App(app, routes=signin.routes())
+    # Streamlit's app with the sign-in address and the paint hint beside its own routes (see
+    # muttlab.dashboard.signin and muttlab.dashboard.plotly_hint).
+    APP = App(app, routes=[*signin.routes(), *plotly_hint.routes()])
     # The same settings object every page builds from the environment, so the pages find what it loaded.
     warm = services.warm_start(services.settings())
     print("muttlab: warm-up started (metrics, JVMs and models load in the background)", file=sys.stderr, flush=True)

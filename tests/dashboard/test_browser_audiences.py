@@ -9,10 +9,11 @@
   page, still after a reload and in a new tab, and the session id never readable by the page's scripts
   (``document.cookie``).
 
-With ``MUTTLAB_SCREENSHOTS=docs/img`` (a folder, relative to the repository) each saves its first view,
-1,280 px wide, as ``<audience>.png`` there: the pictures of docs/dashboard.md's "First views"; the researcher
-also saves the landing grid's first block, as ``researcher-grid.png`` (the README's picture; the reviewer's
-landing grid is the same shipped grid). Without it no file is written outside ``test-artifacts/``.
+With ``MUTTLAB_SCREENSHOTS=docs/img`` (a folder, relative to the repository) each saves its first view at a
+wide laptop's, a small laptop's and a phone's width (:data:`SCREEN_WIDTHS`) as ``<audience>-<width>.png`` there:
+the pictures of docs/dashboard.md's "First views"; the researcher also saves the landing grid's first block, as
+``researcher-grid.png`` (the README's picture; the reviewer's landing grid is the same shipped grid). Without it
+no file is written outside ``test-artifacts/``.
 """
 from __future__ import annotations
 
@@ -36,15 +37,26 @@ PASSWORD = "a long enough password"
 CELL = 'drilldown?metric=ROUGE-L&corruption=neg_subj&refs=5'
 
 
+# The widths of the pictures in docs (a wide laptop, a small laptop, a phone), with each one's window height.
+SCREEN_WIDTHS = {1400: 900, 1024: 768, 390: 844}
+
+
 def first_view(page, audience: str, grid: bool = False) -> None:
-    """Save what ``audience`` sees first (and with ``grid``, the accuracy grid's first block, as
-    ``<audience>-grid.png``), when MUTTLAB_SCREENSHOTS names the folder for it."""
+    """Save what ``audience`` sees first at each of :data:`SCREEN_WIDTHS` (and with ``grid``, the accuracy grid's
+    first block, as ``<audience>-grid.png``), when MUTTLAB_SCREENSHOTS names the folder for it; the tab goes back to
+    its own size after."""
     folder = os.environ.get("MUTTLAB_SCREENSHOTS")
-    if folder:
-        (REPO / folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(REPO / folder / f"{audience}.png"))
-        if grid:
-            page.locator(".mutt-grid .mutt-scroll").first.screenshot(path=str(REPO / folder / f"{audience}-grid.png"))
+    if not folder:
+        return
+    (REPO / folder).mkdir(parents=True, exist_ok=True)
+    for width, height in SCREEN_WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        # Streamlit lays a narrow window out again in the browser (no rerun): wait for the layout to settle.
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(REPO / folder / f"{audience}-{width}.png"))
+    page.set_viewport_size(VIEWPORT)
+    if grid:  # last: the element's picture scrolls the page to it
+        page.locator(".mutt-grid .mutt-scroll").first.screenshot(path=str(REPO / folder / f"{audience}-grid.png"))
 
 
 def new_tab(context):
