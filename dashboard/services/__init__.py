@@ -1,8 +1,8 @@
 """What the dashboard's pages call: the doorway to the engine, by concern.
 
-* :mod:`.core`: settings, the shared registry and suites, the fair queue's door, the Playground's scoring,
-  the pair store, published numbers, severity curves;
-* :mod:`.memo`: the server-wide memos of finished runs, of pieces of pages and of uploads, capped in bytes;
+* :mod:`.core`: settings, the shared registry and suites, the fair queue's door, what the server keeps of what
+  was asked (``memoised``, in the dashboard's one process cache, :mod:`muttlab.dashboard.shared`), the Playground's
+  scoring, the pair store, published numbers, severity curves;
 * :mod:`.budget`: the public demo's share per visitor and cap for the whole server;
 * :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor;
 * :mod:`.cells`: one Drill-down cell's trials, whatever the suite, their slices, and which of them are pairs of the
@@ -23,7 +23,7 @@ Pages use the names below as ``services.<name>``.
 from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES,
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
-                                             metric_catalogue, shipped, shipped_differences, shipped_reproduction,
+                                             is_memoised, memoised, metric_catalogue, shipped, shipped_differences, shipped_reproduction,
                                              queued, queued_study, registry, report_frame,
                                              reproduction, reval_evaluation, score_sentences,
                                              session_id, settings, severity, severity_key, shipped_grid,
@@ -31,7 +31,6 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              study_warnings, suite, suite_named, trials_by_id)
 from muttlab.dashboard.services.budget import DemoLimit, governs, is_quick, scoring_settings, slow_metrics
 from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
-from muttlab.dashboard.services.memo import is_memoised, memoised
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, warm_start

@@ -2,20 +2,22 @@
 the pair store and the published numbers. Pages call these helpers (through :mod:`muttlab.dashboard.services`);
 none of them computes a score.
 
-Two caches:
-  * :func:`muttlab.dashboard.shared.singleton` for heavy objects shared by every session of the server: the
-    settings-bound metric registry (which holds the metric objects, the METEOR Java process, GloVe vectors,
-    ReVal models), the loaded suite, the pair store, the memo of finished runs. Not ``st.cache_resource``,
-    which any browser can empty for everyone (see :mod:`muttlab.dashboard.shared`);
-  * ``st.cache_data`` for engine results (playground scores, study tables), keyed by what was asked;
-    runs that draw a progress bar use :func:`~muttlab.dashboard.services.memo.memoised`, a shared memo.
+What the server keeps for all its sessions is in the dashboard's one process cache,
+:mod:`muttlab.dashboard.shared` (not Streamlit's caches, which any browser can empty for everyone):
+  * pinned entries (:func:`~muttlab.dashboard.shared.singleton`) for heavy objects: the settings-bound metric
+    registry (which holds the metric objects, the METEOR Java process, GloVe vectors, ReVal models), the loaded
+    suite, the pair store, the footer's facts;
+  * byte-capped regions for what was asked, through :func:`memoised`: finished runs, studies and the pair store's
+    suites (``results``), pieces of pages (``pages``), the Playground's scores and corruptions (``playground``).
+    A computation that draws a progress bar is kept there too (``st.cache_data``'s element replay forbids it).
 Below both sits the engine's on-disk score cache, so a rerun after a server restart is fast as well.
 All scoring goes through the fair work queue (:func:`muttlab.engine.queue.shared_queue`, a module-level
 singleton no client can clear): small requests first, sessions in turn, grids one cell at a time
 (:mod:`muttlab.dashboard.services.grid`).
 
 Settings come from :func:`muttlab.settings.load_settings` (the environment ``muttlab serve`` sets); they
-are passed explicitly to every cached helper so that two configurations never share an entry.
+are passed explicitly to every cached helper and are part of every key, so that two configurations never share
+an entry.
 """
 from __future__ import annotations
 
@@ -26,10 +28,9 @@ import pandas as pd
 import streamlit as st
 
 from muttlab import api
-from muttlab.dashboard.services.memo import memoised, pages_memo, results_memo
 from muttlab.dashboard.services import budget, user_suites
 from muttlab.dashboard.services.budget import session_id
-from muttlab.dashboard.shared import singleton
+from muttlab.dashboard.shared import region, singleton
 from muttlab.redact import scrub
 from muttlab.api import MetricInfo, Registry, Suite, Trial, installed_state
 from muttlab.errors import MuttlabError
@@ -46,6 +47,34 @@ LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DRE
 def settings() -> Settings:
     """The server's settings (cheap: reads ``MUTTLAB_*`` variables each rerun)."""
     return load_settings()
+
+
+def memoised(key: tuple, compute: Callable[[], object], settings: Settings | None = None, kept_in: str = "results",
+             costly: str | None = None, metrics: Sequence[str] = ()):
+    """``compute()`` once per ``key`` for the whole server, kept in the process cache's byte-capped region
+    ``kept_in`` (:data:`muttlab.dashboard.shared.SHARES`; two sessions asking at once compute it once).
+
+    ``costly`` names work a visitor asks for (a grid run, a study, a challenge set's scores): on a read-only
+    server it runs only within that visitor's share (:func:`muttlab.dashboard.services.budget.governed`, which
+    also refuses ``metrics`` that are slow to compute there); a value the server has costs nothing.
+
+    ``compute`` may draw a progress bar (which ``st.cache_data``'s element replay forbids) and sends its scoring
+    through the fair queue itself. Callers treat the value as read-only.
+    """
+    work = compute if costly is None else lambda: budget.governed(settings, costly, compute, metrics)
+    return region(kept_in).computed(key, work)
+
+
+def is_memoised(key: tuple, kept_in: str = "results") -> bool:
+    """Whether :func:`memoised` has ``key``'s value in region ``kept_in``: nothing is computed."""
+    return key in region(kept_in)
+
+
+def _spinner(text: str):
+    """``st.spinner`` in a page; nothing in the warm-up thread, which has no page to draw on."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return st.spinner(text) if get_script_run_ctx(suppress_warning=True) is not None else contextlib.nullcontext()
 
 
 # --------------------------------------------------------------------------- shared heavy objects
@@ -141,13 +170,6 @@ def metric_catalogue(settings: Settings) -> list[MetricInfo]:
     return _metric_catalogue(settings, installed_state(settings.model_dir))
 
 
-def _spinner(text: str):
-    """``st.spinner`` in a page; nothing in the warm-up thread, which has no page to draw on."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    return st.spinner(text) if get_script_run_ctx(suppress_warning=True) is not None else contextlib.nullcontext()
-
-
 @singleton
 def _metric_catalogue(settings: Settings, installed: str) -> list[MetricInfo]:
     with _spinner("Checking which metrics are available…"):
@@ -194,11 +216,15 @@ def store_revision(settings: Settings) -> int:
     return 0 if pairs is None else pairs.latest_revision()
 
 
-@st.cache_resource(show_spinner="Reading the pair store…", max_entries=4)
 def _store_suite(settings: Settings, revision: int) -> Suite:
-    base = api.load_suite(settings, "store")
-    # The revision id goes into the suite's name, so results and exports say which state was scored.
-    return Suite(f"store@rev{revision}", base.trials, base.is_sample)
+    def read() -> Suite:
+        with _spinner("Reading the pair store…"):
+            base = api.load_suite(settings, "store")
+        # The revision id goes into the suite's name, so results and exports say which state was scored.
+        return Suite(f"store@rev{revision}", base.trials, base.is_sample)
+
+    # Kept by revision like a finished run (each edit makes a new one), not pinned.
+    return memoised(("store suite", settings, revision), read)
 
 
 def suite_named(settings: Settings, name: str = "default") -> Suite:
@@ -223,10 +249,13 @@ def suite_named(settings: Settings, name: str = "default") -> Suite:
     return suite(settings)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
 def trials_by_id_of(settings: Settings, suite_key: str) -> dict[str, Trial]:
-    name = "store" if suite_key.startswith("store@") else "default"
-    return {t.id: t for t in suite_named(settings, name).trials}
+    """The trials of the suite a result names (``results.suite``) by id: the pair store's (kept by its key, as its
+    suite is) or the default suite's (:func:`trials_by_id`)."""
+    if not suite_key.startswith("store@"):
+        return trials_by_id(settings)
+    return memoised(("store trials", settings, suite_key),
+                    lambda: {t.id: t for t in suite_named(settings, "store").trials})
 
 
 def shipped(kind: str):
@@ -254,7 +283,7 @@ def shipped_differences(settings: Settings, snapshot, signatures: bool = True) -
         catalogue = {i.name: i.signature for i in metric_catalogue(settings) if i.available}
         current = {m: catalogue[m] for m in snapshot.stamp.signatures if m in catalogue}
     key = ("snapshot differences", snapshot.kind, settings, tuple(sorted(current.items())), snapshot.stamp.digest())
-    return memoised(key, lambda: api.snapshot_differences(settings, snapshot, current), settings, memo=pages_memo())
+    return memoised(key, lambda: api.snapshot_differences(settings, snapshot, current), settings, kept_in="pages")
 
 
 def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], ref_counts: tuple[int, ...]) -> str:
@@ -267,8 +296,8 @@ def shipped_grid_html(metrics: tuple[str, ...], corruptions: tuple[str, ...], re
         return accuracy_grid_html(grid.select(metrics, corruptions, ref_counts),
                                   corruption_labels(grid.corruptions), metrics, corruptions)
 
-    # A memo of its own: a visitor trying many filters must not push the finished runs out of theirs.
-    return memoised(("shipped grid html", metrics, corruptions, ref_counts), build, memo=pages_memo())
+    # A region of its own: a visitor trying many filters must not push the finished runs out of theirs.
+    return memoised(("shipped grid html", metrics, corruptions, ref_counts), build, kept_in="pages")
 
 
 def corruption_label(name: str) -> str:
@@ -289,12 +318,6 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
-    return _score_sentences(settings, installed_state(settings.model_dir), metrics, candidates, references)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _score_sentences(settings: Settings, installed: str, metrics: tuple[str, ...], candidates: tuple[str, ...],
-                     references: tuple[str, ...]) -> pd.DataFrame:
     return queued(lambda: api.score(settings, metrics, candidates, [references] * len(candidates),
                                     registry(settings)), cost=len(metrics) * len(candidates))
 
@@ -314,20 +337,26 @@ def generator_types() -> list[str]:
     return api.generator_types()
 
 
-@st.cache_data(show_spinner="Parsing and corrupting…", max_entries=256)
 def corrupt_sentence(sentence: str, references: tuple[str, ...], types: tuple[str, ...],
                      seed: int) -> pd.DataFrame:
-    """Every chosen generator applied to ``sentence`` (``muttlab.engine.suites.generated_trials``).
+    """Every chosen generator applied to ``sentence`` (``muttlab.engine.suites.generated_trials``), kept for the
+    whole server by what was asked (the ``playground`` region).
 
     Returns:
       columns corruption, label, family, rule, corrupted: one row per type that applies.
+    Raises:
+      MuttlabError: the sentence or a reference over the length limits (nothing is kept).
     """
-    return api.corrupt(sentence, references, types, seed)
+    def parse() -> pd.DataFrame:
+        with _spinner("Parsing and corrupting…"):
+            return api.corrupt(sentence, references, types, seed)
+
+    return memoised(("corruptions", sentence, references, types, seed), parse, kept_in="playground")
 
 
 # --------------------------------------------------------------------------- footer, published numbers
 
-@st.cache_resource(show_spinner=False)
+@singleton
 def facts():
     """Version, commit and data checksums for the footer (:mod:`muttlab.dashboard.facts`), once per process."""
     from muttlab.dashboard import facts as _facts
@@ -368,7 +397,7 @@ def reproduction(settings: Settings, progress: Callable[[int, int, str], None] |
 
 def finished_reproduction(settings: Settings) -> pd.DataFrame | None:
     """The reproduction's frame if this server has computed it already, else None; nothing is computed."""
-    return results_memo().get(_reproduction_key(settings))
+    return region("results").get(_reproduction_key(settings))
 
 
 def report_frame(report) -> pd.DataFrame:
@@ -442,5 +471,5 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
 
 def severity_key(settings: Settings, corruption: str, metrics: tuple[str, ...], strengths: tuple[int, ...],
                  refs: int) -> tuple:
-    """The memo's key of :func:`severity`'s curves (``services.is_memoised`` tells whether the server has them)."""
+    """The cache key of :func:`severity`'s curves (``services.is_memoised`` tells whether the server has them)."""
     return ("severity", settings, installed_state(settings.model_dir), corruption, metrics, strengths, refs)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from muttlab import api
-from muttlab.dashboard.services.core import registry, session_id, still_wanted, suite_named
-from muttlab.dashboard.services.memo import memoised, results_memo
+from muttlab.dashboard.services.core import memoised, registry, session_id, still_wanted, suite_named
+from muttlab.dashboard.shared import region
 from muttlab.api import Results, installed_state
 from muttlab.settings import Settings
 
@@ -72,4 +72,4 @@ def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen) 
 
 def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> Results | None:
     """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
-    return results_memo().get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))
+    return region("results").get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))

@@ -13,8 +13,8 @@ from typing import Callable
 
 from muttlab import api
 from muttlab.dashboard.services.budget import scoring_settings
-from muttlab.dashboard.services.core import STUDY_COST, queued_with_progress, registry, shipped, shipped_differences
-from muttlab.dashboard.services.memo import memoised, pages_memo
+from muttlab.dashboard.services.core import (STUDY_COST, memoised, queued_with_progress, registry, shipped,
+                                             shipped_differences)
 from muttlab.dashboard.services.uploads import _records_at_most
 from muttlab.errors import DataError
 from muttlab.settings import Settings
@@ -73,7 +73,7 @@ def pairs_of(key: tuple, result, metric: str, statistic: str):
       MuttlabError: the result holds no scores of ``metric``.
     """
     return memoised(("meta pairs", key, metric, statistic), lambda: api.meta_pairs(result, metric, statistic),
-                    memo=pages_memo())
+                    kept_in="pages")
 
 
 def segment(settings: Settings, key: tuple, data, item: int):
@@ -81,7 +81,7 @@ def segment(settings: Settings, key: tuple, data, item: int):
     ``key`` (what names ``data``): ``data`` is a TED pair's name (``mqm-ted:en-de``; the texts come from the data
     dir) or an upload's judgments. Raises MuttlabError without the data dir or for an item out of range."""
     return memoised(("meta segment", settings, key, item), lambda: api.segment_outputs(settings, data, item),
-                    memo=pages_memo())
+                    kept_in="pages")
 
 
 def ranking_frame(result, statistic: str):

@@ -1,28 +1,28 @@
-"""The Playground's scores, kept for the whole server by what was scored, so that a link to a form someone has
-scored shows its results at once while a link to a new one waits for the Score button."""
+"""The Playground's scores, kept for the whole server by what was scored (the process cache's ``playground``
+region), so that a link to a form someone has scored shows its results at once while a link to a new one waits
+for the Score button."""
 from __future__ import annotations
 
 import pandas as pd
 
-from muttlab.dashboard.services.core import score_sentences
-from muttlab.dashboard.services.memo import is_memoised, memoised, pages_memo
+from muttlab.dashboard.services.core import is_memoised, memoised, score_sentences
 from muttlab.api import installed_state
 from muttlab.settings import Settings
 
 
 def _key(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
          references: tuple[str, ...]) -> tuple:
-    return ("playground", installed_state(settings.model_dir), metrics, candidates, references)
+    return ("playground", settings, installed_state(settings.model_dir), metrics, candidates, references)
 
 
 def playground_scores(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
                       references: tuple[str, ...]) -> pd.DataFrame:
-    """:func:`~muttlab.dashboard.services.core.score_sentences`, kept in the server's memo of page pieces."""
+    """:func:`~muttlab.dashboard.services.core.score_sentences`, kept in the server's ``playground`` region."""
     return memoised(_key(settings, metrics, candidates, references),
-                    lambda: score_sentences(settings, metrics, candidates, references), memo=pages_memo())
+                    lambda: score_sentences(settings, metrics, candidates, references), kept_in="playground")
 
 
 def playground_scored(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
                       references: tuple[str, ...]) -> bool:
     """Whether :func:`playground_scores` of these has been computed on this server (nothing is computed)."""
-    return is_memoised(_key(settings, metrics, candidates, references), memo=pages_memo())
+    return is_memoised(_key(settings, metrics, candidates, references), kept_in="playground")

@@ -1,6 +1,6 @@
 """Challenge-set files on the Challenge and Drill-down pages: uploads and data-dir files read within the size
 and pair limits (the command line's ``MUTTLAB_MAX_UPLOAD_MB`` and ``MUTTLAB_MAX_PAIRS``), the uploads the server
-holds for links (``suite=upload:<sha256>``, in a memo capped in bytes), and their scoring, once per file and
+holds for links (``suite=upload:<sha256>``, in the process cache's ``uploads`` region, capped in bytes), and their scoring, once per file and
 metrics for the whole server."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Callable
 from muttlab import api
 from muttlab.dashboard.cell_view import read_data_file
 from muttlab.dashboard.services import budget
-from muttlab.dashboard.services.core import queued_with_progress, registry
-from muttlab.dashboard.services.memo import memoised, uploads_memo
+from muttlab.dashboard.services.core import memoised, queued_with_progress, registry
+from muttlab.dashboard.shared import region
 from muttlab.errors import DataError, MuttlabError
 from muttlab.api import installed_state
 from muttlab.settings import Settings
@@ -77,7 +77,7 @@ def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[st
 
 
 def challenge_key(settings: Settings, file_key: tuple, metrics: tuple[str, ...]) -> tuple:
-    """The memo's key of :func:`challenge`'s results (``services.is_memoised`` tells whether the server has them)."""
+    """The cache key of :func:`challenge`'s results (``services.is_memoised`` tells whether the server has them)."""
     return ("challenge", settings, installed_state(settings.model_dir), file_key, metrics)
 
 
@@ -85,7 +85,7 @@ def remember_upload(data: bytes, name: str) -> str:
     """Keep an uploaded file (content and name) while the server runs; returns the id a link names it by,
     ``upload:<sha256 of the content>``: only someone who has the file, or the link, can name it."""
     digest = hashlib.sha256(data).hexdigest()
-    uploads_memo().put(("upload", digest), (data, name))
+    region("uploads").put(("upload", digest), (data, name))
     return f"upload:{digest}"
 
 
@@ -100,7 +100,7 @@ def challenge_source(settings: Settings, suite_name: str) -> tuple[bytes, str]:
     kind, _, rest = suite_name.partition(":")
     if kind == "file":
         return read_data_file(settings, rest)
-    found = uploads_memo().get(("upload", rest)) if kind == "upload" else None
+    found = region("uploads").get(("upload", rest)) if kind == "upload" else None
     if found is None:
         raise MuttlabError("this server holds no such uploaded file (uploads are kept only while the server runs, "
                            "the newest that fit its memory for them); upload the file again on the Challenge page "

@@ -1,4 +1,5 @@
-"""Suites that visitors build in the app from their own sentences, kept in the server's memory.
+"""Suites that visitors build in the app from their own sentences, kept in the server's memory: one pinned entry
+of the dashboard's process cache (:mod:`muttlab.dashboard.shared`), which holds them with their caps below.
 
 A suite is addressed as ``mine:<id>``; the id is 128 random bits, so a link to it is its only way in (a
 capability: whoever holds the link may view it, nobody can list or guess it).
@@ -16,6 +17,9 @@ page's widgets meets the same limits (``settings.limits``, docs/security.md):
   client opens, its next suite past that replaces its own oldest;
 * the store (:data:`KEPT` suites): when it is full, the oldest suite of the client holding the most goes, so
   a client can push out only the suites of clients that hold at least as many as it does.
+
+A maintainer's clearing of the caches (:func:`muttlab.dashboard.shared.clear_all`) empties the store too; a
+visitor's message cannot.
 """
 from __future__ import annotations
 
@@ -26,11 +30,12 @@ import re
 import secrets
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import pandas as pd
 
+from muttlab.dashboard.shared import singleton
 from muttlab.errors import MuttlabError
 from muttlab.settings import Limits, Settings, active_limits
 from muttlab.api import RowProblem, Suite
@@ -42,8 +47,6 @@ EXAMPLE_SENTENCES = 6
 EXAMPLE_REFERENCES = 5
 PROBLEMS_KEPT = 20  # malformed rows kept with a suite to show; the rest are counted
 _NAME = re.compile(r"mine:[0-9a-f]{32}")
-
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,19 @@ class _Entry:
     report: Report | None
 
 
-# The store: oldest first. Pages keep only a suite's name in their session, so what a visitor holds is here.
-_SUITES: OrderedDict[str, _Entry] = OrderedDict()
+@dataclass
+class _Store:
+    """The suites by id, oldest first, and the lock every change of them holds. Pages keep only a suite's name in
+    their session, so what a visitor holds is here."""
+
+    suites: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@singleton
+def _held() -> _Store:
+    """The process's one store (a pinned entry of the process cache)."""
+    return _Store()
 
 
 def current_visitor() -> Visitor:
@@ -100,31 +114,35 @@ def _keep(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None
     suite_id = secrets.token_hex(16)
     name = PREFIX + suite_id
     kept = Suite(name, suite.trials, suite.is_sample)
-    with _LOCK:
-        own = _drop_oldest(lambda e: e.visitor.session == visitor.session, max(0, max_suites - 1))
-        _drop_oldest(lambda e: e.visitor.address == visitor.address, ADDRESS_SHARE - 1)
-        while len(_SUITES) >= KEPT:
-            held = Counter(e.visitor.address for e in _SUITES.values())
+    store = _held()
+    with store.lock:
+        suites = store.suites
+        own = _drop_oldest(suites, lambda e: e.visitor.session == visitor.session, max(0, max_suites - 1))
+        _drop_oldest(suites, lambda e: e.visitor.address == visitor.address, ADDRESS_SHARE - 1)
+        while len(suites) >= KEPT:
+            held = Counter(e.visitor.address for e in suites.values())
             most = max(held.values())
-            del _SUITES[next(i for i, e in _SUITES.items() if held[e.visitor.address] == most)]
-        _SUITES[suite_id] = _Entry(visitor, kept, report)
+            del suites[next(i for i, e in suites.items() if held[e.visitor.address] == most)]
+        suites[suite_id] = _Entry(visitor, kept, report)
     return name, tuple(PREFIX + i for i in own)
 
 
-def _drop_oldest(belongs, keep: int) -> list[str]:
-    """Drop the oldest suites for which ``belongs(entry)`` holds until ``keep`` are left; their ids. Holds _LOCK."""
-    ids = [i for i, e in _SUITES.items() if belongs(e)]
+def _drop_oldest(suites: OrderedDict[str, _Entry], belongs, keep: int) -> list[str]:
+    """Drop the oldest of ``suites`` for which ``belongs(entry)`` holds until ``keep`` are left; their ids. The
+    caller holds the store's lock."""
+    ids = [i for i, e in suites.items() if belongs(e)]
     dropped = ids[:max(0, len(ids) - keep)]
     for i in dropped:
-        del _SUITES[i]
+        del suites[i]
     return dropped
 
 
 def _entry(name: str) -> _Entry | None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         return None
-    with _LOCK:
-        return _SUITES.get(name[len(PREFIX):])
+    store = _held()
+    with store.lock:
+        return store.suites.get(name[len(PREFIX):])
 
 
 def lookup(name: str) -> Suite | None:

@@ -14,7 +14,6 @@ first connection, in the process whose sessions use what it loads; the server op
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import threading
@@ -139,18 +138,9 @@ def serve(options: dict[str, object]) -> None:
     from streamlit.starlette import App
     from streamlit.web import bootstrap
 
-    from muttlab.dashboard import plotly_hint, signin
+    from muttlab.dashboard import plotly_hint, services, signin
+    from muttlab.dashboard.shared import refuse_client_cache_clearing
 
-    # The dashboard's st.cache_data functions are declared before Streamlit's runtime exists; Streamlit warns
-    # about each ("No runtime found") although their caches are made with the runtime's storage on first use.
-    quiet = logging.getLogger("streamlit.runtime.caching.cache_data_api")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        from muttlab.dashboard import services
-        from muttlab.dashboard.shared import refuse_client_cache_clearing
-    finally:
-        quiet.setLevel(level)
     # Before the first connection: a browser may send the clear-cache message before any page has run
     # (app.py refuses it too, for a server started with `streamlit run`).
     refuse_client_cache_clearing()

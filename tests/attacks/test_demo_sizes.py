@@ -16,8 +16,7 @@ import pandas as pd
 import pytest
 
 import muttlab.suites
-from muttlab.dashboard import services
-from muttlab.dashboard.services import memo as memos
+from muttlab.dashboard import services, shared
 from muttlab.engine import runner
 from muttlab.engine.cache import item_key
 from muttlab.engine.private_cache import FILE_NAME, PrivateCache
@@ -67,7 +66,7 @@ def test_a_json_set_over_the_pair_limit_is_refused_once_read_and_never_scored(de
     assert not at.exception and scored == []
     assert "the file has 1,000 pairs, over the limit of 500" in _shown(at)
     digest = hashlib.sha256(data).hexdigest()
-    assert ("challenge-file", digest, "negation", None) not in memos.results_memo()  # nothing kept
+    assert ("challenge-file", digest, "negation", None) not in shared.region("results")  # nothing kept
     assert not [b for b in at.button if b.key == "ch-score"]
 
 
@@ -75,7 +74,8 @@ def test_the_memo_of_finished_results_is_capped_in_bytes(demo, monkeypatch):
     """Results of several large uploads: the memo keeps what fits in MUTTLAB_MEMO_MB, newest first, and forgets
     a value over its whole cap."""
     monkeypatch.setenv("MUTTLAB_MEMO_MB", "64")
-    memo = memos.Memo(memos._memo_bytes())  # the results memo's own cap, from MUTTLAB_MEMO_MB
+    shared.region.clear()  # the regions are made afresh, their caps read from MUTTLAB_MEMO_MB
+    memo = shared.region("results")
     assert memo.max_bytes == 64 * 2 ** 20
 
     def upload_results(k: int, rows: int) -> pd.DataFrame:
@@ -88,26 +88,25 @@ def test_the_memo_of_finished_results_is_capped_in_bytes(demo, monkeypatch):
         weights.append(int(frame.memory_usage(deep=True).sum()))
         assert memo.put(("challenge", k), frame)
         assert memo.bytes <= memo.max_bytes
-    assert memos.footprint(upload_results(0, 300_000)) == weights[0]
+    assert shared.footprint(upload_results(0, 300_000)) == weights[0]
     kept = [key[1] for key in memo.items]
     assert kept == list(range(8))[-len(kept):] and 1 < len(kept) < 8
     assert not memo.put(("challenge", "huge"), upload_results(99, 1_600_000))  # alone over the cap: not kept
     assert memo.bytes <= memo.max_bytes and ("challenge", "huge") not in memo
+    shared.region.clear()
 
 
 @pytest.fixture
 def small_memos(monkeypatch):
-    """The process's memos made afresh under MUTTLAB_MEMO_MB=16, and forgotten again afterwards."""
+    """The process cache's regions made afresh under MUTTLAB_MEMO_MB=16, and forgotten again afterwards."""
     monkeypatch.setenv("MUTTLAB_MEMO_MB", "16")
-    for memo in (memos.results_memo, memos.uploads_memo):
-        memo.clear()
+    shared.region.clear()
     yield
-    for memo in (memos.results_memo, memos.uploads_memo):
-        memo.clear()
+    shared.region.clear()
 
 
 def test_the_uploads_a_link_can_name_are_capped_in_bytes(demo, small_memos):
-    held = memos.uploads_memo()  # a quarter of MUTTLAB_MEMO_MB: 4 MiB
+    held = shared.region("uploads")  # a quarter of MUTTLAB_MEMO_MB: 4 MiB
     assert held.max_bytes == 4 * 2 ** 20
     names = [services.remember_upload(bytes([k]) * 2 ** 20, f"upload-{k}") for k in range(8)]
     assert held.bytes <= 4 * 2 ** 20
@@ -159,8 +158,7 @@ def test_a_repeated_request_on_the_demo_is_answered_from_its_own_cache(demo, mon
     selection = services.Selection(("BLEU-4",), ("neg_subj",), (5,))
     first = services.run_grid(settings, selection)
     assert scored
-    memos.results_memo().items.clear()
-    memos.results_memo().bytes = 0
+    shared.region("results").drop()
     scored.clear()
     second = services.run_grid(settings, selection)
     assert scored == [] and second.table["s_orig"].tolist() == first.table["s_orig"].tolist()

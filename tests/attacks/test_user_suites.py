@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 
 import pytest
 
@@ -29,9 +28,11 @@ NAME = re.compile(r"mine:[0-9a-f]{32}")
 
 
 @pytest.fixture(autouse=True)
-def empty_store(monkeypatch):
-    """Each test starts with a server that holds no visitor's suite."""
-    monkeypatch.setattr(user_suites, "_SUITES", OrderedDict())
+def empty_store():
+    """Each test starts with a server that holds no visitor's suite, and leaves none behind."""
+    user_suites._held.clear()
+    yield
+    user_suites._held.clear()
 
 
 def _built_name(at) -> str:
@@ -81,7 +82,7 @@ def test_an_oversized_upload_is_refused_before_it_is_parsed(app_settings, monkey
     data = sentences_csv(30, refs=10).encode("utf-8")
     with pytest.raises(MuttlabError, match=r"big\.csv has [\d.]+ KiB, over the limit of 1"):
         user_suites.build(settings, user_suites.Visitor("s", "ip:unknown"), data, "big.csv", "csv", SMALL_TYPES)
-    assert not user_suites._SUITES
+    assert not user_suites._held().suites
 
 
 def test_markup_in_sentences_stays_text(app_env):
@@ -174,7 +175,7 @@ def test_one_client_cannot_push_out_other_clients_suites():
     for client in range(12):
         for s in range(user_suites.ADDRESS_SHARE + 3):
             user_suites.add(user_suites.Visitor(f"bot-{client}-{s}", f"ip:7.7.7.{client}"), _suite("b"), 4)
-    assert len(user_suites._SUITES) <= user_suites.KEPT
+    assert len(user_suites._held().suites) <= user_suites.KEPT
     assert all(user_suites.lookup(name) is not None for name in victims)
 
 

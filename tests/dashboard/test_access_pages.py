@@ -67,31 +67,34 @@ def test_a_clients_clear_cache_message_drops_nothing_shared(app_env):
     assert not shown_errors(at)
     settings = load_settings()
     registry, suite, queue = services.registry(settings), services.suite(settings), work_queue.shared_queue()
-    grid = services.shipped_grid()  # an st.cache_resource entry: the probe for Streamlit's own cache
+    facts = services.facts()
+    kept = {name: list(shared.region(name).items) for name in shared.SHARES}
     held = shared.size()
+    assert kept["pages"]  # the landing grid's HTML, a byte-capped entry
     # The message a browser sends, handled by the code path Streamlit's server runs for it.
     session = object.__new__(AppSession)
     session._session_state = SessionState()
     session._state = AppSessionState.SHUTDOWN_REQUESTED  # a bare session: nothing to shut down when collected
     session.handle_backmsg(BackMsg(clear_cache=True))
-    assert services.shipped_grid() is grid  # not even Streamlit's own cache was cleared
-    # Had the message gone through, it would have called these; the shared objects survive them too.
+    # Had the message gone through, it would have called these; the process cache is none of theirs.
     st.cache_resource.clear()
     st.cache_data.clear()
     assert services.registry(settings) is registry and services.suite(settings) is suite
-    assert work_queue.shared_queue() is queue
+    assert services.facts() is facts and work_queue.shared_queue() is queue
     assert shared.size() == held
+    assert {name: list(shared.region(name).items) for name in shared.SHARES} == kept
 
 
 @pytest.mark.parametrize("actor", [ANONYMOUS, Identity("ann", Role.ANNOTATOR)])
 def test_only_maintainers_clear_the_shared_objects(app_env, actor):
     settings = load_settings()
     registry = services.registry(settings)
+    services.memoised(("a finished run", settings), lambda: "kept")
     with pytest.raises(PermissionDenied):
         shared.clear_all(actor, settings)
-    assert services.registry(settings) is registry
+    assert services.registry(settings) is registry and services.is_memoised(("a finished run", settings))
     shared.clear_all(Identity("max", Role.MAINTAINER), settings)
-    assert services.registry(settings) is not registry
+    assert services.registry(settings) is not registry and not services.is_memoised(("a finished run", settings))
 
 
 def test_pair_writes_need_the_annotator_role_below_the_page(poisoned):

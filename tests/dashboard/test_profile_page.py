@@ -74,12 +74,12 @@ def test_a_comparison_the_server_has_is_shown_with_the_engines_numbers(app_env, 
     """The comparison of two shipped profiles (no scoring: they hold every trial's outcome), as the server keeps it
     once computed: the page shows it without a click, each cell's numbers the comparison's own."""
     from muttlab.dashboard.number_format import p_value_text
-    from muttlab.dashboard.services import memo
+    from muttlab.dashboard.shared import region
     from muttlab.profile.compare import compare_profiles
 
     together = {pair: api.shipped_meta_evaluation(pair) for pair in ("en-de", "zh-en")}
     compared = compare_profiles(_shipped("chrF"), _shipped("TER"), together, 0.05)
-    memo.results_memo().put(meta.comparison_key(app_settings, "chrF", "TER"), compared)
+    region("results").put(meta.comparison_key(app_settings, "chrF", "TER"), compared)
     at = open_link("profile", {"metric": "chrF", "vs": "TER"})
     assert not shown_errors(at) and "pf-compare" not in [b.key for b in at.button]
     caught = next(d.value for d in at.dataframe if "only first right" in d.value.columns)
