@@ -1,13 +1,19 @@
 """Challenge sets: a published contrastive challenge set (WMT challenge-set TSV, ACES TSV, DEMETR JSON,
-contrastive JSONL), uploaded or read from the data dir, scored by the chosen metrics and reported as those
-papers do — per phenomenon, accuracy with ties as failures and the Kendall-τ-like statistic, and ACES'
+contrastive JSONL, MSLC24-B), uploaded or read from the data dir, scored by the chosen metrics and reported as
+those papers do — per phenomenon, accuracy with ties as failures and the Kendall-τ-like statistic, and ACES'
 weighted summary for an ACES file. Reading and reporting are :mod:`muttlab.suites` through
 ``muttlab.api.read_suite`` / ``run_challenge``, the same as ``muttlab run --suite FILE``.
 
-Malformed rows are listed with their line numbers; the good rows are scored. A file in the data dir keeps
-the view in the address bar (``/challenge?file=challenge/aces.tsv&metrics=chrF,BLEU-4``); an upload cannot.
-Each phenomenon's row links to its pairs on the Drill-down page (``suite=file:<path>``, or ``upload:<sha256>``
-of an upload, which the server keeps while it runs).
+MSLC24-B is a folder, not a file: named in the data dir (MSLC-B's root or one pair's folder,
+``/challenge?file=mslc/2024/data/MSLC-B&format=mslc24-b``), or uploaded as one pair's four files together
+(``source.txt``, ``reference.txt``, ``hypothesis.txt``, ``types.tsv``) with the language pair typed on the page.
+Several files uploaded at once are always such a pair.
+
+Malformed rows are listed with their line numbers; the good rows are scored. Errors speak of the page (its
+Format choice), never of a command-line flag. A file or folder in the data dir keeps the view in the address bar
+(``/challenge?file=challenge/aces.tsv&metrics=chrF,BLEU-4``); an upload cannot. Each phenomenon's row links to
+its pairs on the Drill-down page (``suite=file:<path>``, or ``upload:<sha256>`` of an upload — of a pair's files
+together — which the server keeps while it runs).
 """
 from __future__ import annotations
 
@@ -23,28 +29,34 @@ from muttlab.errors import MuttlabError
 DEFAULT_METRICS = ("chrF", "sentBLEU", "BLEU-4", "METEOR-1.5")
 AUTO = "auto"
 FORMAT_LABELS = {AUTO: "tell from the file", "wmt-tsv": "WMT challenge-set TSV", "aces-tsv": "ACES TSV",
-                 "demetr-json": "DEMETR JSON", "contrastive-jsonl": "contrastive JSONL"}
+                 "demetr-json": "DEMETR JSON", "contrastive-jsonl": "contrastive JSONL",
+                 "mslc24-b": "MSLC24-B (a folder, or a pair's four files)"}
 PROBLEMS_SHOWN = 200
 
 
 def _file(settings):
-    """(bytes, name, suite name for Drill-down links) of the chosen file, or None; the data-dir path goes to the
-    address bar, an upload is kept by the server for the links to its phenomena (``upload:<sha256>``)."""
+    """(content, name, suite name for Drill-down links) of the chosen file or folder, or None; the data-dir path
+    goes to the address bar, an upload is kept by the server for the links to its phenomena (``upload:<sha256>``).
+    The content is a file's bytes, or MSLC24-B's files' bytes keyed ``<pair>/<file name>``."""
+    from muttlab.api import MSLC_FILES
+
     from_data_dir = settings.data_dir is not None
     sources = ["upload"] + (["data dir"] if from_data_dir else [])
     linked = ui.query_value("file")
     source = st.radio("File", sources, index=1 if linked and from_data_dir else 0, horizontal=True,
-                      format_func={"upload": "upload a file", "data dir": "a file in the data dir"}.get,
-                      key="ch-source")
+                      format_func={"upload": "upload", "data dir": "from the data dir"}.get, key="ch-source")
     if source == "upload":
-        upload = st.file_uploader("Challenge-set file (.tsv, .json, .jsonl)", type=["tsv", "txt", "json", "jsonl"],
-                                  key="ch-upload")
-        if upload is None:
+        uploads = st.file_uploader(f"A challenge-set file (.tsv, .json, .jsonl), or the four files of one MSLC24-B "
+                                   f"pair together ({', '.join(MSLC_FILES)})", type=["tsv", "txt", "json", "jsonl"],
+                                   accept_multiple_files=True, key="ch-upload")
+        if not uploads:
             return None
-        data, name = upload.getvalue(), upload.name.rsplit(".", 1)[0]
-        return data, name, services.remember_upload(data, name)
-    relative = st.text_input("Path inside the data dir", value=linked or "", key="ch-path",
-                             placeholder="challenge/aces.tsv")
+        if len(uploads) == 1:
+            data, name = uploads[0].getvalue(), uploads[0].name.rsplit(".", 1)[0]
+            return data, name, services.remember_upload(data, name)
+        return _pair_files(uploads)
+    relative = st.text_input("Path inside the data dir: a file, or MSLC24-B's folder (MSLC-B or one pair's)",
+                             value=linked or "", key="ch-path", placeholder="challenge/aces.tsv")
     if not relative.strip():
         return None
     try:
@@ -52,6 +64,25 @@ def _file(settings):
     except MuttlabError as exc:
         st.error(ui.md_text(exc))
         return None
+
+
+def _pair_files(uploads):
+    """The uploaded files of one MSLC24-B pair, keyed ``<pair>/<file name>`` with the pair typed here, as
+    :func:`_file` returns them; None (after a message) until the pair is named or when two files share a name."""
+    pair = st.text_input("Language pair of these MSLC24-B files (its target language is the second code)",
+                         key="ch-pair", placeholder="en-de").strip()
+    names = [u.name for u in uploads]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        st.error(ui.md_text(f"Two of the uploaded files are called {twice[0]}: upload each of a pair's four files "
+                            "once."))
+        return None
+    if not pair:
+        st.info("Name the language pair of these files (such as en-de) to read them as MSLC24-B.",
+                icon=":material/translate:")
+        return None
+    data = {f"{pair}/{u.name}": u.getvalue() for u in uploads}
+    return data, pair, services.remember_upload(data, pair)
 
 
 def drilldown_link(suite_name: str, metric: str, phenomenon: str, fmt: str | None) -> str:
@@ -91,8 +122,9 @@ def page() -> None:
     ui.write_query({"file": st.session_state.get("ch-path") if linked else None, "metrics": metrics,
                     "format": None if fmt == AUTO else fmt})
     if chosen is None:
-        st.info("Upload a challenge set or name one in the data dir: WMT challenge-set TSV, ACES TSV, DEMETR JSON "
-                "or contrastive JSONL.", icon=":material/upload_file:")
+        st.info("Upload a challenge set or name one in the data dir: WMT challenge-set TSV, ACES TSV, DEMETR JSON, "
+                "contrastive JSONL, or MSLC24-B (its folder, or one pair's four files uploaded together).",
+                icon=":material/upload_file:")
         return
     data, name, suite_name = chosen
     try:
