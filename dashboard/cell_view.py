@@ -84,8 +84,8 @@ def require_contrastive(suite_file, name: str) -> None:
     """Raises MuttlabError when the file a challenge-set suite name stands for is a trial suite instead (the page
     and the report open only contrastive files per phenomenon)."""
     if not suite_file.contrastive:
-        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: run it "
-                           "with `muttlab run --suite FILE`")
+        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: open it "
+                           "on the Challenge sets page, which scores it into the accuracy grid whose cells open here")
 
 
 def _ordered(cell: pd.DataFrame) -> pd.DataFrame:

@@ -99,7 +99,7 @@ def _keep(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None
     another session of the same client loses to :data:`ADDRESS_SHARE` are not named to this one)."""
     suite_id = secrets.token_hex(16)
     name = PREFIX + suite_id
-    kept = Suite(name, suite.trials, suite.is_sample)
+    kept = Suite(name, suite.trials, suite.is_sample, suite.languages)
     with _LOCK:
         own = _drop_oldest(lambda e: e.visitor.session == visitor.session, max(0, max_suites - 1))
         _drop_oldest(lambda e: e.visitor.address == visitor.address, ADDRESS_SHARE - 1)

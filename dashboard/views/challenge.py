@@ -9,6 +9,9 @@ MSLC24-B is a folder, not a file: named in the data dir (MSLC-B's root or one pa
 (``source.txt``, ``reference.txt``, ``hypothesis.txt``, ``types.tsv``) with the language pair typed on the page.
 Several files uploaded at once are always such a pair.
 
+A trial suite (``trials-jsonl``, ``muttlab corrupt --output``) is no challenge set: it is kept as a visitor's
+suite and scored into the accuracy grid the Your sentences page draws (:func:`_trial_grid`).
+
 Malformed rows are listed with their line numbers; the good rows are scored. Errors speak of the page (its
 Format choice), never of a command-line flag. A file or folder in the data dir keeps the view in the address bar
 (``/challenge?file=challenge/aces.tsv&metrics=chrF,BLEU-4``); an upload cannot. Each phenomenon's row links to
@@ -85,6 +88,56 @@ def _pair_files(uploads):
     return data, pair, services.remember_upload(data, pair)
 
 
+def _trial_grid(settings, suite_file, data: bytes, name: str, metrics: list[str]) -> None:
+    """A trial suite (``trials-jsonl``, as ``muttlab corrupt --output`` writes it) scored into the accuracy grid
+    the way the Your sentences page scores one: kept on the server as a visitor's suite (``mine:<id>``, within
+    that page's size cap and suites per visitor, :mod:`muttlab.dashboard.services.user_suites`), so that each
+    cell opens its trials on the Drill-down page."""
+    import hashlib
+    from dataclasses import replace
+
+    from muttlab.dashboard.grid_progress import run_with_progress
+    from muttlab.dashboard.grid_table import accuracy_grid_html
+    from muttlab.dashboard.services import user_suites
+
+    try:
+        user_suites.check_size(settings.limits, len(data), name)
+    except MuttlabError as exc:
+        st.error(ui.md_text(exc), icon=":material/error:")
+        return
+    # One kept suite per file and session: a rerun finds it again rather than keeping another copy.
+    held = f"ch-trials-{hashlib.sha256(data).hexdigest()}"
+    suite = user_suites.lookup(st.session_state.get(held, ""))
+    if suite is None:
+        kept = replace(suite_file.suite, languages=suite_file.target_languages())
+        st.session_state[held] = user_suites.add(user_suites.current_visitor(), kept)
+        suite = user_suites.lookup(st.session_state[held])
+    have = suite.max_refs()
+    selection = services.Selection(tuple(metrics), tuple(suite.corruptions()),
+                                   tuple(k for k in (5, 10, 20) if k <= have) or (have,))
+    asked = ("challenge-grid", suite.name, tuple(metrics))
+
+    def cancel() -> None:  # the next run waits for the button again; what was scored stays in the cache
+        st.session_state[ui.ASKED_KEY] = set(st.session_state.get(ui.ASKED_KEY, ())) - {asked}
+    if ui.waits_for_click(asked, "Score the suite", "ch-score",
+                          f"Press the button to score its {count_text(len(suite.trials), 'trial', 'trials')} with "
+                          f"{', '.join(metrics)} at {', '.join(map(str, selection.ref_counts))} references."):
+        return
+    results = run_with_progress(settings, selection, suite.name, cancel, "ch-cancel")
+    if results is None:
+        return
+    accuracy = results.accuracy()
+    labels = services.corruption_labels(selection.corruptions)
+    st.subheader("Accuracy")
+    st.caption("Percentage of the suite's trials each metric gets right, per corruption type and number of "
+               "references. Hover a cell for its counts, 95% interval and tie rate; click it to read its trials.")
+    st.html(accuracy_grid_html(accuracy, labels, selection.metrics, selection.corruptions, suite=suite.name))
+    ui.grid_keys()
+    ui.csv_download("Download CSV", accuracy, f"{name}-accuracy", "ch-grid-csv")
+    for warning in results.warnings:
+        st.warning(ui.md_text(warning), icon=":material/warning:")
+
+
 def drilldown_link(suite_name: str, metric: str, phenomenon: str, fmt: str | None) -> str:
     """The Drill-down view of one phenomenon's pairs as judged by ``metric`` (relative to this page)."""
     return "drilldown?" + urlencode({k: v for k, v in (("suite", suite_name), ("metric", metric),
@@ -136,15 +189,16 @@ def page() -> None:
     except MuttlabError as exc:
         st.error(f"The file cannot be read: {ui.md_text(_in_this_pages_words(exc))}")
         return
-    if not suite_file.contrastive:
-        st.warning(ui.md_text(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: "
-                              f"run it on the Run page's pair store or with `muttlab run --suite FILE`."))
-        return
     trials = suite_file.suite.trials
-    phenomena = len(set(t.corruption for t in trials))
-    ui.caption_text(f"{name}: {count_text(len(trials), 'pair', 'pairs')} read as "
-                    f"{FORMAT_LABELS.get(suite_file.format, suite_file.format)}, "
-                    f"{count_text(phenomena, 'phenomenon', 'phenomena')}")
+    groups = len(set(t.corruption for t in trials))
+    if suite_file.contrastive:
+        ui.caption_text(f"{name}: {count_text(len(trials), 'pair', 'pairs')} read as "
+                        f"{FORMAT_LABELS.get(suite_file.format, suite_file.format)}, "
+                        f"{count_text(groups, 'phenomenon', 'phenomena')}")
+    else:
+        ui.caption_text(f"{name}: {count_text(len(trials), 'trial', 'trials')} read as a trial suite, "
+                        f"{count_text(groups, 'corruption type', 'corruption types')}: scored into the accuracy "
+                        "grid, as the Your sentences page scores a suite of your sentences")
     if suite_file.problems:
         st.warning(f"{len(suite_file.problems):,} malformed row(s) left out; the other rows are scored.",
                    icon=":material/report:")
@@ -158,6 +212,9 @@ def page() -> None:
         st.warning("Choose at least one metric.")
         return
     ui.demo_caption(settings)
+    if not suite_file.contrastive:
+        _trial_grid(settings, suite_file, data, name, metrics)
+        return
     # Reading the file was the upload's (or the link's) work; scoring it, seconds to minutes, is the button's.
     if ui.waits_for_click(("challenge", key, tuple(metrics)), "Score the challenge set", "ch-score",
                           f"Press the button to score its {count_text(len(trials), 'pair', 'pairs')} with {', '.join(metrics)}.",
