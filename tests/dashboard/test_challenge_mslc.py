@@ -4,7 +4,7 @@ Drill-down page and in the view's report, with the counts the engine gives."""
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -24,6 +24,11 @@ def _summary(at):
 def _query(link: str) -> dict[str, str]:
     assert urlsplit(link).path == "drilldown"
     return {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
+
+
+def _words(report: str) -> str:
+    """A report's text before its inlined plotly.js, tags dropped, spaces collapsed."""
+    return " ".join(re.sub(r"<[^>]+>", " ", report[:report.index("window.PlotlyConfig")]).split())
 
 
 def _same_counts(shown, expected) -> None:
@@ -51,8 +56,7 @@ def test_the_mslc_folder_from_a_link_is_reported_per_phenomenon(app_env, app_set
     assert (int(shown["trials"]), int(shown["passed"])) == (int(row["n"]), int(row["concordant"])) == (10, 10)
     # The view's report (muttlab report / the page's download) reads the folder the same way.
     report = build_report(app_settings, "page=drilldown&" + link.partition("?")[2])
-    words = " ".join(re.sub(r"<[^>]+>", " ", report[:report.index("window.PlotlyConfig")]).split())
-    assert f"Drill-down: chrF on {PHENOMENON} trials 10 passed 10 failed 0 accuracy 100.0%" in words
+    assert f"Drill-down: chrF on {PHENOMENON} trials 10 passed 10 failed 0 accuracy 100.0%" in _words(report)
 
 
 def test_one_pairs_folder_reads_as_that_pair(app_env, data_dir):
@@ -90,3 +94,8 @@ def test_a_pairs_four_files_uploaded_together_are_scored_and_drilled_into(app_en
     opened = open_link("drilldown", {**query, "show": "all"})  # another visit: the server holds the upload
     assert not shown_errors(opened)
     assert int({m.label: m.value for m in opened.metric}["trials"]) == 10
+    # The view's report reads the upload the server holds, as the page's report download does.
+    from muttlab.dashboard import services
+    report = build_report(app_settings, "page=drilldown&" + urlencode(query),
+                          lambda name: services.held(app_settings, name))
+    assert f"Drill-down: chrF on {PHENOMENON} trials 10 passed 10" in _words(report)
