@@ -37,8 +37,10 @@ def is_challenge(name: str) -> bool:
     return suite_kind(name) in CHALLENGE_KINDS
 
 
-def read_data_file(settings, relative: str) -> tuple[bytes, str]:
-    """The bytes and name of a challenge-set file inside the data dir (a visitor may not read elsewhere).
+def read_data_file(settings, relative: str) -> tuple[bytes | dict[str, bytes], str]:
+    """The content and name of a challenge set inside the data dir (a visitor may not read elsewhere): a file's
+    bytes, or for a folder (MSLC24-B's, :func:`muttlab.api.mslc_folder_files`) its files' bytes keyed
+    ``<pair>/<file name>``, each file checked as a link's path is and their sizes summed before any is read.
 
     Raises:
       MuttlabError: no data dir, a path that may lead outside it (ViewError), a file missing, unreadable or over
@@ -51,17 +53,39 @@ def read_data_file(settings, relative: str) -> tuple[bytes, str]:
     from muttlab.api import read_bytes
 
     try:
-        return read_bytes(data_file(settings, relative)), Path(relative).stem
+        path = data_file(settings, relative)
+        if not path.is_dir():
+            return read_bytes(path), Path(relative).stem
+        return _read_folder(settings, relative.rstrip("/"), path), Path(relative.rstrip("/")).name
     except DataError as exc:  # named as the visitor gave it: where the data dir is stays on the server
-        raise DataError(relative, exc.problem) from None
+        raise DataError(relative, exc.problem, line=exc.line) from None
+
+
+def _read_folder(settings, relative: str, path) -> dict[str, bytes]:
+    from muttlab.dashboard.view import data_file
+    from muttlab.errors import DataError
+    from muttlab.settings import active_limits
+    from muttlab.api import mslc_folder_files, read_bytes
+
+    # Each file through the link check: a symlink inside the folder may not lead out of the data dir either.
+    paths = {key: data_file(settings, f"{relative}/{inner}") for key, inner in mslc_folder_files(path).items()}
+    limits = active_limits()
+    try:
+        size = sum(p.stat().st_size for p in paths.values())
+    except OSError:
+        missing = next((key for key, p in paths.items() if not p.is_file()), "one of its files")
+        raise DataError(relative, f"{missing} cannot be read: a pair's folder holds all four files") from None
+    if size > limits.max_upload_bytes:
+        raise DataError(relative, limits.exceeded("max_upload_mb", size / 2 ** 20, "the folder"))
+    return {key: read_bytes(p) for key, p in paths.items()}
 
 
 def require_contrastive(suite_file, name: str) -> None:
     """Raises MuttlabError when the file a challenge-set suite name stands for is a trial suite instead (the page
     and the report open only contrastive files per phenomenon)."""
     if not suite_file.contrastive:
-        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: run it "
-                           "with `muttlab run --suite FILE`")
+        raise MuttlabError(f"{name} is a trial suite ({suite_file.format}), not a contrastive challenge set: open it "
+                           "on the Challenge sets page, which scores it into the accuracy grid whose cells open here")
 
 
 def _ordered(cell: pd.DataFrame) -> pd.DataFrame:

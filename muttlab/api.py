@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -316,13 +316,22 @@ def sign_out_everywhere(settings: Settings, user: str) -> int:
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
 
 def read_suite(path_or_bytes, format: str | None = None, name: str | None = None):
-    """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) as a
-    :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by line.
-    ``name``: the suite's name (default: the file's stem, ``upload`` for bytes)."""
+    """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) or folder
+    (MSLC24-B) as a :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by
+    line. ``path_or_bytes``: a path, a file's bytes, or a folder's files' bytes keyed ``<pair>/<file name>``
+    (:func:`muttlab.suites.read_suite`). ``name``: the suite's name (default: the file's stem, ``upload`` for
+    bytes)."""
+    from muttlab import checks
     from muttlab.suites import read_suite as _read
-    path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
+    if isinstance(path_or_bytes, Mapping):
+        if not all(isinstance(k, str) and isinstance(v, (bytes, bytearray)) for k, v in path_or_bytes.items()):
+            raise InvalidArgument("read_suite", "path_or_bytes", "must map each file's name (such as "
+                                  "'en-de/types.tsv') to its bytes")
+        path_or_bytes = {key: bytes(value) for key, value in path_or_bytes.items()}
+        format = validation.arguments("read_suite", format=format)
+    else:
+        path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
     if name is not None:
-        from muttlab import checks
         name = checks.name(name, "read_suite", "name")
     return _read(path_or_bytes, format=format, name=name)
 
@@ -864,7 +873,8 @@ _NAMES_OF_MODULES = {
     "muttlab.access.sessions": ("Authenticator", "RateLimiter", "Session", "SignInRefused"),
     "muttlab.access.users": ("UserStore",),
     # suite files, written and read back, and a user's own sentences (docs/beyond.md)
-    "muttlab.suites.model": ("CONTRASTIVE_FORMATS", "DEMETR_JSON", "RowProblem"),
+    "muttlab.suites.model": ("CONTRASTIVE_FORMATS", "DEMETR_JSON", "FOLDER_FORMATS", "MSLC24_B", "RowProblem"),
+    "muttlab.suites.mslc": ("MSLC_FILES=FILES", "mslc_folder_files=folder_files"),
     "muttlab.suites.user": ("parse_user_sentences", "read_user_sentences", "sentences_format", "user_suite"),
     "muttlab.suites.contrastive": ("is_aces",),
     "muttlab.suites.export": ("write_trials_table", "write_suite", "frame_jsonl", "suite_frame"),

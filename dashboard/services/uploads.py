@@ -17,43 +17,65 @@ from muttlab.api import installed_state
 from muttlab.settings import Settings
 
 
-def read_challenge(settings: Settings, data: bytes, name: str, format: str | None) -> tuple[object, tuple]:
-    """A challenge-set file's content as a :class:`muttlab.suites.SuiteFile` (``muttlab.suites.read_suite``),
-    kept for the whole server by content, format and name; with that key, for :func:`challenge`.
+# A challenge set's content: one file's bytes, or a folder's (MSLC24-B's) files' bytes keyed <pair>/<file name>.
+Content = bytes | dict[str, bytes]
+
+
+def read_challenge(settings: Settings, data: Content, name: str, format: str | None) -> tuple[object, tuple]:
+    """A challenge set's content as a :class:`muttlab.suites.SuiteFile` (``muttlab.api.read_suite``), kept for
+    the whole server by content, format and name; with that key, for :func:`challenge`.
 
     Raises:
-      MuttlabError (DataError): over the upload size limit or the pair limit, not UTF-8, no known format, no
-        readable row; DemoLimit (the public demo's share: reading is the visitor's computation too).
+      MuttlabError (DataError): over the upload size limit (a folder's files together) or the pair limit, not
+        UTF-8, no known format, no readable row; DemoLimit (the public demo's share: reading is the visitor's
+        computation too).
     """
     from muttlab.settings import active_limits
 
     limits = active_limits()
-    if len(data) > limits.max_upload_bytes:
-        raise DataError(name, limits.exceeded("max_upload_mb", len(data) / 2 ** 20, "the file"))
-    _check_pairs(limits, _records_at_most(data), name)
-    key = ("challenge-file", hashlib.sha256(data).hexdigest(), name, format)
+    size = len(data) if isinstance(data, bytes) else sum(len(v) for v in data.values())
+    if size > limits.max_upload_bytes:
+        raise DataError(name, limits.exceeded("max_upload_mb", size / 2 ** 20,
+                                              "the file" if isinstance(data, bytes) else "the set"))
+    _check_pairs(limits, _records_at_most(data), name, "the file" if isinstance(data, bytes) else "the set")
+    key = ("challenge-file", content_digest(data), name, format)
 
     def read():
         suite_file = api.read_suite(data, format=format, name=name)
-        _check_pairs(limits, len(suite_file.suite.trials) + sum(suite_file.not_applied.values()), name)
+        _check_pairs(limits, len(suite_file.suite.trials) + sum(suite_file.not_applied.values()), name,
+                     "the file" if isinstance(data, bytes) else "the set")
         return suite_file
 
     return memoised(key, read, settings, costly="reading the challenge set"), key
 
 
-def _records_at_most(data: bytes) -> int:
+def content_digest(data: Content) -> str:
+    """The sha256 of a challenge set's content: of a file's bytes; of a folder's files, of each name and content
+    in name order, each preceded by its length (so no two different folders give the same bytes to hash)."""
+    if isinstance(data, bytes):
+        return hashlib.sha256(data).hexdigest()
+    digest = hashlib.sha256(b"muttlab-folder\0")
+    for key in sorted(data):
+        for part in (key.encode("utf-8", "surrogatepass"), data[key]):
+            digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def _records_at_most(data: Content) -> int:
     """How many records a file can hold at most, counted before it is decoded: a line-based file (TSV, JSON
     lines) one per line after the first (a header, or a record: one too many is harmless); a JSON document
-    (DEMETR's, a ``[`` first) cannot be told before it is parsed, so 0 here and its records are counted after."""
+    (DEMETR's, a ``[`` first) cannot be told before it is parsed, so 0 here and its records are counted after.
+    A folder's files (MSLC24-B): the lines of its pairs' ``types.tsv``, one or two pairs each, counted after."""
+    if not isinstance(data, bytes):
+        return sum(v.count(b"\n") for k, v in data.items() if k.rpartition("/")[2] == "types.tsv")
     if data.lstrip()[:1] == b"[":
         return 0
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
 
 
-def _check_pairs(limits, count: int, name: str) -> None:
+def _check_pairs(limits, count: int, name: str, what: str = "the file") -> None:
     if count > limits.max_pairs:
-        raise DataError(name, limits.exceeded("max_pairs", count, "the file") + "; split it, or score it with "
-                        "`muttlab run --suite FILE` on your own machine")
+        raise DataError(name, limits.exceeded("max_pairs", count, what) + "; split it into smaller files")
 
 
 def challenge(settings: Settings, suite_file, file_key: tuple, metrics: tuple[str, ...],
@@ -81,16 +103,17 @@ def challenge_key(settings: Settings, file_key: tuple, metrics: tuple[str, ...])
     return ("challenge", settings, installed_state(settings.model_dir), file_key, metrics)
 
 
-def remember_upload(data: bytes, name: str) -> str:
-    """Keep an uploaded file (content and name) while the server runs; returns the id a link names it by,
-    ``upload:<sha256 of the content>``: only someone who has the file, or the link, can name it."""
-    digest = hashlib.sha256(data).hexdigest()
+def remember_upload(data: Content, name: str) -> str:
+    """Keep an uploaded file, or a pair's uploaded files (content and name), while the server runs; returns the
+    id a link names it by, ``upload:<sha256 of the content>`` (:func:`content_digest`): only someone who has the
+    file, or the link, can name it."""
+    digest = content_digest(data)
     region("uploads").put(("upload", digest), (data, name))
     return f"upload:{digest}"
 
 
-def challenge_source(settings: Settings, suite_name: str) -> tuple[bytes, str]:
-    """The bytes and name of the challenge-set file a link names: ``file:<path in the data dir>`` or
+def challenge_source(settings: Settings, suite_name: str) -> tuple[Content, str]:
+    """The content and name of the challenge set a link names: ``file:<path in the data dir>`` or
     ``upload:<sha256>`` of a file uploaded to this server.
 
     Raises:

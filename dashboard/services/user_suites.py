@@ -113,7 +113,7 @@ def _keep(visitor: Visitor, suite: Suite, max_suites: int, report: Report | None
     another session of the same client loses to :data:`ADDRESS_SHARE` are not named to this one)."""
     suite_id = secrets.token_hex(16)
     name = PREFIX + suite_id
-    kept = Suite(name, suite.trials, suite.is_sample)
+    kept = Suite(name, suite.trials, suite.is_sample, suite.languages)
     store = _held()
     with store.lock:
         suites = store.suites

@@ -120,9 +120,10 @@ def register(subparsers, common) -> None:
                              "sample), store (the pair store, built with `muttlab corrupt`, edited with `muttlab "
                              "pairs`), default (MUTT when a data dir is set, else the sample), or the path of a suite "
                              "file: a trial suite from `muttlab corrupt --input`, or a contrastive challenge set "
-                             "(WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL)")
+                             "(WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL, or MSLC24-B's folder "
+                             "MSLC-B or one of its pair folders)")
     parser.add_argument("--format-in", default=None,
-                        choices=("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json"),
+                        choices=("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json", "mslc24-b"),
                         help="format of a --suite file (default: told by the extension, then the header)")
     parser.add_argument("--split", choices=("test", "train", "trial"), default=None,
                         help="only trials taken from SICK pairs of this SemEval split (e.g. test: pairs no "

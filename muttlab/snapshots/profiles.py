@@ -19,6 +19,7 @@ from muttlab.snapshots import meta_eval
 # The metrics whose profiles ship: those whose per-output MQM scores ship too.
 SHIPPED = meta_eval.SCORED
 CODE_MODULES = ("muttlab.profile.build", "muttlab.profile.outcomes", "muttlab.profile.mslc", "muttlab.profile.result",
+                "muttlab.suites.mslc",
                 "muttlab.engine.verdict", "muttlab.engine.accuracy", "muttlab.suites.contrastive",
                 *meta_eval.CODE_MODULES)
 

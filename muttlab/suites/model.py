@@ -12,9 +12,12 @@ CONTRASTIVE_JSONL = "contrastive-jsonl"  # good / incorrect / references / pheno
 WMT_TSV = "wmt-tsv"                    # WMT challenge-set TSV: lp, source, good, incorrect, reference, phenomena
 ACES_TSV = "aces-tsv"                  # ACES: source, good-translation, incorrect-translation, reference, phenomena, langpair
 DEMETR_JSON = "demetr-json"            # DEMETR: a JSON list of src_sent / eng_sent / mt_sent / pert_sent records
-FORMATS = (TRIALS_JSONL, CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON)
+MSLC24_B = "mslc24-b"                  # MSLC24-B: a folder per pair of source / reference / hypothesis .txt + types.tsv
+FORMATS = (TRIALS_JSONL, CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON, MSLC24_B)
 # Formats of published contrastive challenge sets: one phenomenon per pair, rule strict good > incorrect.
-CONTRASTIVE_FORMATS = (CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON)
+CONTRASTIVE_FORMATS = (CONTRASTIVE_JSONL, WMT_TSV, ACES_TSV, DEMETR_JSON, MSLC24_B)
+# Formats read from a folder (or from its files' contents, keyed by their paths inside it), not from one file.
+FOLDER_FORMATS = (MSLC24_B,)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@
 * ``wmt-tsv`` — the WMT metrics-task challenge-set TSV, header ``lp source good incorrect reference phenomena``.
 * ``aces-tsv`` — ACES (Amrhein et al., WMT 2022): ``source good-translation incorrect-translation reference
   phenomena langpair`` (a leading id column is allowed).
+* ``mslc24-b`` — MSLC24-B (Knowles, Larkin and Lo, WMT 2024): a folder per language pair of ``source.txt``,
+  ``reference.txt``, ``hypothesis.txt`` and ``types.tsv``, read from the folder (MSLC-B's root, or one pair's
+  folder) or from the files' contents (:mod:`muttlab.suites.mslc`, which says what each line becomes).
 * ``demetr-json`` — DEMETR (Karpinska et al., EMNLP 2022), read as its datasheet defines the fields: a JSON
   list of records with ``src_sent``, ``eng_sent`` (the human reference), ``mt_sent`` (the good translation),
   ``pert_sent`` (the perturbed one), ``pert_check`` (False: the perturbation could not be applied, so the
@@ -27,14 +30,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from muttlab.settings import active_limits
 from muttlab.sources import parse_json, read_bytes
 from muttlab.trials import Expectation, Suite, Trial
 from muttlab.errors import DataError, MuttlabError
-from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FORMATS, TRIALS_JSONL, WMT_TSV,
-                                  RowProblem, SuiteFile)
+from muttlab.suites.decoding import decode
+from muttlab.suites import mslc
+from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FOLDER_FORMATS, FORMATS, TRIALS_JSONL,
+                                  WMT_TSV, RowProblem, SuiteFile)
 
 WMT_COLUMNS = ("lp", "source", "good", "incorrect", "reference", "phenomena")
 ACES_COLUMNS = ("source", "good-translation", "incorrect-translation", "reference", "phenomena", "langpair")
@@ -43,15 +48,6 @@ EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "t
 
 class _RowError(ValueError):
     """A row is malformed; the message says what is wrong."""
-
-
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataError(name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line=line,
-                        fix="re-save the file as UTF-8") from None
 
 
 def _text(value, field: str, required: bool = True) -> str:
@@ -371,30 +367,42 @@ def _parquet_as_jsonl(path: Path) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
 
-def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, name: str | None = None) -> SuiteFile:
-    """Read a suite file (a path, or the bytes of an upload) in any of :data:`FORMATS`.
+def read_suite(path_or_bytes: str | Path | bytes | Mapping[str, bytes], format: str | None = None,
+               name: str | None = None) -> SuiteFile:
+    """Read a suite (a file's path or an upload's bytes; a folder's path or its files' contents) in any of
+    :data:`FORMATS`.
 
     Args:
-      path_or_bytes: the file's path, or its content.
-      format: one of :data:`FORMATS`; None tells it from the extension, then the header.
-      name: the suite's name (default: the file's stem, ``upload`` for bytes).
+      path_or_bytes: the file's path, or its content; for a folder format (MSLC24-B, :mod:`muttlab.suites.mslc`)
+        the folder's path, or its files' contents keyed ``<pair>/<file name>`` (an upload of a pair's files).
+      format: one of :data:`FORMATS`; None tells it from the extension, then the header (a folder, or files
+        keyed by name, are MSLC24-B).
+      name: the suite's name (default: the file's stem or the folder's name, ``upload`` for bytes).
     Returns:
       a :class:`SuiteFile`; rows that could not be read are in ``problems`` with their line numbers.
     Raises:
-      DataError: the file is missing, not UTF-8, of no known format, or has no readable row.
+      DataError: the file is missing, not UTF-8, of no known format, or has no readable row; a folder or files
+        in a format that is not read from a folder, a single file in one that is.
     """
+    if isinstance(path_or_bytes, Mapping):
+        label = name or "upload"
+        _check_folder_format(format, label, folder=True)
+        return mslc.read_mslc(path_or_bytes, name or "upload")
     if isinstance(path_or_bytes, (bytes, bytearray)):
         data, label, suffix = bytes(path_or_bytes), name or "upload", ""
+        _check_folder_format(format, label, folder=False)
     else:
         path = Path(path_or_bytes)
+        if path.is_dir() or format in FOLDER_FORMATS:
+            _check_folder_format(format, path, folder=True)  # a folder given, or asked for
+            return mslc.read_mslc(mslc.read_folder(path), name or path.name)
+        _check_folder_format(format, path, folder=False)
         # The one reader of users' files: missing, unreadable, a folder, a pipe or over the size limit is a DataError.
         data, label, suffix = read_bytes(path), str(path), path.suffix
         name = name or path.stem
         if suffix == ".parquet":  # an exported suite (muttlab.suites.export): the same records as its JSONL
             data, suffix = _parquet_as_jsonl(path), ".jsonl"
-    text = _decode(data, label)
-    if format is not None and format not in FORMATS:
-        raise DataError(label, f"unknown suite format {format!r}; choose one of {', '.join(FORMATS)}")
+    text = decode(data, label)
     fmt = format or detect_format(text, label, suffix)
     result = READERS[fmt](text, name or "upload", label)
     if not result.suite.trials:
@@ -403,3 +411,15 @@ def read_suite(path_or_bytes: str | Path | bytes, format: str | None = None, nam
         raise DataError(label, f"no readable {fmt} row{first}{skipped}",
                         line=result.problems[0].line if result.problems else 1)
     return result
+
+
+def _check_folder_format(format: str | None, label, folder: bool) -> None:
+    """Refuse an unknown format, a folder (or files keyed by name) in a format read from one file, and one file
+    in a format read from a folder."""
+    if format is not None and format not in FORMATS:
+        raise DataError(label, f"unknown suite format {str(format)[:40]!r}; choose one of {', '.join(FORMATS)}")
+    if folder and format not in (None, *FOLDER_FORMATS):
+        raise DataError(label, f"is a folder of files, read as {' or '.join(FOLDER_FORMATS)}, not as {format}")
+    if not folder and format in FOLDER_FORMATS:
+        raise DataError(label, f"is one file, but {format} is read from a folder: a pair's "
+                               "source.txt, reference.txt, hypothesis.txt and types.tsv together")

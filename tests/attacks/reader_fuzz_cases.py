@@ -2,7 +2,9 @@
 ``benchmarks/fuzz_api.py --readers``.
 
 A case starts from a valid file of one reader (a suite in each format ``api.read_suite`` reads, from a path or
-from the bytes of an upload; a visitor's own sentences in JSONL, CSV or TSV; a pair-store import; a ΔBLEU input)
+from the bytes of an upload — for MSLC24-B, a pair's ``types.tsv`` beside its three valid text files, read from
+the pair's folder or as the four files uploaded together; a visitor's own sentences in JSONL, CSV or TSV; a
+pair-store import; a ΔBLEU input)
 and applies one to three mutations that know its structure: a JSON value nested thousands deep, a number of
 thousands of digits (or NaN, 1e999), a field of a megabyte, bytes of another encoding (Latin-1, UTF-16, broken
 UTF-8, a lone surrogate escape, NUL), the file cut anywhere (inside a character too), a value of the wrong type,
@@ -38,6 +40,12 @@ _DEMETR = {"src_sent": "Ein Hund rennt.", "eng_sent": "A dog runs.", "mt_sent": 
            "pert_name": "noun swap", "id": 1}
 _SENTENCE = {"id": "s1", "text": "A man is riding a bike.", "references": ["A man rides a bicycle."]}
 _DBLEU = {"hypothesis": "a man rides a bike", "references": [["a man rides a bicycle", 1.0], ["a dog", -0.5]]}
+# MSLC24-B: the three text files of one pair (en-de), left valid; the case mutates its types.tsv.
+MSLC_TEXTS = {"source.txt": "A dog runs.\n\nThe cat sleeps.\n",
+              "reference.txt": "Ein Hund rennt.\n\nDie Katze schläft.\n",
+              "hypothesis.txt": "\nEs regnet.\nThe cat sleeps.\n"}
+MSLC_TYPES = ("1\tempty-hypothesis\ts-sent\tr-sent\tempty\n2\tempty-source-and-reference\tempty\tempty\tr-sent\n"
+              "3\tuntranslated\ts-sent\tr-sent\ts-sent\n")
 
 
 def _jsonl(record: dict, n: int = 3) -> str:
@@ -68,6 +76,7 @@ SEEDS: dict[str, tuple[str, str, bool]] = {
     "pair-import": (_jsonl(_TRIAL), ".jsonl", True),
     "dbleu-jsonl": (_jsonl(_DBLEU), ".jsonl", True),
     "dbleu-tsv": ("a man rides a bike\ta man rides a bicycle\t1.0\ta dog\t-0.5\n" * 3, ".tsv", False),
+    "mslc24-b": (MSLC_TYPES, ".tsv", False),
 }
 
 
@@ -86,6 +95,9 @@ def _read(reader: str, data: bytes, path: Path, via: str):
         from muttlab.human.dbleu_io import read_weighted_segments
         return read_weighted_segments(path)
     fmt = None if via == "detect" else reader
+    if reader == "mslc24-b":  # the pair's four files: uploaded together, or its folder
+        files = {f"en-de/{name}": text.encode("utf-8") for name, text in MSLC_TEXTS.items()}
+        return api.read_suite({**files, "en-de/types.tsv": data} if via == "upload" else path.parent, format=fmt)
     return api.read_suite(data if via == "upload" else path, format=fmt)
 
 
@@ -238,7 +250,7 @@ class Case:
 def _vias(reader: str) -> list[str]:
     if reader.startswith("dbleu-"):
         return ["path"]
-    if reader in ("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json"):
+    if reader in ("trials-jsonl", "contrastive-jsonl", "wmt-tsv", "aces-tsv", "demetr-json", "mslc24-b"):
         return ["upload", "path", "detect"]
     return ["upload", "path"]
 
@@ -283,6 +295,11 @@ def run_case(case: Case, folder: Path, timeout: int = 60) -> Outcome:
     from muttlab.settings import Limits, active_limits, set_limits
 
     path = folder / f"{case.reader}{SEEDS[case.reader][1]}"
+    if case.reader == "mslc24-b":  # a pair's folder: its types.tsv is the case, beside the valid text files
+        path = folder / "mslc24-b" / "en-de" / "types.tsv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for name, text in MSLC_TEXTS.items():
+            (path.parent / name).write_text(text, encoding="utf-8")
     path.write_bytes(case.data)
 
     def read() -> str | None:
