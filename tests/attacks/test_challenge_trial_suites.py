@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 
 import pytest
 
@@ -28,8 +27,9 @@ RECORDS = [{"id": "neg_subj/1", "corruption": "neg_subj", "original": "A man is 
 @pytest.fixture
 def demo(app_env, monkeypatch):
     monkeypatch.setenv("MUTTLAB_READ_ONLY", "1")
-    monkeypatch.setattr(user_suites, "_SUITES", OrderedDict())
-    return app_env
+    user_suites._held.clear()  # a server holding no visitor's suite
+    yield app_env
+    user_suites._held.clear()
 
 
 def _upload(data: bytes):
@@ -65,4 +65,4 @@ def test_a_suite_over_the_visitors_size_cap_is_refused_before_it_is_kept(demo, m
     assert not at.exception
     told = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "KiB, over the limit of 1" in told and " --" not in told
-    assert not user_suites._SUITES and not [b for b in at.button if b.key == "ch-score"]
+    assert not user_suites._held().suites and not [b for b in at.button if b.key == "ch-score"]
