@@ -264,6 +264,12 @@ class TerPlus(Metric):
             except WordNetMissing as exc:
                 raise MetricUnavailable(f"TERp synonym matching needs WordNet: {exc}") from exc
 
+    def prepare(self) -> None:
+        """Load the kernel (compiled, or read from numba's cache), WordNet and the Porter stemmer by aligning one
+        pair, so that a run says *loading* while it happens (seconds) instead of holding its first cell's count."""
+        with self._lock:
+            self._align([(("a", "dog", "runs"), ("the", "dogs", "run"))])
+
     # ------------------------------------------------------------------ pairs
 
     def _phrase_table(self):
