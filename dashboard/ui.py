@@ -229,6 +229,11 @@ def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str
                        icon=":material/bar_chart:", on_click="ignore")
 
 
+# A progress message that counts its own work ("300 of 1,200 items", "1,024 of 9,000 sentences encoded"): drawn
+# as it is, without the step count after it.
+COUNTED = re.compile(r"\d of [\d,]+ (items|sentences)\b")
+
+
 def with_progress(text: str, compute, failure: str = "The study failed", unit: str = ""):
     """Run ``compute(progress)`` under a progress bar fed by the engine's ``(step, total, message)`` callback.
     Each report is also where the computation stops when its visitor has gone or used up their share of the
@@ -240,9 +245,9 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
 
     def progress(step: int, total: int, message: str) -> None:
         services.still_wanted()
-        # The engine's item counts (muttlab.engine.progress.RunProgress) say n of N themselves, and a study's step
-        # with its items (services.queued_with_progress) says its step.
-        counted = message if " items" in message or " · loading " in message else f"{message} · {step}/{total}{unit}"
+        # The engine's item counts (muttlab.engine.progress.RunProgress) say n of N themselves, a study's step
+        # with its items (services.queued_with_progress) says its step, and so does a count of sentences.
+        counted = message if COUNTED.search(message) or " · loading " in message else f"{message} · {step}/{total}{unit}"
         bar.progress(min(1.0, step / total) if total else 1.0, text=counted)
 
     try:

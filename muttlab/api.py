@@ -976,6 +976,16 @@ def run_suite(suite: Suite, metrics: Sequence[str], ref_counts: Sequence[int], s
     return runner.run(suite, metrics, ref_counts, settings, registry, progress=progress, scorer=scorer)
 
 
+def fully_cached(settings: Settings, suite: Suite, metric: str, ref_counts: Sequence[int],
+                 registry: Registry | None = None) -> bool:
+    """Whether the score cache already holds every score a run of ``suite`` (e.g. one cell:
+    :func:`select_corruptions`) with ``metric`` at ``ref_counts`` needs, so that the run scores nothing
+    (:func:`muttlab.engine.runner.fully_cached`); nothing is scored. A page opens such a cell at once, even for a
+    slow metric."""
+    validation.instance(suite, "fully_cached", "suite", Suite, "a Suite")
+    return runner.fully_cached(suite, metric, ref_counts, settings, registry)
+
+
 def sick_overlap_warning(metric, trials) -> str | None:
     """Why ``metric``'s scores of these trials measure memory (it was trained on the SICK pairs they come
     from), or None (:func:`muttlab.engine.runner.sick_overlap_warning`)."""

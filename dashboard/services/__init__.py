@@ -30,7 +30,7 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
 from muttlab.dashboard.services.budget import DemoLimit, governs, is_quick, scoring_settings, slow_metrics
-from muttlab.dashboard.services.grid import Selection, finished_run, run_grid
+from muttlab.dashboard.services.grid import Selection, cell_cached, finished_run, run_grid
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
 from muttlab.dashboard.services.warmup import WarmState, warm_start
@@ -39,7 +39,7 @@ from muttlab.dashboard.services.studies import published_titles, shipped_studies
 from muttlab.dashboard.services.playground import playground_scored, playground_scores
 
 __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection",
-           "WarmState", "available_metrics", "catalogue_frame", "challenge", "challenge_key",
+           "WarmState", "available_metrics", "catalogue_frame", "cell_cached", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types", "governs", "is_memoised", "is_quick",
            "memoised", "metric_catalogue", "paired_comparison", "queued", "queued_study",

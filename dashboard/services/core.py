@@ -415,10 +415,12 @@ def report_frame(report) -> pd.DataFrame:
     raise MuttlabError("the reproduction report has no table this page can show")
 
 
-def reval_evaluation(settings: Settings, model: str, split: str, checkpoint):
+def reval_evaluation(settings: Settings, model: str, split: str, checkpoint,
+                     progress: Callable[[int, int, str], None] | None = None):
     """``api.evaluate_reval`` of the model the
-    metric uses, on a SICK split, once per checkpoint (its path and modification time) for the whole server. Not
-    on the public demo: one piece of work of about a minute that no report in between could stop.
+    metric uses, on a SICK split, once per checkpoint (its path and modification time) for the whole server;
+    ``progress`` gets its reports (each step, the sentences encoded). Not on the public demo: about a minute of the
+    server's time in the page's own thread, outside the fair queue.
 
     Raises:
       MuttlabError: no such model or split; DemoLimit on a read-only server.
@@ -430,7 +432,7 @@ def reval_evaluation(settings: Settings, model: str, split: str, checkpoint):
                           "runs it on your own machine.")
     stamp = Path(checkpoint).stat().st_mtime
     return memoised(("reval-eval", settings, model, split, str(checkpoint), stamp),
-                    lambda: api.evaluate_reval(settings, model=model, split=split), settings)
+                    lambda: api.evaluate_reval(settings, model=model, split=split, progress=progress), settings)
 
 
 # --------------------------------------------------------------------------- research views

@@ -70,6 +70,14 @@ def _run_key(settings: Settings, selection: Selection, suite_name: str, chosen) 
             + (() if suite_name == "default" else (suite_name, chosen.name)))
 
 
+def cell_cached(settings: Settings, metric: str, corruption: str, refs: int, suite_name: str = "default") -> bool:
+    """Whether the score cache holds every score of ``metric`` on this grid cell (someone scored it before, in a
+    grid, a drill-down or ``muttlab run`` on this cache): opening it then scores nothing (:func:`api.fully_cached`).
+    """
+    part = api.select_corruptions(suite_named(settings, suite_name), [corruption])
+    return api.fully_cached(settings, part, metric, [int(refs)], registry(settings))
+
+
 def finished_run(settings: Settings, selection: Selection, suite_name: str = "default") -> Results | None:
     """The results of this run if the server has them already (someone ran it), else None; nothing is scored."""
     return region("results").get(_run_key(settings, selection, suite_name, suite_named(settings, suite_name)))

@@ -38,9 +38,10 @@ def _trial_card(row, higher_is_better: bool, pair_id: int | None, other: str | N
 def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, suite_name: str, key: str,
                      file_key: tuple | None = None) -> bool:
     """Whether the page waits for a click before scoring: a link opens at once only what is cheap. A grid cell
-    the server has, or a quick metric's one cell (small bounded work), opens at once; a slow metric's cell waits;
-    a challenge set's phenomenon waits unless the server has scored the set with the metric (scoring it is the
-    whole file's work, one side of every pair)."""
+    the server has, a cell whose every score is in the score cache (nothing to score), or a quick metric's one
+    cell (small bounded work), opens at once; a slow metric's cell waits; a challenge set's phenomenon waits
+    unless the server has scored the set with the metric (scoring it is the whole file's work, one side of every
+    pair)."""
     what = ("cell", metric, corruption, refs, suite_name)
     if file_key is not None:
         return ui.waits_for_click(what, f"Score {metric} on this challenge set", key,
@@ -48,6 +49,10 @@ def _waits_for_click(settings, metric: str, corruption: str, refs: int | None, s
                                   f"with {metric} yet: press the button to score the set.",
                                   finished=services.is_memoised(services.challenge_key(settings, file_key, (metric,))))
     if services.finished_run(settings, services.Selection((metric,), (corruption,), (refs,)), suite_name) is not None:
+        return False
+    # The cache is looked up for a slow metric's cell not yet asked for only: any other opens at once anyway.
+    if services.is_quick(metric) or ui.asked(what) or services.cell_cached(settings, metric, corruption, refs,
+                                                                            suite_name):
         return False
     return ui.slow_and_unasked([metric], what, f"Score {metric} on this cell", key)
 

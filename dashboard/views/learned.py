@@ -228,12 +228,10 @@ def page() -> None:
         return
     split = st.segmented_control("Split", ["test", "dev"], default="test", key="learned-split") or "test"
     if st.button("Evaluate", key="learned-evaluate", icon=":material/leaderboard:"):
-        with st.spinner("Predicting and bootstrapping…"):
-            try:
-                evaluation = services.reval_evaluation(settings, model, split, path)
-            except MuttlabError as exc:
-                st.error(f"Evaluation failed: {ui.md_text(exc)}")
-                return
+        evaluation = ui.with_progress(f"Evaluating ReVal on SICK {split}…", lambda progress: services.reval_evaluation(
+            settings, model, split, path, progress), failure="Evaluation failed")
+        if evaluation is None:
+            return
         ui.table(pd.DataFrame([evaluation.as_row()]), f"reval-{model}-{split}-evaluation", key="learned-eval")
         if split == "test":
             st.caption("Published: Tai et al. (2015), Table 3 (300-d GloVe); ours uses 50-d GloVe.")

@@ -425,6 +425,47 @@ def sick_overlap_warning(metric: Metric, trials) -> str | None:
             f"from SICK pairs it saw: {parts}; restrict the run to unseen pairs with --split test")
 
 
+def _grid_batches(suite: Suite, counts: Sequence[int]) -> tuple[list[tuple[str, int, str]], list[Batch]]:
+    """The batches a grid scores, with each one's (corruption, reference count, side): per corruption type and
+    reference count, its originals and its corruptions with the same references."""
+    # Originals and corruptions are separate batches, as in the study (coco-caption was run on each
+    # file), so corpus-dependent metrics see the same document frequencies for both.
+    batch_index: list[tuple[str, int, str]] = []
+    batches: list[Batch] = []
+    for name in suite.corruptions():
+        trials = suite.of(name)
+        for k in counts:
+            refs = [list(t.refs(k)) for t in trials]
+            for side in ("orig", "corr"):
+                cands = [t.original if side == "orig" else t.corrupted for t in trials]
+                batch_index.append((name, k, side))
+                batches.append((cands, refs))
+    return batch_index, batches
+
+
+def fully_cached(suite: Suite, metric: str, ref_counts: Sequence[int] | None, settings: Settings,
+                 registry: Registry | None = None) -> bool:
+    """Whether the score cache of ``settings`` (with a read-only server's own cache) holds every score that
+    :func:`run` of ``suite`` with ``metric`` at ``ref_counts`` needs: True when that run would score nothing.
+    Nothing is scored here; an empty suite, an impossible reference count or a metric that cannot be loaded
+    give False (the run itself says what is wrong)."""
+    if not suite.trials:
+        return False
+    reg = registry or registry_for(settings)
+    try:
+        counts = resolve_ref_counts(suite, ref_counts, settings)
+        scorer = _Scorer(cache_for(settings), 1, reg)
+        try:
+            return not scorer._plan(reg.get(metric), _grid_batches(suite, counts)[1]).jobs
+        finally:
+            scorer.close()
+    except MuttlabError:
+        return False
+    finally:
+        if registry is None:
+            reg.close()
+
+
 def run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] | None = None,
         settings: Settings | None = None, registry: Registry | None = None,
         progress: ProgressFn | None = None, split: str | None = None, scorer: _Scorer | None = None) -> Results:
@@ -462,18 +503,7 @@ def _run(suite: Suite, metrics: Sequence[str] | str, ref_counts: Sequence[int] |
         except KeyError as exc:
             raise MuttlabError(str(exc)) from None
 
-    # Originals and corruptions are separate batches, as in the study (coco-caption was run on each
-    # file), so corpus-dependent metrics see the same document frequencies for both.
-    batch_index: list[tuple[str, int, str]] = []
-    batches: list[Batch] = []
-    for name, (_, trials) in groups.items():
-        for k in counts:
-            refs = [list(t.refs(k)) for t in trials]
-            for side in ("orig", "corr"):
-                cands = [t.original if side == "orig" else t.corrupted for t in trials]
-                batch_index.append((name, k, side))
-                batches.append((cands, refs))
-
+    batch_index, batches = _grid_batches(suite, counts)
     names = registry.resolve(metrics)
     verdict.check_rules(settings)
     tracker = RunProgress(progress, names, sum(len(c) for c, _ in batches)) if progress else None

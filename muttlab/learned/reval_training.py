@@ -81,16 +81,23 @@ class Inputs:
 
 
 def predict(model: ReValModel, pairs: Sequence[tuple[str, str]], inputs: Inputs,
-            batch_size: int = 512) -> np.ndarray:
-    """ŷ = rᵀp̂ in [1, K] for each (sentence_a, sentence_b); each distinct sentence is encoded once."""
+            batch_size: int = 512, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """ŷ = rᵀp̂ in [1, K] for each (sentence_a, sentence_b); each distinct sentence is encoded once.
+    ``progress(sentences encoded, distinct sentences)`` is told after each batch of ``batch_size`` sentences."""
     sentences = list(dict.fromkeys(s for pair in pairs for s in pair))
     index = {s: k for k, s in enumerate(sentences)}
     was_training = model.training
     model.eval()
+
+    def encode(k: int) -> torch.Tensor:
+        batch = model.encode(*inputs(sentences[k:k + batch_size]))
+        if progress is not None:
+            progress(min(len(sentences), k + batch_size), len(sentences))
+        return batch
+
     try:
         with torch.no_grad():
-            encoded = torch.cat([model.encode(*inputs(sentences[k:k + batch_size]))
-                                 for k in range(0, len(sentences), batch_size)]) if sentences else None
+            encoded = torch.cat([encode(k) for k in range(0, len(sentences), batch_size)]) if sentences else None
             out = []
             for k in range(0, len(pairs), batch_size):
                 chunk = pairs[k:k + batch_size]
