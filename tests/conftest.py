@@ -40,8 +40,8 @@ _GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in p
 # starts on a long unit and the short ones fill in at the end: the two workers finish together. xdist's default
 # order (most tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
 LONGEST_FIRST = (
-    "sample server",
     "served attacks",
+    "sample server",
     "tests/attacks/test_served_demo.py",
     "audiences",
     "tests/engine/test_distributed.py",
