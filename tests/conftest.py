@@ -72,6 +72,7 @@ def pytest_collection_modifyitems(items):
     items.sort(key=order)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, not known without it
 def pytest_xdist_make_scheduler(config, log):
     """pyproject's `--dist loadfile`, with the files of a group of :data:`SERVER_GROUPS` as one unit."""
     if config.getvalue("dist") != "loadfile":
