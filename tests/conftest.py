@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Callable, ContextManager
 
 import pytest
 
@@ -13,23 +15,112 @@ from muttlab.sources import load_mutt_experiments
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO.parent / "shared" / "data")
 
-# The files that take longest, longest first (worker seconds with `-n 2` on two cores, docs/testing.md). They
-# are collected first, and pyproject's `--no-loadscope-reorder` keeps that order, so each xdist worker starts on
-# a long file and the short ones fill in at the end: the two workers finish together. xdist's default order (most
-# tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
+# Files whose tests use one kind of server (tests/dashboard/test_browser.py `serving`): each group runs whole on
+# one xdist worker, its files one after another, and the worker starts each of the group's servers once
+# (:data:`SERVERS`) and stops them when it leaves the group. A server's start costs 15-25 CPU seconds before it
+# opens and as many again for the rest of its warm-up (docs/testing.md). A file that uses one of these servers
+# and is in no group still works: it starts its own and stops it at its end.
+SERVER_GROUPS = {
+    # sample_server: the bundled sample, anonymous visitors
+    "sample server": ("tests/dashboard/test_browser_layout.py", "tests/dashboard/test_browser_views.py",
+                      "tests/dashboard/test_browser.py", "tests/dashboard/test_browser_links_and_keys.py",
+                      "tests/dashboard/test_browser_access.py", "tests/dashboard/test_numbers_equal_exports.py",
+                      "tests/access/test_agent_api.py"),
+    # tests/attacks/test_served.py `served`: the real data, an unreachable store, the agent API
+    "served attacks": ("tests/attacks/test_served.py", "tests/attacks/test_suite_links.py",
+                       "tests/attacks/test_user_suites.py"),
+    # tests/dashboard/test_browser_audiences.py `research_server` and `annotation_server`
+    "audiences": ("tests/dashboard/test_browser_audiences.py", "tests/dashboard/test_meta_eval_page.py",
+                  "tests/dashboard/test_browser_signin_tab.py"),
+}
+_GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in paths}
+
+# The longest work units (a group of SERVER_GROUPS or a file), longest first (worker seconds, docs/testing.md).
+# They are collected first, and pyproject's `--no-loadscope-reorder` keeps that order, so each xdist worker
+# starts on a long unit and the short ones fill in at the end: the two workers finish together. xdist's default
+# order (most tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
 LONGEST_FIRST = (
+    "served attacks",
+    "sample server",
+    "tests/attacks/test_served_demo.py",
+    "audiences",
     "tests/engine/test_distributed.py",
-    "tests/dashboard/test_browser_audiences.py",
     "tests/metrics/test_sacre.py",
-    "tests/dashboard/test_browser_views.py",
     "tests/test_conformance.py",
 )
 
 
+def work_unit(nodeid: str) -> str:
+    """What runs whole on one xdist worker: the test's group in :data:`SERVER_GROUPS`, else its file."""
+    path = nodeid.split("::")[0]
+    return _GROUP_OF.get(path, path)
+
+
 def pytest_collection_modifyitems(items):
-    """Run the files of :data:`LONGEST_FIRST` first, in its order; every file's tests stay together and in order."""
+    """Run the units of :data:`LONGEST_FIRST` first, in its order, then every other file in pytest's order; the
+    files of a group are collected one after another, and every file's tests stay together and in order."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+    unit_at, file_at = {}, {}  # where each unit's and each file's first test was collected
+    for i, item in enumerate(items):
+        unit_at.setdefault(work_unit(item.nodeid), i)
+        file_at.setdefault(item.nodeid.split("::")[0], i)
+
+    def order(item):
+        unit = work_unit(item.nodeid)
+        return rank.get(unit, len(rank)), unit_at[unit], file_at[item.nodeid.split("::")[0]]
+
+    items.sort(key=order)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, not known without it
+def pytest_xdist_make_scheduler(config, log):
+    """pyproject's `--dist loadfile`, with the files of a group of :data:`SERVER_GROUPS` as one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class GroupedFiles(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return GroupedFiles(config, log)
+
+
+class SharedServers:
+    """The servers of the group of :data:`SERVER_GROUPS` this process is in, by name: one is started when a test
+    first asks for it and stopped when the process leaves the group (or the session ends)."""
+
+    def __init__(self):
+        self._running: dict[str, object] = {}
+        self._stack = ExitStack()
+
+    def get(self, name: str, start: Callable[[], ContextManager]):
+        """The value of the running server ``name``, entering ``start()`` (a context manager) if none runs."""
+        if name not in self._running:
+            self._running[name] = self._stack.enter_context(start())
+        return self._running[name]
+
+    def close(self) -> None:
+        self._running.clear()
+        stack, self._stack = self._stack, ExitStack()
+        stack.close()
+
+
+SERVERS = SharedServers()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last test of a work unit in this process (its module fixtures torn down), stop its servers."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or work_unit(nextitem.nodeid) != work_unit(item.nodeid):
+            SERVERS.close()
+
+
+def pytest_sessionfinish():
+    SERVERS.close()
 
 
 @pytest.fixture(scope="session")
@@ -56,19 +147,24 @@ def sample_settings(cache_dir) -> Settings:
     return Settings(data_dir=None, cache_dir=cache_dir, workers=1)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def sample_server(tmp_path_factory):
-    """One `muttlab serve` on the bundled sample per test process, shared by the tests that need no other
-    setting: anonymous visitors, a private cache. A test may add pairs to its pair store; none may count on the
-    store holding only its own. Its environment asks Streamlit for the agent API
-    (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse (tests/access/test_agent_api.py).
-    Starting a server costs half a minute (its warm-up loads the METEOR JVM and spaCy before it opens)."""
+    """One `muttlab serve` on the bundled sample, shared by the tests that need no other setting (the files of
+    the "sample server" group in :data:`SERVER_GROUPS`): anonymous visitors, a private cache. A test may add
+    pairs to its pair store; none may count on the store holding only its own. Its environment asks Streamlit for
+    the agent API (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse
+    (tests/access/test_agent_api.py). Starting a server costs half a minute (its warm-up loads the METEOR JVM
+    and spaCy before it opens)."""
     from tests.dashboard.test_browser import SampleServer, sample_env, serving
 
-    root = tmp_path_factory.mktemp("sample-server")
-    env = sample_env(root / "cache", STREAMLIT_SERVER_ENABLE_AGENT_API="true")
-    with serving(env, root / "serve.log") as url:
-        yield SampleServer(url, root / "serve.log", Settings(cache_dir=root / "cache"))
+    @contextmanager
+    def start():
+        root = tmp_path_factory.mktemp("sample-server")
+        env = sample_env(root / "cache", STREAMLIT_SERVER_ENABLE_AGENT_API="true")
+        with serving(env, root / "serve.log") as url:
+            yield SampleServer(url, root / "serve.log", Settings(cache_dir=root / "cache"))
+
+    return SERVERS.get("sample", start)
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pytest
 
 import muttlab
 from muttlab.cli import serve
+from tests.conftest import SERVERS
 from tests.dashboard.conftest import SETTINGS_VARIABLES, browser  # noqa: F401 (fixture)
 from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
 
@@ -75,8 +77,14 @@ class Served:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, data_dir):
+    """The server, one per work unit: the files of tests/conftest.py's "served attacks" group share it (each
+    test counts only the scores it adds)."""
     require_chromium()
-    root = tmp_path_factory.mktemp("served")
+    return SERVERS.get("served", lambda: _serve(tmp_path_factory.mktemp("served"), data_dir))
+
+
+@contextmanager
+def _serve(root: Path, data_dir: Path):
     cache = root / "cache"
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
     env.update(MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1",

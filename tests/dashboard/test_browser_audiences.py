@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 
 import pytest
 
@@ -27,7 +28,7 @@ from muttlab.access.users import UserStore
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from muttlab.sources import load_sample
-from tests.conftest import REPO
+from tests.conftest import REPO, SERVERS
 from tests.dashboard.test_browser import EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
@@ -156,10 +157,16 @@ def test_a_reviewer_on_the_read_only_demo(demo, browser):
 
 @pytest.fixture(scope="module")
 def research_server(tmp_path_factory, data_dir):
+    """The real data (the researcher's first minute; the Meta-evaluation page's texts), one per work unit."""
     require_chromium()
-    tmp = tmp_path_factory.mktemp("research")
-    with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
-        yield url
+
+    @contextmanager
+    def start():
+        tmp = tmp_path_factory.mktemp("research")
+        with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
+            yield url
+
+    return SERVERS.get("research", start)
 
 
 def test_a_researcher_with_the_data(research_server, browser):
@@ -177,17 +184,23 @@ def test_a_researcher_with_the_data(research_server, browser):
 
 @pytest.fixture(scope="module")
 def annotation_server(tmp_path_factory):
-    """The sample with an annotator account and a few pairs in the store."""
+    """The sample with an annotator account and a few pairs in the store, one per work unit (the sign-in tests
+    change no pair)."""
     require_chromium()
-    tmp = tmp_path_factory.mktemp("annotation")
-    env = sample_env(tmp / "cache", MUTTLAB_USERS_FILE=str(tmp / "secret" / "users.json"))
-    settings = load_settings(env)
-    UserStore(tmp / "secret" / "users.json").add(local_operator(), settings, "ann", "annotator", PASSWORD)
-    with open_store(settings) as store:
-        store.add([t for t in load_sample().trials if t.corruption == "neg_subj"][:3], author="loader",
-                  status="proposed")
-    with serving(env, tmp / "serve.log") as url:
-        yield url
+
+    @contextmanager
+    def start():
+        tmp = tmp_path_factory.mktemp("annotation")
+        env = sample_env(tmp / "cache", MUTTLAB_USERS_FILE=str(tmp / "secret" / "users.json"))
+        settings = load_settings(env)
+        UserStore(tmp / "secret" / "users.json").add(local_operator(), settings, "ann", "annotator", PASSWORD)
+        with open_store(settings) as store:
+            store.add([t for t in load_sample().trials if t.corruption == "neg_subj"][:3], author="loader",
+                      status="proposed")
+        with serving(env, tmp / "serve.log") as url:
+            yield url
+
+    return SERVERS.get("annotation", start)
 
 
 def test_an_annotator_signs_in_once_for_every_tab(annotation_server, browser):
