@@ -25,7 +25,7 @@ SERVER_GROUPS = {
     "sample server": ("tests/dashboard/test_browser_layout.py", "tests/dashboard/test_browser_views.py",
                       "tests/dashboard/test_browser.py", "tests/dashboard/test_browser_links_and_keys.py",
                       "tests/dashboard/test_browser_access.py", "tests/dashboard/test_numbers_equal_exports.py",
-                      "tests/access/test_agent_api.py"),
+                      "tests/access/test_agent_api.py", "tests/attacks/test_plotly_hint.py"),
     # tests/attacks/test_served.py `served`: the real data, an unreachable store, the agent API
     "served attacks": ("tests/attacks/test_served.py", "tests/attacks/test_suite_links.py",
                        "tests/attacks/test_user_suites.py"),
