@@ -30,10 +30,13 @@ def seen(cookies) -> bool:
         return False
 
 
-def beacon() -> str | None:
-    """The hidden image whose request sets :data:`COOKIE`; None where the route is not served (``streamlit run`` by
-    hand, AppTest)."""
-    return f'<img src="{SEEN}" alt="" width="1" height="1" style="display:none">' if _MOUNTED else None
+def beacon(headers) -> str | None:
+    """The hidden image whose request sets :data:`COOKIE`, for a page opened by a browser with the request's
+    ``headers`` (``st.context.headers``); None where the route is not served (``streamlit run`` by hand) or no
+    browser asked (AppTest, whose runs carry no request, in a process where a test mounted the routes)."""
+    if not _MOUNTED or not headers:
+        return None
+    return f'<img src="{SEEN}" alt="" width="1" height="1" style="display:none">'
 
 
 async def _mark(request):

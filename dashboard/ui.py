@@ -528,7 +528,7 @@ def footer() -> None:
     if st.session_state.get(PAINT_PASS_KEY) == "wanted":
         _paint_pass()
     elif st.session_state.get(PLOTLY_READY_KEY) and not plotly_hint.seen(st.context.cookies):
-        beacon = plotly_hint.beacon()
+        beacon = plotly_hint.beacon(st.context.headers)
         if beacon is not None and not st.session_state.get(PLOTLY_HINT_KEY):
             st.session_state[PLOTLY_HINT_KEY] = True
             st.html(beacon)
