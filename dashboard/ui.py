@@ -475,13 +475,13 @@ def copy_link(page: str | None = None) -> None:
         st.caption("Opening this address restores the page with its selections.")
         st.code(current_link(), language=None)
         if page:
-            from muttlab.dashboard.report import build_report
+            from muttlab.dashboard.report_download import report_file
 
             query = urlencode({**view().params, "page": page})
+            settings, visitor = services.settings(), services.current_visitor()
+            # Made when pressed, from what this server has computed: never a computation.
             st.download_button("Download this view as a report (HTML, works offline)",
-                               lambda: build_report(services.settings(), query,
-                                                    lambda name: services.held(services.settings(), name)
-                                                    ).encode("utf-8"),
+                               lambda: report_file(settings, query, visitor),
                                file_name=f"muttlab-{page}-report.html", mime="text/html", key=f"report-{page}",
                                icon=":material/description:", on_click="ignore")
             caption_text(f"Same file from the command line: muttlab report --view '{query}' --output report.html")

@@ -23,7 +23,7 @@ from muttlab import validation
 from muttlab.corruptions import catalog
 from muttlab import sources
 from muttlab.engine import runner, verdict
-from muttlab.engine.runner import Results, registry_for
+from muttlab.engine.runner import NotComputedHere, Results, cached_scores_only, registry_for
 from muttlab.engine.slices import LABELS as SLICE_LABELS, NUMBERS as SLICE_NUMBERS
 from muttlab.engine.progress import items_reported_to
 from muttlab.trials import Suite

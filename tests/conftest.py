@@ -31,7 +31,7 @@ SERVER_GROUPS = {
                        "tests/attacks/test_user_suites.py"),
     # tests/dashboard/test_browser_audiences.py `research_server` and `annotation_server`
     "audiences": ("tests/dashboard/test_browser_audiences.py", "tests/dashboard/test_meta_eval_page.py",
-                  "tests/dashboard/test_browser_signin_tab.py"),
+                  "tests/dashboard/test_browser_signin_tab.py", "tests/dashboard/test_browser_reports.py"),
 }
 _GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in paths}
 

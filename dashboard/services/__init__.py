@@ -29,7 +29,8 @@ from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, S
                                              session_id, settings, severity, severity_key, shipped_grid,
                                              shipped_grid_html, still_wanted, store, store_revision,
                                              study_warnings, suite, suite_named, trials_by_id)
-from muttlab.dashboard.services.budget import DemoLimit, governs, is_quick, scoring_settings, slow_metrics
+from muttlab.dashboard.services.budget import (DemoLimit, current_visitor, governs, is_quick, scoring_settings,
+                                               slow_metrics)
 from muttlab.dashboard.services.grid import Selection, cell_cached, finished_run, run_grid
 from muttlab.dashboard.services.paired import paired_comparison
 from muttlab.dashboard.services.uploads import challenge, challenge_key, read_challenge, remember_upload
@@ -51,4 +52,5 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selecti
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
            "cell_slices", "cell_trials", "challenge_file", "held", "pair_ids", "parse_slice", "remember_upload",
-           "shipped_studies", "shipped_studies_current", "playground_scored", "playground_scores", "published_titles"]
+           "shipped_studies", "shipped_studies_current", "playground_scored", "playground_scores", "published_titles",
+           "current_visitor"]

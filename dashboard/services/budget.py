@@ -212,17 +212,19 @@ def slow_metrics(settings: Settings, metrics: Sequence[str]) -> list[str]:
     return [m for m in metrics if not is_quick(m)] if governs(settings) else []
 
 
-def governed(settings: Settings | None, what: str, compute: Callable[[], object], metrics: Sequence[str] = ()):
+def governed(settings: Settings | None, what: str, compute: Callable[[], object], metrics: Sequence[str] = (),
+             visitor: str | None = None):
     """``compute()``, on the demo within the visitor's share (a lease held while it runs; :func:`check` stops it
     once the share is used up) and the server's cap, and never with a slow metric; elsewhere, or outside a page
-    (the warm-up), or inside a computation already under a lease, simply ``compute()``.
+    (the warm-up), or inside a computation already under a lease, simply ``compute()``. ``visitor`` names the
+    visitor where no page run is there to ask (a download button's file, made in a thread of Streamlit's own).
 
     Raises:
       DemoLimit: refused before anything ran (the other tab's computation, the cap, the share, a slow metric),
         or stopped on the way.
     """
     settings = settings or load_settings()
-    if not governs(settings) or not _in_page() or getattr(_CURRENT, "lease", None) is not None:
+    if not governs(settings) or (visitor is None and not _in_page()) or getattr(_CURRENT, "lease", None) is not None:
         return compute()
     slow = slow_metrics(settings, metrics)
     if slow:
@@ -231,7 +233,7 @@ def governed(settings: Settings | None, what: str, compute: Callable[[], object]
                         "chrF, sentence BLEU, TER); the precomputed grid and the shipped studies have the others. "
                         f"Choose quick metrics, {OWN_MACHINE}.")
     budget = demo_budget(settings)
-    lease = budget.take(current_visitor(), what)
+    lease = budget.take(visitor or current_visitor(), what)
     _CURRENT.lease = lease
     try:
         return compute()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -37,6 +39,27 @@ Batch = tuple[list[str], list[list[str]]]  # candidates, one reference list per 
 PARALLEL_MIN_ITEMS = 4000
 
 RESULT_COLUMNS = ["trial", "corruption", "metric", "refs", "s_orig", "s_corr", "margin", "passed", "tied"]
+
+
+class NotComputedHere(MuttlabError):
+    """A run under :func:`cached_scores_only` needed a score the score cache does not hold."""
+
+
+# What to tell the caller when a run inside ``cached_scores_only`` would score; None: runs score what they need.
+_CACHED_ONLY: ContextVar[str | None] = ContextVar("muttlab_cached_scores_only", default=None)
+
+
+@contextmanager
+def cached_scores_only(instead: str):
+    """Within the block (this thread), every run takes its scores from the score cache and scores nothing: one
+    that needs a score the cache does not hold raises :class:`NotComputedHere` before any metric scores, its
+    message ending with ``instead`` (what to do to get the scores). A dashboard's report download is built so:
+    it shows what the server has computed and never starts a computation outside the page's door."""
+    token = _CACHED_ONLY.set(instead)
+    try:
+        yield
+    finally:
+        _CACHED_ONLY.reset(token)
 
 
 class Results:
@@ -272,6 +295,11 @@ class _Scorer:
         that reports progress, it is prepared (its model read, its JVM started) under a *loading* report: only
         when something is to be scored, so a warm run starts no JVM."""
         plan = self._plan(metric, batches)
+        instead = _CACHED_ONLY.get()
+        if plan.jobs and instead is not None:
+            missing = _size(plan.jobs)[0]
+            raise NotComputedHere(f"{missing:,} score{'s' if missing != 1 else ''} of {metric.name} that this view "
+                                  f"needs {'are' if missing != 1 else 'is'} not computed on this server; {instead}")
         if plan.jobs and self.progress is not None and self.scores_here(metric) \
                 and getattr(type(metric), "prepare", Metric.prepare) is not Metric.prepare:
             self.progress.loading_named(metric.name)

@@ -6,7 +6,8 @@ password, driven by anonymous visitors in headless Chromium.
 * the store's error is a scrubbed message, not a stack;
 * two tabs of one visitor have one share: while the first computes, the second's expensive buttons are refused
   with a message; when the first tab closes, its computation stops;
-* an over-size paste into "Your sentences" is refused before it freezes the tab, and the box keeps its text.
+* an over-size paste into "Your sentences" is refused before it freezes the tab, and the box keeps its text;
+* the report button of a view the page has not computed computes nothing.
 
 On 6c8e244 every page fetched its favicon from fonts.gstatic.com, the Annotate page showed the store's URL with
 its password and a stack, the second tab's buttons ran a computation each, and a 549 KiB paste froze the tab for
@@ -225,3 +226,24 @@ def test_an_oversize_paste_is_refused_and_the_earlier_text_stays(demo, browser):
         page.keyboard.insert_text("A cat sleeps.,A cat is asleep.\n")
         expect(note).to_be_hidden()
         assert box.input_value() == earlier + "A cat sleeps.,A cat is asleep.\n"
+
+
+def test_the_report_button_of_a_link_the_page_has_not_computed_computes_nothing(demo, browser):  # noqa: F811
+    """Attack: a link with ``run=1`` (the page only fills its form: "press Run"), then "Download this view as a
+    report", pressed again and again, hoping each press scores the grid outside the visitor's share (on 509e7d4
+    each did: build_report of the view, in a thread of Streamlit's own). Each file now says what to press; the
+    server's CPU stays near idle while the visitor presses."""
+    _warmed_up(demo)  # the warm-up's own CPU is not the presses'
+    with _tab(browser, demo) as page:
+        page.goto(f"{demo.url}/?metrics=METEOR-1.5&corruptions=all&refs=5,10,20&run=1")
+        _settled(page, "This link shows a live run")
+        page.get_by_text("Link to this view").last.click()
+        button = page.get_by_role("button", name="Download this view as a report (HTML, works offline)")
+        start = demo.cpu_seconds()
+        for _ in range(3):
+            with page.expect_download() as download:
+                button.click()
+            report = Path(download.value.path()).read_text(encoding="utf-8")
+            assert "No report of this view" in report and "not computed on this server" in report
+        assert demo.cpu_seconds() - start < 10  # METEOR on 3 x 10 cells of the MUTT grid: minutes
+        assert page.locator(EXCEPTION).count() == 0
