@@ -35,6 +35,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--metrics", default=",".join(api.DEFAULT_METRICS))
     parser.add_argument("--refs", default="5,10,20")
+    parser.add_argument("--all", action="store_true", help="print every estimate shown, not a dozen of them")
     args = parser.parse_args()
     metrics = [m for m in args.metrics.split(",") if m]
     refs = [int(k) for k in args.refs.split(",")]
@@ -52,11 +53,11 @@ def main() -> int:
         finally:
             queue.close()
             registry.close()
-    report(log, metrics)
+    report(log, metrics, every=args.all)
     return 0
 
 
-def report(log: list[tuple[float, str]], metrics: list[str]) -> None:
+def report(log: list[tuple[float, str]], metrics: list[str], every: bool = False) -> None:
     parsed = [(t, SCORING.match(message)) for t, message in log]
     scoring = [(t, m) for t, m in parsed if m]
     end_of = {}
@@ -89,7 +90,7 @@ def report(log: list[tuple[float, str]], metrics: list[str]) -> None:
     within = sum(0.5 <= r <= 2 for r in ratios) / len(ratios)
     print(f"estimates shown: {len(ratios)}; shown / actual time left: median {statistics.median(ratios):.2f}, "
           f"worst factor {worst:.2f}, within a factor of 2: {within:.0%}")
-    for t, name, shown, actual in lines[::max(1, len(lines) // 12)]:
+    for t, name, shown, actual in (lines if every else lines[::max(1, len(lines) // 12)]):
         print(f"  at {t:6.1f} s  {name:12s} shown {shown:4d} s  actual {actual:6.1f} s")
 
 

@@ -150,12 +150,16 @@ class RunProgress:
         return n * self.work / self.items if work is None and self.items else float(work or 0)
 
     def scored(self, n: int, work: float | None = None) -> None:
-        """A piece of ``n`` items (``work`` pairs) has been scored."""
+        """A piece of ``n`` items (``work`` pairs) has been scored. What the pieces being scored had reported
+        done loses this piece's share only: another piece still under way (the queue runs the next while this
+        one is collected) keeps its count, so the count never steps back and the pace sees no stall."""
         if not n:
             return
+        pairs = self._pairs(n, work)
         self.done = min(self.items, self.done + n)
-        self.work_done = min(self.work, self.work_done + self._pairs(n, work))
-        self.inside, self.work_inside = 0, 0.0
+        self.work_done = min(self.work, self.work_done + pairs)
+        self.inside = max(0, min(self.inside - n, self.items - self.done))
+        self.work_inside = max(0.0, min(self.work_inside - pairs, self.work - self.work_done))
         self._observe()
         self._emit()
 
