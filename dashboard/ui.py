@@ -229,9 +229,10 @@ def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str
                        icon=":material/bar_chart:", on_click="ignore")
 
 
-# A progress message that counts its own work ("300 of 1,200 items", "1,024 of 9,000 sentences encoded"): drawn
+# A progress message that counts its own work ("300 of 1,200 items", "1,024 of 9,000 sentences encoded", "5,000
+# of 100,001 lines"): drawn
 # as it is, without the step count after it.
-COUNTED = re.compile(r"\d of [\d,]+ (items|sentences)\b")
+COUNTED = re.compile(r"\d of [\d,]+ (items|sentences|lines)\b")
 
 
 def with_progress(text: str, compute, failure: str = "The study failed", unit: str = ""):
@@ -241,6 +242,22 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
 
     Returns what ``compute`` returns, or None after showing the :class:`MuttlabError` it raised.
     """
+    try:
+        with progress_bar(text, unit) as progress:
+            return compute(progress)
+    except services.DemoLimit as exc:
+        demo_limit(exc)
+        return None
+    except MuttlabError as exc:
+        st.error(f"{failure}: {md_text(exc)}")
+        return None
+
+
+@contextmanager
+def progress_bar(text: str, unit: str = "") -> Iterator[Callable[[int, int, str], None]]:
+    """A progress bar for the block, removed at its end; yields the engine's ``(step, total, message)`` callback
+    that draws it. Each report is also where the work stops when its visitor has gone or used up their share of
+    the demo (``services.still_wanted``)."""
     bar = st.progress(0.0, text=text)
 
     def progress(step: int, total: int, message: str) -> None:
@@ -251,13 +268,7 @@ def with_progress(text: str, compute, failure: str = "The study failed", unit: s
         bar.progress(min(1.0, step / total) if total else 1.0, text=counted)
 
     try:
-        return compute(progress)
-    except services.DemoLimit as exc:
-        demo_limit(exc)
-        return None
-    except MuttlabError as exc:
-        st.error(f"{failure}: {md_text(exc)}")
-        return None
+        yield progress
     finally:
         bar.empty()
 

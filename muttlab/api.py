@@ -315,12 +315,14 @@ def sign_out_everywhere(settings: Settings, user: str) -> int:
 
 # --------------------------------------------------------------------------- beyond MUTT (docs/beyond.md)
 
-def read_suite(path_or_bytes, format: str | None = None, name: str | None = None):
+def read_suite(path_or_bytes, format: str | None = None, name: str | None = None,
+               progress: Callable[[int, int], None] | None = None):
     """A suite file (trial JSONL, WMT challenge-set TSV, ACES TSV, DEMETR JSON, contrastive JSONL) or folder
     (MSLC24-B) as a :class:`muttlab.suites.SuiteFile`: trials, sources, target languages and the rows left out by
     line. ``path_or_bytes``: a path, a file's bytes, or a folder's files' bytes keyed ``<pair>/<file name>``
     (:func:`muttlab.suites.read_suite`). ``name``: the suite's name (default: the file's stem, ``upload`` for
-    bytes)."""
+    bytes). ``progress(lines read, lines)`` is told how a one-file format's reading goes, every few thousand
+    lines (:func:`muttlab.suites.readers.rows_reported_to`)."""
     from muttlab import checks
     from muttlab.suites import read_suite as _read
     if isinstance(path_or_bytes, Mapping):
@@ -333,7 +335,11 @@ def read_suite(path_or_bytes, format: str | None = None, name: str | None = None
         path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
     if name is not None:
         name = checks.name(name, "read_suite", "name")
-    return _read(path_or_bytes, format=format, name=name)
+    if progress is None:
+        return _read(path_or_bytes, format=format, name=name)
+    from muttlab.suites.readers import rows_reported_to
+    with rows_reported_to(progress):
+        return _read(path_or_bytes, format=format, name=name)
 
 
 def run_challenge(settings: Settings, suite_file, metrics: Sequence[str] | str, progress: Progress | None = None,

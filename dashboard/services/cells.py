@@ -15,16 +15,17 @@ from muttlab.errors import MuttlabError
 from muttlab.settings import Settings
 
 
-def challenge_file(settings: Settings, suite_name: str, format: str | None = None):
+def challenge_file(settings: Settings, suite_name: str, format: str | None = None,
+                   progress: Callable[[int, int, str], None] | None = None):
     """The read challenge set a ``file:``/``upload:`` suite name stands for, with its key for
-    :func:`~muttlab.dashboard.services.uploads.challenge`.
+    :func:`~muttlab.dashboard.services.uploads.challenge` (``progress``: a page's bar, told the lines read).
 
     Raises:
       MuttlabError: the file may not be read or is not held (:func:`challenge_source`), cannot be read as a
         challenge set, or is a trial suite rather than a contrastive challenge set.
     """
     data, name = challenge_source(settings, suite_name)
-    suite_file, key = read_challenge(settings, data, name, format)
+    suite_file, key = read_challenge(settings, data, name, format, progress)
     cell_view.require_contrastive(suite_file, name)
     return suite_file, key
 

@@ -21,9 +21,11 @@ from muttlab.settings import Settings
 Content = bytes | dict[str, bytes]
 
 
-def read_challenge(settings: Settings, data: Content, name: str, format: str | None) -> tuple[object, tuple]:
+def read_challenge(settings: Settings, data: Content, name: str, format: str | None,
+                   progress: Callable[[int, int, str], None] | None = None) -> tuple[object, tuple]:
     """A challenge set's content as a :class:`muttlab.suites.SuiteFile` (``muttlab.api.read_suite``), kept for
-    the whole server by content, format and name; with that key, for :func:`challenge`.
+    the whole server by content, format and name; with that key, for :func:`challenge`. ``progress`` (a page's
+    bar) is told the lines read, when it is read here.
 
     Raises:
       MuttlabError (DataError): over the upload size limit (a folder's files together) or the pair limit, not
@@ -40,8 +42,11 @@ def read_challenge(settings: Settings, data: Content, name: str, format: str | N
     _check_pairs(limits, _records_at_most(data), name, "the file" if isinstance(data, bytes) else "the set")
     key = ("challenge-file", content_digest(data), name, format)
 
+    def lines_read(done: int, total: int) -> None:
+        progress(done, total, f"reading {name}: {done:,} of {total:,} lines")
+
     def read():
-        suite_file = api.read_suite(data, format=format, name=name)
+        suite_file = api.read_suite(data, format=format, name=name, progress=lines_read if progress else None)
         _check_pairs(limits, len(suite_file.suite.trials) + sum(suite_file.not_applied.values()), name,
                      "the file" if isinstance(data, bytes) else "the set")
         return suite_file

@@ -31,7 +31,7 @@ import secrets
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -158,9 +158,10 @@ def report(name: str) -> Report | None:
 
 
 def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: str,
-          types: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+          types: Sequence[str], progress: Callable[[int, int, str], None] | None = None) -> tuple[str, tuple[str, ...]]:
     """A visitor's sentences (the bytes of an upload or of pasted text, in ``kind``: jsonl, csv or tsv) corrupted
-    by each chosen generator type that applies, kept with its :class:`Report` under a new ``mine:<id>`` name.
+    by each chosen generator type that applies, kept with its :class:`Report` under a new ``mine:<id>`` name;
+    ``progress`` (a page's bar) is told the sentences parsed and corrupted.
 
     Returns:
       the name, and the names of this session's own suites that made room for it.
@@ -184,7 +185,7 @@ def build(settings: Settings, visitor: Visitor, data: bytes, label: str, kind: s
     sentences = parse_user_sentences(data, kind, label)
     _check_sentences(sentences.items, limits)
     too_long: list[tuple[str, str, str]] = []  # corruptions over the sentence limits: no trial, with the reason
-    suite = user_suite(sentences, list(types), settings.seed, name="mine", not_applied=too_long)
+    suite = user_suite(sentences, list(types), settings.seed, name="mine", not_applied=too_long, progress=progress)
     labels = {t: api.corruption_label(t) for t in types}
     applied: dict[str, set[str]] = {}
     for trial in suite.trials:

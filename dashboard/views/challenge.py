@@ -181,8 +181,8 @@ def page() -> None:
         return
     data, name, suite_name = chosen
     try:
-        with st.spinner("Reading the file…"):
-            suite_file, key = services.read_challenge(settings, data, name, None if fmt == AUTO else fmt)
+        with ui.progress_bar("Reading the file…") as progress:
+            suite_file, key = services.read_challenge(settings, data, name, None if fmt == AUTO else fmt, progress)
     except services.DemoLimit as exc:
         ui.demo_limit(exc)
         return

@@ -200,8 +200,8 @@ def _load(settings, suite_name: str, fmt: str | None):
     kind = cell_view.suite_kind(suite_name)
     try:
         if cell_view.is_challenge(suite_name):
-            with st.spinner("Reading the challenge set…"):
-                suite_file, file_key = services.challenge_file(settings, suite_name, fmt)
+            with ui.progress_bar("Reading the challenge set…") as progress:
+                suite_file, file_key = services.challenge_file(settings, suite_name, fmt, progress)
             return suite_file.suite, suite_file, file_key
         if kind == "mine":
             return services.suite_named(settings, suite_name), None, None

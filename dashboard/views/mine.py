@@ -121,9 +121,9 @@ def _build(settings, uploaded, pasted: str, types, metrics, refs) -> bool:
             data, label, kind = uploaded.getvalue(), uploaded.name, sentences_format(uploaded.name, "")
         else:
             data, label, kind = pasted.encode("utf-8"), "the pasted text", sentences_format("", pasted)
-        with st.spinner("Reading, parsing and corrupting your sentences…"):
+        with ui.progress_bar("Reading, parsing and corrupting your sentences…") as progress:
             name, dropped = user_suites.build(settings, user_suites.current_visitor(), data, label, kind,
-                                              list(types))
+                                              list(types), progress)
     except MuttlabError as exc:
         st.error(ui.md_text(exc), icon=":material/error:")
         return False

@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from muttlab.corruptions import catalog
 from muttlab.corruptions.extract import EXTRACTORS, Extracted
@@ -28,6 +28,8 @@ from muttlab.sources import (DATA_LAYOUT, SAMPLE_SCENES, SAMPLE_TRIALS, join_sic
                                     load_sick)
 from muttlab.pairs.store import ACCEPTED, EDITED, PROPOSED, open_store
 from muttlab.trials import Suite, Trial
+
+ProgressFn = Callable[[int, int, str], None]
 
 SOURCES = ("sick", "sample")
 STUDY_MIN_REFS = 20
@@ -61,28 +63,40 @@ def _check_types(types: Sequence[str] | None, allowed: Sequence[str]) -> list[st
     return [t for t in types if t in allowed]
 
 
-def _parse(sentences: Sequence[str]):
+# With a progress report, sentences are parsed and corrupted this many at a time, each part reported.
+PART = 100
+
+
+def _parse(sentences: Sequence[str], progress: ProgressFn | None = None):
     from muttlab.resources.spacy_nlp import ModelMissing, parse
     try:
-        return parse(list(sentences))
+        if progress is None:
+            return parse(list(sentences))
+        docs = []
+        for start in range(0, len(sentences), PART):
+            docs.extend(parse(list(sentences[start:start + PART])))
+            progress(len(docs), 2 * len(sentences), f"parsing: {len(docs):,} of {len(sentences):,} sentences")
+        return docs
     except ModelMissing as exc:
         raise MuttlabError(str(exc)) from None
 
 
 def generated_trials(items: Sequence[tuple[str, str, tuple[str, ...], str]], types: Sequence[str],
-                     seed: int, not_applied: list[tuple[str, str, str]] | None = None) -> list[Trial]:
+                     seed: int, not_applied: list[tuple[str, str, str]] | None = None,
+                     progress: ProgressFn | None = None) -> list[Trial]:
     """Trials made by the generators from (id stem, clean sentence, references, source) items.
 
     Sentences are parsed in one batch; each type that applies gives a trial ``<type>/<stem>``. The
     order is type by type (catalogue order), items in the given order. A corruption that comes out over the
     sentence limits (``MUTTLAB_MAX_WORDS`` / ``MUTTLAB_MAX_CHARS``: Duplicated PP grows a 186-word sentence to
     213 words) is no trial, since no metric may score it; it is appended to ``not_applied`` as (stem, type,
-    reason) instead of failing the suite it belongs to.
+    reason) instead of failing the suite it belongs to. ``progress(step, total, message)`` is told the sentences
+    parsed, then corrupted, :data:`PART` at a time (the same trials either way).
     """
     limits = active_limits()
-    docs = _parse([sentence for _, sentence, _, _ in items])
+    docs = _parse([sentence for _, sentence, _, _ in items], progress)
     out: dict[str, list[Trial]] = {name: [] for name in types}
-    for (stem, sentence, refs, source), doc in zip(items, docs):
+    for done, ((stem, sentence, refs, source), doc) in enumerate(zip(items, docs), start=1):
         for name in types:
             corrupted = GENERATORS[name](doc, seed)
             too_long = corrupted and _over_limits(corrupted, limits)
@@ -94,6 +108,8 @@ def generated_trials(items: Sequence[tuple[str, str, tuple[str, ...], str]], typ
                 out[name].append(Trial(id=f"{name}/{stem}", corruption=name, original=sentence,
                                        corrupted=corrupted, references=tuple(refs), source=source,
                                        status=PROPOSED))
+        if progress is not None and (done % PART == 0 or done == len(items)):
+            progress(len(items) + done, 2 * len(items), f"corrupting: {done:,} of {len(items):,} sentences")
     return [t for name in types for t in out[name]]
 
 

@@ -29,8 +29,10 @@ These data sets are not redistributable: the lab reads the user's own copy.
 from __future__ import annotations
 
 import math
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from muttlab.settings import active_limits
 from muttlab.sources import parse_json, read_bytes
@@ -44,6 +46,37 @@ from muttlab.suites.model import (ACES_TSV, CONTRASTIVE_JSONL, DEMETR_JSON, FOLD
 WMT_COLUMNS = ("lp", "source", "good", "incorrect", "reference", "phenomena")
 ACES_COLUMNS = ("source", "good-translation", "incorrect-translation", "reference", "phenomena", "langpair")
 EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".txt": "tsv"}
+
+# A reader tells its progress every this many lines (a 100,000-row upload takes 1-2 s to read).
+REPORT_EVERY = 5_000
+_REPORT = threading.local()
+
+
+@contextmanager
+def rows_reported_to(report: Callable[[int, int], None]) -> Iterator[None]:
+    """Within the block, in this thread, a reader of one file tells ``report(lines read, lines)`` every
+    :data:`REPORT_EVERY` lines (records of a DEMETR file) and once at its end: a page reading a large upload
+    counts its lines instead of spinning."""
+    outer = getattr(_REPORT, "fn", None)
+    _REPORT.fn = report
+    try:
+        yield
+    finally:
+        _REPORT.fn = outer
+
+
+def _reported(items: list, first: int = 1) -> Iterator[tuple[int, object]]:
+    """``enumerate(items, start=first)``, telling the enclosing :func:`rows_reported_to` how far it has come."""
+    report = getattr(_REPORT, "fn", None)
+    if report is None:
+        yield from enumerate(items, start=first)
+        return
+    total = len(items)
+    for i, item in enumerate(items):
+        if i and i % REPORT_EVERY == 0:
+            report(i, total)
+        yield i + first, item
+    report(total, total)
 
 
 class _RowError(ValueError):
@@ -160,7 +193,7 @@ def jsonl_records(text: str, name: str = "suite"):
     # which json.dumps(ensure_ascii=False) writes as they are.
     lines = text.split("\n")
     check_rows(lines, name)
-    for line, raw in enumerate(lines, start=1):
+    for line, raw in _reported(lines):
         if not raw.strip():
             continue
         try:
@@ -223,7 +256,7 @@ def _tsv_rows(text: str, name: str, columns: tuple[str, ...], fmt: str):
                               f"{', '.join(columns)}", line=1)
     check_rows(lines[1:], name, first=2)
     # Sentences carry quotes of their own: a tab is the only separator.
-    for line, raw in enumerate(lines[1:], start=2):
+    for line, raw in _reported(lines[1:], first=2):
         if not raw.strip():
             continue
         cells = raw.split("\t")  # no quoting: the csv module would also cap a field at 128 KiB
@@ -280,7 +313,7 @@ def _read_demetr_json(text: str, name: str, label: str = "") -> SuiteFile:
         raise DataError(label or name, limits.exceeded("max_pairs", len(records), "the file") + "; split it into smaller "
                         f"files (record {limits.max_pairs + 1:,} is the first over it)", line=1)
     out, add = _builder(DEMETR_JSON, name)
-    for number, record in enumerate(records, start=1):
+    for number, record in _reported(records):
         try:
             if not isinstance(record, dict):
                 raise _RowError("each record must be a JSON object")

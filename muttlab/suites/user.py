@@ -15,7 +15,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from muttlab.trials import Suite
 from muttlab.errors import DataError
@@ -124,10 +124,12 @@ def parse_user_sentences(data: bytes, kind: str, label: str | Path = "sentences"
 
 
 def user_suite(sentences: UserSentences, types: Sequence[str] | None = None, seed: int = 13,
-               name: str = "user", not_applied: list[tuple[str, str, str]] | None = None) -> Suite:
+               name: str = "user", not_applied: list[tuple[str, str, str]] | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> Suite:
     """Every generated corruption type (or the chosen ones) applied to each sentence that it fits; a corruption
     over the sentence limits is left out and appended to ``not_applied`` as (id, type, reason)
-    (:func:`muttlab.engine.suites.generated_trials`)."""
+    (:func:`muttlab.engine.suites.generated_trials`, which tells ``progress`` the sentences parsed and
+    corrupted)."""
     from muttlab.corruptions import catalog
     from muttlab.engine.suites import generated_trials
 
@@ -136,4 +138,4 @@ def user_suite(sentences: UserSentences, types: Sequence[str] | None = None, see
         catalog.get(t)
     chosen = [t for t in chosen if catalog.get(t).generator is not None]
     items = [(ident, text, refs, f"user:{ident}") for ident, text, refs in sentences.items]
-    return Suite(name, generated_trials(items, chosen, seed, not_applied))
+    return Suite(name, generated_trials(items, chosen, seed, not_applied, progress))
