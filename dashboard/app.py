@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from muttlab.dashboard.shared import refuse_client_cache_clearing
+from muttlab.dashboard.shared import refuse_client_cache_clearing, same_file
 
 # Page files, relative to this script, grouped as the navigation shows them. They live in ``views/``, not
 # ``pages/``: a ``pages/`` folder beside the entry point puts Streamlit into its legacy multipage mode,
@@ -51,7 +51,7 @@ def served() -> bool:
     """True in a Streamlit server, which sets ``sys.argv[0]`` to this script (``streamlit run`` by hand, and
     ``muttlab serve``, whose warm-up started before the server, so this second call finds it running); False
     under AppTest, where a warm-up per test configuration would load every model again for nothing."""
-    return bool(sys.argv) and Path(sys.argv[0]).resolve() == Path(__file__).resolve()
+    return bool(sys.argv) and same_file(sys.argv[0], __file__)
 
 
 # The browser tab's icon. An emoji, which the browser draws itself: a ":material/…:" icon here makes every

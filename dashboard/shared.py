@@ -28,6 +28,7 @@ import logging
 import sys
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Callable, Hashable, TypeVar
 
 import numpy as np
@@ -205,6 +206,13 @@ def clear_all(actor: Identity, settings: Settings) -> None:
     require(actor, Action.CLEAR_CACHES, settings)
     _PINNED.drop()
     LOG.warning("caches cleared by %s", actor.name)
+
+
+@functools.lru_cache(maxsize=8)
+def same_file(a: str, b: str) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file, kept: the main script asks at every run of every page,
+    and resolving a path asks the file system once per component."""
+    return Path(a).resolve() == Path(b).resolve()
 
 
 def refuse_client_cache_clearing() -> None:

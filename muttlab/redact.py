@@ -5,6 +5,7 @@ goes through (the CLI's error line, the dashboard's Markdown and caption text).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from muttlab.settings import Settings
@@ -28,10 +29,19 @@ def secrets(text: object) -> str:
 def server_paths(text: str, settings: Settings) -> str:
     """``text`` with the server's folders (data dir, cache dir, model dir, the installed package) replaced by
     their names (``<data dir>``...), longest first so that a folder inside another keeps its own name."""
+    for form, name in _spelled(settings.data_dir, settings.cache_dir, settings.model_dir_override):
+        text = text.replace(form, name)
+    return text
+
+
+@lru_cache(maxsize=64)
+def _spelled(data_dir, cache_dir, model_dir) -> tuple[tuple[str, str], ...]:
+    """Each folder's spellings (as set, and resolved) with its name, longest first. Kept per set of folders:
+    resolving a path asks the file system once per component, and every message of every page run came here."""
     import muttlab
 
-    folders = {"<data dir>": settings.data_dir, "<cache dir>": settings.cache_dir,
-               "<model dir>": settings.model_dir_override, "<muttlab>": Path(muttlab.__file__).parent}
+    folders = {"<data dir>": data_dir, "<cache dir>": cache_dir, "<model dir>": model_dir,
+               "<muttlab>": Path(muttlab.__file__).parent}
     spelled = []
     for name, folder in folders.items():
         if folder is None:
@@ -39,9 +49,7 @@ def server_paths(text: str, settings: Settings) -> str:
         for form in {str(folder), str(Path(folder).expanduser().resolve())}:
             if len(form) > 1:
                 spelled.append((form.rstrip("/"), name))
-    for form, name in sorted(spelled, key=lambda item: -len(item[0])):
-        text = text.replace(form, name)
-    return text
+    return tuple(sorted(spelled, key=lambda item: -len(item[0])))
 
 
 def scrub(text: object, settings: Settings | None = None) -> str:

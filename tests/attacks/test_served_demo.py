@@ -151,6 +151,28 @@ def test_the_unreachable_store_is_a_scrubbed_message(demo, browser):  # noqa: F8
         assert folder not in shown, folder
 
 
+def test_the_report_button_of_a_link_the_page_has_not_computed_computes_nothing(demo, browser):  # noqa: F811
+    """Attack: a link with ``run=1`` (the page only fills its form: "press Run"), then "Download this view as a
+    report", pressed again and again, hoping each press scores the grid outside the visitor's share (on 509e7d4
+    each did: build_report of the view, in a thread of Streamlit's own). Each file now says what to press; the
+    server's CPU stays near idle while the visitor presses. Before the two tabs' test, whose grid computes METEOR's
+    scores of the whole grid, which would make this view's report a report."""
+    _warmed_up(demo)  # the warm-up's own CPU is not the presses'
+    with _tab(browser, demo) as page:
+        page.goto(f"{demo.url}/?metrics=METEOR-1.5&corruptions=all&refs=5,10,20&run=1")
+        _settled(page, "This link shows a live run")
+        page.get_by_text("Link to this view").last.click()
+        button = page.get_by_role("button", name="Download this view as a report (HTML, works offline)")
+        start = demo.cpu_seconds()
+        for _ in range(3):
+            with page.expect_download() as download:
+                button.click()
+            report = Path(download.value.path()).read_text(encoding="utf-8")
+            assert "No report of this view" in report and "not computed on this server" in report
+        assert demo.cpu_seconds() - start < 10  # METEOR on 3 x 10 cells of the MUTT grid: minutes
+        assert page.locator(EXCEPTION).count() == 0
+
+
 def test_two_tabs_have_one_share_and_a_closed_tabs_computation_stops(demo, browser):  # noqa: F811
     from playwright.sync_api import expect
 
@@ -227,23 +249,3 @@ def test_an_oversize_paste_is_refused_and_the_earlier_text_stays(demo, browser):
         expect(note).to_be_hidden()
         assert box.input_value() == earlier + "A cat sleeps.,A cat is asleep.\n"
 
-
-def test_the_report_button_of_a_link_the_page_has_not_computed_computes_nothing(demo, browser):  # noqa: F811
-    """Attack: a link with ``run=1`` (the page only fills its form: "press Run"), then "Download this view as a
-    report", pressed again and again, hoping each press scores the grid outside the visitor's share (on 509e7d4
-    each did: build_report of the view, in a thread of Streamlit's own). Each file now says what to press; the
-    server's CPU stays near idle while the visitor presses."""
-    _warmed_up(demo)  # the warm-up's own CPU is not the presses'
-    with _tab(browser, demo) as page:
-        page.goto(f"{demo.url}/?metrics=METEOR-1.5&corruptions=all&refs=5,10,20&run=1")
-        _settled(page, "This link shows a live run")
-        page.get_by_text("Link to this view").last.click()
-        button = page.get_by_role("button", name="Download this view as a report (HTML, works offline)")
-        start = demo.cpu_seconds()
-        for _ in range(3):
-            with page.expect_download() as download:
-                button.click()
-            report = Path(download.value.path()).read_text(encoding="utf-8")
-            assert "No report of this view" in report and "not computed on this server" in report
-        assert demo.cpu_seconds() - start < 10  # METEOR on 3 x 10 cells of the MUTT grid: minutes
-        assert page.locator(EXCEPTION).count() == 0
