@@ -230,8 +230,7 @@ def chart_download(make_figure: Callable[[], charts.Figure], name: str, key: str
 
 
 # A progress message that counts its own work ("300 of 1,200 items", "1,024 of 9,000 sentences encoded", "5,000
-# of 100,001 lines"): drawn
-# as it is, without the step count after it.
+# of 100,000 lines"): drawn as it is, without the step count after it.
 COUNTED = re.compile(r"\d of [\d,]+ (items|sentences|lines)\b")
 
 

@@ -335,7 +335,7 @@ def read_suite(path_or_bytes, format: str | None = None, name: str | None = None
         path_or_bytes, format = validation.arguments("read_suite", path_or_bytes=path_or_bytes, format=format)
     if name is not None:
         name = checks.name(name, "read_suite", "name")
-    if progress is None:
+    if validation.arguments("read_suite", progress=progress) is None:
         return _read(path_or_bytes, format=format, name=name)
     from muttlab.suites.readers import rows_reported_to
     with rows_reported_to(progress):
