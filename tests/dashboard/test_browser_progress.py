@@ -1,8 +1,8 @@
 """Honest progress in Chromium: while a page waits on scoring, its bar says what is being done and its done count
 ("n of N items") advances at least every 5 s. During a cold Run with a neural metric the precomputed grid stays
 on the page until the run's grid replaces it; a non-shipped Severity curve and a Flickr8K correlation count the
-items of their metric as its JVM batches are answered. Each against its own `muttlab serve` with an empty cache (a
-computation is cold only once per cache): the Run on the bundled sample, the two studies on the real data.
+items of their metric as its JVM batches are answered. All three against one `muttlab serve` on the real data with
+an empty score cache: each scores what the others do not (a computation is cold only once per cache).
 
 The 5 s bound is the issue's requirement of the page (a reviewer watching the bar), so it is read off the page's
 own clock; the work per report is a grid cell, one encoding pass of 16 sentences or one answer of METEOR's JVM
@@ -26,17 +26,9 @@ PROGRESS = '[data-testid="stProgress"]'
 
 
 @pytest.fixture(scope="module")
-def cold_server(tmp_path_factory):
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("cold")
-    with serving(sample_env(tmp / "cache"), tmp / "serve.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def cold_data_server(tmp_path_factory, data_dir):
-    """A server on the real data with an empty score cache, shared by the two studies (they score different
-    sentences, so neither warms the other)."""
+    """A server on the real data with an empty score cache, shared by the three tests (a neural metric's run, a
+    METEOR curve of typos, METEOR on Flickr8K: none warms another)."""
     require_chromium()
     tmp = tmp_path_factory.mktemp("cold-data")
     with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
@@ -70,12 +62,12 @@ def _longest_wait(seen: list[tuple[float, int, int]]) -> float:
     return max((b - a for a, b in zip(advances, advances[1:])), default=0.0)
 
 
-def test_a_cold_neural_run_counts_its_items_at_least_every_5_s(cold_server, browser):
+def test_a_cold_neural_run_counts_its_items_at_least_every_5_s(cold_data_server, browser):
     from playwright.sync_api import expect
 
     page = new_page(browser)
-    # The link fills the form; Run starts it.
-    page.goto(f"{cold_server}/?metrics=EmbeddingCosine&corruptions=all&refs=5,10&run=1")
+    # The link fills the form; Run starts it: 336 MUTT trials at 5 and 10 references, 1,344 items.
+    page.goto(f"{cold_data_server}/?metrics=EmbeddingCosine&corruptions=neg_subj&refs=5,10&run=1")
     page.locator(".mutt-grid").first.wait_for()  # the precomputed grid
     page.get_by_role("button", name="Run").click()
     # The precomputed grid is on the page under the bar all along.
@@ -94,6 +86,9 @@ def _study(page, url: str, heading: str, button: str) -> list[tuple[float, int, 
 
     page.goto(url)
     expect(page.get_by_role("heading", name=heading)).to_be_visible()
+    # Click once the page's run has ended: a button redrawn under the click (the run going on) can lose it, and
+    # then nothing starts and no bar comes.
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
     page.get_by_role("button", name=button, exact=True).click()
     seen, _ = _watch(page, STUDY_COUNT)
     assert page.locator(EXCEPTION).count() == 0

@@ -219,12 +219,15 @@ def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, t
     settings = Settings(data_dir=data_dir, cache_dir=tmp_path, workers=1)
     registry = runner.registry_for(settings)
     queue = work_queue.FairQueue(workers=1)
-    meteor.clear_memo()  # every pair aligned again, so the JVM answers in several chunks
-    old_chunk, meteor.CHUNK = meteor.CHUNK, 40
+    meteor.clear_memo()  # every pair aligned again, so the JVM answers in many chunks
+    # 20 references, 10 pairs a chunk: each side's 1,300 pairs in 130 answers, so the caller's polls (every
+    # 0.25 s) find parts under way on a fast machine too; 5 references in chunks of 40 could all be answered
+    # between two polls.
+    old_chunk, meteor.CHUNK = meteor.CHUNK, 10
     log = []
     try:
         scorer = work_queue.QueuedScorer(runner.cache_for(settings), registry, queue, "visitor")
-        runner.run(det_sub, ["METEOR-1.5"], [5], settings, registry, progress=lambda *a: log.append(a),
+        runner.run(det_sub, ["METEOR-1.5"], [20], settings, registry, progress=lambda *a: log.append(a),
                    scorer=scorer)
     finally:
         meteor.CHUNK = old_chunk
