@@ -462,6 +462,7 @@ class Demo:
         self.actions: dict[str, list[str]] = {}
         self.uploads: list[tuple[float, int, str]] = []
         self.errors: list[str] = []
+        self.cpu: dict[str, tuple[float, float, float]] = {}  # phase: (wall s, server CPU-s, load generator CPU-s)
 
     def note(self, kind: str, what: str) -> None:
         with self.lock:
@@ -531,7 +532,9 @@ class Demo:
                 self.errors.append(f"uploader {k}: {str(exc)[:300]}")
 
     def phase(self, others: int, requests: int, attacked: bool) -> tuple[list[float], list[float], float]:
-        """``others`` visitors' page loads and Playground answers, with the six attackers at work or without."""
+        """``others`` visitors' page loads and Playground answers, with the six attackers at work or without; the
+        CPU seconds the server (its process tree) and the load generator (this benchmark and its Chromium tabs)
+        used meanwhile go to :attr:`cpu`, by phase."""
         loads: list[float] = []
         answers: list[float] = []
         stop = threading.Event()
@@ -541,6 +544,7 @@ class Demo:
             + [threading.Thread(target=self.presser, args=(k, stop)) for k in range(2)])
         visitors = [threading.Thread(target=self.regular, args=(k, requests, loads, answers)) for k in range(others)]
         start = time.perf_counter()
+        server0, everything0 = tree_cpu_s(self.server.proc.pid), tree_cpu_s(os.getpid())
         for thread in attackers + visitors:
             thread.start()
         for thread in visitors:
@@ -548,7 +552,11 @@ class Demo:
         stop.set()
         for thread in attackers:
             thread.join()
-        return loads, answers, time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        server = tree_cpu_s(self.server.proc.pid) - server0
+        self.cpu["under the attacks" if attacked else "alone"] = (seconds, server,
+                                                                   tree_cpu_s(os.getpid()) - everything0 - server)
+        return loads, answers, seconds
 
 
 def run_demo(args, settings) -> int:
@@ -606,6 +614,9 @@ def run_demo(args, settings) -> int:
         print(f"{what} of the other {others}, under the attacks: {summary(attacked)}"
               + (f"; p95 {percentile(attacked, 0.95) / percentile(alone, 0.95):.1f}x alone's" if alone and attacked
                  else ""))
+    for phase, (wall, server_cpu, generator_cpu) in demo.cpu.items():
+        print(f"CPU {phase}: the server {server_cpu:.0f} s ({server_cpu / wall:.2f} cores), the load generator "
+              f"{generator_cpu:.0f} s ({generator_cpu / wall:.2f} cores) in {wall:.0f} s")
     sizes = sorted({size for _, size, _ in demo.uploads})
     print(f"uploads ({limits.max_pairs:,} pairs, {sizes[-1] / 2 ** 20:.1f} MiB each): "
           f"{summary([s for s, _, _ in demo.uploads])}; "

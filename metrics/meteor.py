@@ -229,9 +229,11 @@ class MeteorProcess:
         self._source_dir = tempfile.TemporaryDirectory(prefix="muttlab-meteor-")
         source = Path(self._source_dir.name) / "MeteorBatch.java"
         source.write_text(DRIVER_SOURCE, encoding="utf-8")
-        # cwd: the jar finds data/paraphrase-en.gz relative to itself, as pycocoevalcap runs it.
+        # cwd: the jar finds data/paraphrase-en.gz relative to itself, as pycocoevalcap runs it. The pipes are
+        # buffered: readline on an unbuffered pipe reads one byte per system call, and the reader thread then
+        # took the server's interpreter lock once per byte of every answer (requests are flushed as written).
         self._proc = subprocess.Popen(self.command(source), cwd=jar.parent, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threading.Thread(target=self._drain, args=(self._proc.stdout, self._lines), daemon=True).start()
         threading.Thread(target=self._drain_err, args=(self._proc.stderr,), daemon=True).start()
         self._fresh = True
