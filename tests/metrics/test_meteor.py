@@ -3,6 +3,7 @@
 the process survives its death, serves concurrent callers, and says how to install Java when it is missing."""
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import threading
@@ -61,6 +62,13 @@ def test_restarts_after_the_process_dies(meteor, ours, batch):
     after = meteor.score(cands, refs)
     assert process.pid not in (None, first_pid)
     assert np.array_equal(after, ours[:40])
+
+
+def test_answers_are_read_in_blocks_not_bytes(meteor, ours):
+    """The reader thread's ``readline`` on an unbuffered pipe made one system call, and took the interpreter lock,
+    per byte of every answer: in the server that lock is every visitor's page run's (docs/deploy.md)."""
+    proc = meteor.process._proc
+    assert isinstance(proc.stdout, io.BufferedReader) and isinstance(proc.stderr, io.BufferedReader)
 
 
 def test_concurrent_callers_get_their_own_scores(meteor, ours, batch):
