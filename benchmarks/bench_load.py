@@ -40,6 +40,10 @@ for this server, agent sessions ending ``--session-ttl`` seconds after their las
   visitor left: in the first 60 s and in the 10 s after them (no work left: near nothing).
 
     MUTTLAB_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_load.py --mode demo
+
+``--mode costs`` is what each of those actions costs the warm demo with one visitor alone: every page opened and
+the Playground answering ``--requests`` times each, one after another; printed, the mean wall time and the
+server process's CPU seconds per action.
 """
 from __future__ import annotations
 
@@ -559,6 +563,58 @@ class Demo:
         return loads, answers, seconds
 
 
+def wait_warm(server: Server) -> None:
+    """Wait until ``server`` answers and its warm-up has ended (under `streamlit run` it starts with the first
+    session)."""
+    server.wait_healthy()
+    Session(server, "")
+    deadline = time.monotonic() + 1200
+    while "warm-up done" not in Path(server.log.name).read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise SystemExit("the warm-up did not end in 20 minutes")
+        time.sleep(2)
+
+
+def run_costs(args, settings) -> int:
+    """One visitor alone on the warm demo: each page opened ``--requests`` times and as many Playground answers,
+    one after another; printed per action, its mean wall time and the server process's CPU seconds (its own
+    Python process: the page runs and the queue; METEOR's JVM apart)."""
+    import psutil
+
+    def cpu() -> float:
+        times = psutil.Process(server.proc.pid).cpu_times()
+        return times.user + times.system
+
+    with tempfile.TemporaryDirectory() as own:
+        os.environ["MUTTLAB_DEMO_CACHE_DIR"] = own
+        server = Server(settings.with_overrides(read_only=True), wait_timeout=args.wait_timeout,
+                        session_ttl=args.session_ttl)
+        try:
+            wait_warm(server)
+            for page in PAGES:  # each page's first run (its caches) is not what a visitor of a warm demo pays
+                Session(server, page)
+            rng, trials, n = random.Random(1), api.load_suite(settings, "mutt").trials, args.requests
+            playground = Session(server, "playground")
+
+            def answer_a_new_pair() -> None:
+                t = rng.choice(trials)
+                state = {"pg-candidate": f"{t.original} {rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
+                         "pg-metrics": list(PLAYGROUND)}
+                playground.send({"widget_state": state, "trigger": {"key": playground.trigger_key("Score")}})
+
+            actions = [("a Playground answer", answer_a_new_pair)]
+            actions += [(f"page {page or 'run'}", lambda page=page: Session(server, page)) for page in PAGES]
+            print(f"one visitor alone on the warm demo, {n} of each, load average {os.getloadavg()[0]:.1f}")
+            for what, act in actions:
+                cpu0, start = cpu(), time.perf_counter()
+                for _ in range(n):
+                    act()
+                print(f"{what}: wall {(time.perf_counter() - start) / n:.3f} s, server CPU {(cpu() - cpu0) / n:.3f} s")
+        finally:
+            server.stop()
+    return 0
+
+
 def run_demo(args, settings) -> int:
     from muttlab.settings import Limits
 
@@ -572,13 +628,7 @@ def run_demo(args, settings) -> int:
         stop_sampling = threading.Event()
         others = args.sessions - 6
         try:
-            server.wait_healthy()
-            Session(server, "")  # under `streamlit run` the warm-up starts with the first session
-            deadline = time.monotonic() + 1200
-            while "warm-up done" not in Path(server.log.name).read_text(errors="replace"):
-                if time.monotonic() > deadline:
-                    raise SystemExit("the warm-up did not end in 20 minutes")
-                time.sleep(2)
+            wait_warm(server)
 
             def sample() -> None:
                 while not stop_sampling.wait(2.0):
@@ -698,7 +748,7 @@ def run_in_process(args, settings, suite) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("sessions", "in-process", "demo"), default="sessions")
+    parser.add_argument("--mode", choices=("sessions", "in-process", "demo", "costs"), default="sessions")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--requests", type=int, default=5, help="Playground requests per session")
     parser.add_argument("--oversized", type=int, default=0, help="how many of the sessions send a 200,000-word "
@@ -715,10 +765,10 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         settings = load_settings(cache_dir=Path(cache))
-        if args.mode == "demo":
+        if args.mode in ("demo", "costs"):
             if settings.data_dir is None:
-                raise SystemExit("demo mode needs the data dir (MUTTLAB_DATA_DIR)")
-            return run_demo(args, settings)
+                raise SystemExit(f"{args.mode} mode needs the data dir (MUTTLAB_DATA_DIR)")
+            return run_demo(args, settings) if args.mode == "demo" else run_costs(args, settings)
         suite = api.load_suite(settings, "mutt" if settings.data_dir else "sample")
         if args.mode == "sessions":
             return run_sessions(args, settings, suite)
