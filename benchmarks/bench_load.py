@@ -59,7 +59,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from bench_dashboard import free_port, stop_server  # this folder, on the path when run as a script
 from muttlab import api
@@ -563,16 +565,26 @@ class Demo:
         return loads, answers, seconds
 
 
-def wait_warm(server: Server) -> None:
-    """Wait until ``server`` answers and its warm-up has ended (under `streamlit run` it starts with the first
-    session)."""
-    server.wait_healthy()
-    Session(server, "")
-    deadline = time.monotonic() + 1200
-    while "warm-up done" not in Path(server.log.name).read_text(errors="replace"):
-        if time.monotonic() > deadline:
-            raise SystemExit("the warm-up did not end in 20 minutes")
-        time.sleep(2)
+@contextmanager
+def warm_demo(args, settings) -> Iterator[Server]:
+    """The read-only demo as ``muttlab serve --read-only`` starts it on the data dir (with a fresh, private demo
+    score cache and the agent API), once it answers and its warm-up has ended (under `streamlit run` the warm-up
+    starts with the first session); stopped when the block ends."""
+    with tempfile.TemporaryDirectory() as own:
+        os.environ["MUTTLAB_DEMO_CACHE_DIR"] = own  # the demo's own score cache: fresh, like its shared one
+        server = Server(settings.with_overrides(read_only=True), wait_timeout=args.wait_timeout,
+                        session_ttl=args.session_ttl)
+        try:
+            server.wait_healthy()
+            Session(server, "")
+            deadline = time.monotonic() + 1200
+            while "warm-up done" not in Path(server.log.name).read_text(errors="replace"):
+                if time.monotonic() > deadline:
+                    raise SystemExit("the warm-up did not end in 20 minutes")
+                time.sleep(2)
+            yield server
+        finally:
+            server.stop()
 
 
 def run_costs(args, settings) -> int:
@@ -582,54 +594,41 @@ def run_costs(args, settings) -> int:
     import psutil
 
     def cpu() -> float:
-        times = psutil.Process(server.proc.pid).cpu_times()
-        return times.user + times.system
+        return sum(psutil.Process(server.proc.pid).cpu_times()[:2])
 
-    with tempfile.TemporaryDirectory() as own:
-        os.environ["MUTTLAB_DEMO_CACHE_DIR"] = own
-        server = Server(settings.with_overrides(read_only=True), wait_timeout=args.wait_timeout,
-                        session_ttl=args.session_ttl)
-        try:
-            wait_warm(server)
-            for page in PAGES:  # each page's first run (its caches) is not what a visitor of a warm demo pays
-                Session(server, page)
-            rng, trials, n = random.Random(1), api.load_suite(settings, "mutt").trials, args.requests
-            playground = Session(server, "playground")
+    with warm_demo(args, settings) as server:
+        for page in PAGES:  # each page's first run (its caches) is not what a visitor of a warm demo pays
+            Session(server, page)
+        rng, trials, n = random.Random(1), api.load_suite(settings, "mutt").trials, args.requests
+        playground = Session(server, "playground")
 
-            def answer_a_new_pair() -> None:
-                t = rng.choice(trials)
-                state = {"pg-candidate": f"{t.original} {rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
-                         "pg-metrics": list(PLAYGROUND)}
-                playground.send({"widget_state": state, "trigger": {"key": playground.trigger_key("Score")}})
+        def answer_a_new_pair() -> None:
+            t = rng.choice(trials)
+            state = {"pg-candidate": f"{t.original} {rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
+                     "pg-metrics": list(PLAYGROUND)}
+            playground.send({"widget_state": state, "trigger": {"key": playground.trigger_key("Score")}})
 
-            actions = [("a Playground answer", answer_a_new_pair)]
-            actions += [(f"page {page or 'run'}", lambda page=page: Session(server, page)) for page in PAGES]
-            print(f"one visitor alone on the warm demo, {n} of each, load average {os.getloadavg()[0]:.1f}")
-            for what, act in actions:
-                cpu0, start = cpu(), time.perf_counter()
-                for _ in range(n):
-                    act()
-                print(f"{what}: wall {(time.perf_counter() - start) / n:.3f} s, server CPU {(cpu() - cpu0) / n:.3f} s")
-        finally:
-            server.stop()
+        actions = [("a Playground answer", answer_a_new_pair)]
+        actions += [(f"page {page or 'run'}", lambda page=page: Session(server, page)) for page in PAGES]
+        print(f"one visitor alone on the warm demo, {n} of each, load average {os.getloadavg()[0]:.1f}")
+        for what, act in actions:
+            cpu0, start = cpu(), time.perf_counter()
+            for _ in range(n):
+                act()
+            print(f"{what}: wall {(time.perf_counter() - start) / n:.3f} s, server CPU {(cpu() - cpu0) / n:.3f} s")
     return 0
 
 
 def run_demo(args, settings) -> int:
     from muttlab.settings import Limits
 
-    with tempfile.TemporaryDirectory() as own:
-        os.environ["MUTTLAB_DEMO_CACHE_DIR"] = own  # the demo's own score cache: fresh, like its shared one
-        server = Server(settings.with_overrides(read_only=True), wait_timeout=args.wait_timeout,
-                        session_ttl=args.session_ttl)
-        limits = Limits.from_env(os.environ)
-        sets = sorted(p.name for p in (Path(settings.data_dir) / DEMETR).glob("critical_*.json"))
-        samples: list[float] = []
-        stop_sampling = threading.Event()
-        others = args.sessions - 6
+    limits = Limits.from_env(os.environ)
+    sets = sorted(p.name for p in (Path(settings.data_dir) / DEMETR).glob("critical_*.json"))
+    samples: list[float] = []
+    stop_sampling = threading.Event()
+    others = args.sessions - 6
+    with warm_demo(args, settings) as server:
         try:
-            wait_warm(server)
-
             def sample() -> None:
                 while not stop_sampling.wait(2.0):
                     samples.append(tree_rss_mb(server.proc.pid))
@@ -653,7 +652,6 @@ def run_demo(args, settings) -> int:
             rss_after = tree_rss_mb(server.proc.pid)
         finally:
             stop_sampling.set()
-            server.stop()
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (shared with other people's jobs); the "
           f"read-only demo (muttlab serve --read-only's command line + agent API), {args.sessions} visitors for "
