@@ -6,6 +6,7 @@ score per candidate. It knows nothing of corruptions, trials or caches.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import inspect
 import re
 import secrets
@@ -24,6 +25,21 @@ import numpy as np
 # The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError  # noqa: F401  (re-export)
 from muttlab.settings import Limits, active_limits
+
+
+def require_module(module: str, hint: str) -> None:
+    """Raise :class:`MetricUnavailable` with ``hint`` unless ``module`` is installed.
+
+    The module is found, not imported: the catalogue checks every metric, and importing the neural stack to do
+    so (torch, transformers, sentence-transformers: 5 s) held back a server's opening and ``muttlab metrics``.
+    A metric imports its module when it loads, and a module that is installed but broken fails there, reported
+    like any scoring problem."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing; a module blocked in sys.modules
+        found = False
+    if not found:
+        raise MetricUnavailable(hint)
 
 
 def _shown(value) -> str:

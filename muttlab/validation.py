@@ -121,6 +121,7 @@ CHECKS = {
     "user": name,
     "split": name,
     "corruption": name,
+    "metric": name,
     "strengths": lambda value, where, argument: wholes(value, where, argument, 1, 1000),
     "path_or_bytes": path_or_bytes,
     "format": _format,

@@ -125,9 +125,9 @@ def _catches_import_errors(node: ast.Try) -> bool:
 
 
 def _import_guards() -> dict[str, str]:
-    """Function name -> where it is defined, for every function of ours that imports a module named by a
-    variable (``importlib.import_module(name)``, ``__import__(name)``) inside a ``try`` that catches the
-    import's failure: an optional-import guard, whatever it is called."""
+    """Function name -> where it is defined, for every function of ours that imports or looks for a module named
+    by a variable (``importlib.import_module(name)``, ``__import__(name)``, ``importlib.util.find_spec(name)``)
+    inside a ``try`` that catches the import's failure: an optional-import guard, whatever it is called."""
     found = {}
     for module, path in MODULES.items():
         for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -136,7 +136,8 @@ def _import_guards() -> dict[str, str]:
             for node in ast.walk(fn):
                 if isinstance(node, ast.Try) and _catches_import_errors(node) and any(
                         isinstance(call, ast.Call) and call.args and not isinstance(call.args[0], ast.Constant)
-                        and getattr(call.func, "attr", getattr(call.func, "id", "")) in ("import_module", "__import__")
+                        and getattr(call.func, "attr", getattr(call.func, "id", "")) in ("import_module", "__import__",
+                                                                                         "find_spec")
                         for call in ast.walk(ast.Module(body=node.body, type_ignores=[]))):
                     found[fn.name] = f"{path.relative_to(REPO)}:{fn.lineno}"
     return found
@@ -350,7 +351,7 @@ def test_no_helper_guards_the_import_of_our_own_modules():
     # An outside package of an extra (torch, COMET) may be looked for this way: the metric registry reports it
     # unavailable with its reason. Our own modules always ship, so a guard around one only hides a bug.
     guards = GUARDS
-    assert "_require" in guards, "the search for guards finds none: metrics/neural.py's torch check is one"
+    assert "require_module" in guards, "the search for guards finds none: metrics/base.py's require_module is one"
     wrong = []
     for module, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -15,6 +15,8 @@ from muttlab.dashboard.services.budget import is_quick
 from muttlab.dashboard.shared import singleton
 from muttlab.settings import Settings
 
+METEOR = "METEOR-1.5"
+
 
 @dataclass
 class WarmState:
@@ -45,9 +47,9 @@ def warm_start(settings: Settings) -> WarmState:
     visitor waits for it: ``muttlab serve`` calls this before the server accepts connections and starts the
     server when ``quick`` is set (the slower metrics go on loading while it serves).
 
-    First what the landing page draws (the shipped grid, the metric catalogue), then the quick metrics
-    (n-gram, METEOR) so the Playground answers while slower ones still load, spaCy, the trials for a
-    drill-down, the rest, plotly's first figure, the shipped snapshots' stamps (the data files hashed), and
+    First what the landing page draws (the shipped grid, the metric catalogue), with METEOR's JVM started
+    beside it in a thread of its own, then spaCy and the quick metrics (n-gram, METEOR) so the Playground
+    answers while slower ones still load, the trials for a drill-down, the rest, plotly's first figure, the shipped snapshots' stamps (the data files hashed), and
     last the severity curves' sentences, parsed and corrupted for the page's first curve (after the
     metrics: while a first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded
     by scoring the Playground's example through the scoring queue, which is what starts its process or loads its
@@ -73,16 +75,26 @@ def warm_start(settings: Settings) -> WarmState:
     def work() -> None:
         try:
             step("shipped grid", shipped_grid)
+            reg = registry(settings)
+            if METEOR in reg.names:
+                # METEOR's JVM reads its paraphrase table in a process of its own (6 s): started first, in a
+                # thread of its own, it reads while this thread checks the catalogue and loads spaCy, instead
+                # of after them; the quick metrics' scoring below waits for it.
+                jvm = lambda: api.prepare_metric(settings, METEOR, reg)  # noqa: E731
+                threading.Thread(target=step, args=(f"{METEOR} JVM", jvm), name="muttlab-warm-jvm", daemon=True).start()
             names = []
             step("metric catalogue", lambda: names.extend(
                 i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS))
-            reg = registry(settings)
             quick = [n for n in names if is_quick(n)]
 
-            # Each metric is loaded by scoring the Playground's example: first its candidate alone (the server
-            # opens once the quick metrics are loaded), later with its corruptions, the batch the Playground's
-            # first visit scores, so that visit is answered from the score cache.
+            # Each metric is loaded by scoring the Playground's example with its corruptions, the batch the
+            # Playground's first visit scores, so that visit is answered from the score cache. spaCy makes the
+            # corruptions while METEOR's JVM is still reading.
             candidates = [example.CANDIDATE]
+            types = generator_types()
+            if types:
+                step("spaCy", lambda: candidates.extend(api.corrupt(example.CANDIDATE, example.REFERENCES,
+                                                                    tuple(types), settings.seed)["corrupted"]))
 
             def load(batch: list[str]) -> None:
                 for name in batch:
@@ -96,16 +108,10 @@ def warm_start(settings: Settings) -> WarmState:
                         state.ready.append(name)
 
             load(quick)
-            types = generator_types()
-            if types:
-                step("spaCy", lambda: candidates.extend(api.corrupt(example.CANDIDATE, example.REFERENCES,
-                                                                    tuple(types), settings.seed)["corrupted"]))
             _freeze_heap()
             state.quick.set()
             step("scipy.stats", lambda: __import__("scipy.stats"))  # 1-2 s; a Run's intervals and every study need it
             step("trials", lambda: trials_by_id(settings))
-            if len(candidates) > 1:
-                load(quick)  # now with the example's corruptions
             load([n for n in names if n not in quick])
             step("charts", charts.warm)
             if not settings.using_sample:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, require_module
 from muttlab.metrics.reval.installed import (INSTALLED_FILE, installed_checkpoint, model_id,  # noqa: F401
                                              read_installed, slot)
 from muttlab.resources.bundled import models_dir
@@ -161,10 +161,7 @@ class ReVal(Metric):
             raise MetricUnavailable(
                 f"{self.name}: the installed model {path} is missing; uninstall it with `muttlab models "
                 f"uninstall {slot(self.model)}` to use the shipped model, or install another")
-        try:
-            import torch  # noqa: F401
-        except ImportError as exc:
-            raise MetricUnavailable(f"{self.name} needs PyTorch: pip install torch==2.13.0 ({exc})") from exc
+        require_module("torch", f"{self.name} needs PyTorch: pip install torch==2.13.0")
 
     def _load(self):
         if self._net is None:

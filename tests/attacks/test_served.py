@@ -24,7 +24,7 @@ import pytest
 import muttlab
 from muttlab.cli import serve
 from tests.conftest import SERVERS
-from tests.dashboard.conftest import SETTINGS_VARIABLES, browser  # noqa: F401 (fixture)
+from tests.dashboard.conftest import SETTINGS_VARIABLES, browser, run_ended  # noqa: F401 (fixture)
 from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
 
 pytestmark = pytest.mark.browser
@@ -121,7 +121,7 @@ def visit(page, served: Served, path: str, query: dict, settled_by: str):
 
     page.goto(f"{served.url}/{path}?{urllib.parse.urlencode(query)}")
     expect(page.get_by_text(settled_by).first).to_be_visible()
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")  # the script run has ended
+    run_ended(page)  # the script run has ended
     assert page.locator(EXCEPTION).count() == 0
     return page
 
@@ -161,6 +161,7 @@ def test_a_report_download_link_cannot_read_a_server_file(served, page, tmp_path
             visit(page, served, "", {"metrics": "BLEU-4", "refs": "5", "suite": suite}, "Left out of this link")
             expect(page.get_by_text("is not one of default, store").first).to_be_visible()
             page.get_by_text("Link to this view").click()
+            run_ended(page)  # opening the box reruns the page, which draws the button anew
             button = page.get_by_role("button", name="Download this view as a report (HTML, works offline)")
             with page.expect_download() as download:
                 button.click()

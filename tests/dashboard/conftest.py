@@ -100,6 +100,20 @@ def new_page(browser, height: int = 2000):
     return page
 
 
+def run_ended(page) -> None:
+    """Wait until the page's script run has ended. Streamlit marks its root with the run's state, "rerunRequested"
+    from the moment a widget asks for a rerun: a click while a run goes on can land on an element the run then
+    replaces, and be lost. (The status widget is no sign: it is absent too before a requested run starts.)"""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+
+
+def settle(page) -> None:
+    """Wait until the page is drawn to its end (the footer every page ends with) and its script run has ended."""
+    page.get_by_text(re.compile(r"^muttlab \d+\.\d+")).first.wait_for()
+    run_ended(page)
+    page.wait_for_timeout(500)  # the last elements' layout (fonts, charts resizing to their column)
+
+
 def press(at: AppTest, key: str) -> AppTest:
     """``at`` once its button ``key`` is pressed: a link fills a page's form, its button starts the work."""
     return at.button(key=key).click().run()

@@ -29,6 +29,7 @@ from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from muttlab.sources import load_sample
 from tests.conftest import REPO, SERVERS
+from tests.dashboard.conftest import run_ended
 from tests.dashboard.test_browser import EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
@@ -82,7 +83,7 @@ def landing(page, url: str, read_only: bool, sample: bool) -> None:
     expect(page.get_by_text(re.compile(r"^Glossary: signature"))).to_be_visible()
     # The grid is sent before the form and the sample banner above it: count the notices once the form is drawn.
     expect(page.get_by_role("button", name="Run")).to_be_visible()
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    run_ended(page)
     assert (page.get_by_text("Read-only demo.").count() > 0) == read_only
     assert (page.get_by_text("Sample data.").count() > 0) == sample
     assert page.locator(EXCEPTION).count() == 0
@@ -100,7 +101,7 @@ def drill_down(page, cell: str, title: str) -> None:
     from playwright.sync_api import expect
 
     # Click once the page's script run has ended: a grid still being redrawn may swap the link under the click.
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    run_ended(page)
     page.locator(f'.mutt-grid a[href="{cell}"]').first.click()
     page.wait_for_url(re.compile(r"/drilldown\?"))
     expect(page.get_by_role("heading", name="Drill-down")).to_be_visible()
@@ -147,7 +148,7 @@ def test_a_reviewer_on_the_read_only_demo(demo, browser):
     expect(page.get_by_text("published numbers", exact=True)).to_be_visible()
     page.goto(f"{demo}/annotate")
     expect(page.get_by_role("heading", name="Annotate")).to_be_visible()
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    run_ended(page)
     assert page.get_by_role("link", name="Sign in to edit").count() == 0
     assert page.get_by_role("button", name="Save edit").count() == 0
     assert page.locator(EXCEPTION).count() == 0

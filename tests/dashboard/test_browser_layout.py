@@ -12,13 +12,12 @@ The server's pair store holds a pair, so that Annotate is laid out with a pair a
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from muttlab.dashboard.app import page_stems
 from muttlab.pairs.store import open_store
 from muttlab.sources import load_sample
+from tests.dashboard.conftest import settle
 from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION
 
 pytestmark = pytest.mark.browser
@@ -130,13 +129,6 @@ CHECKS = {"grid headers overlap": HEADERS_OVERLAP, "past the right edge": PAST_T
 def page_paths() -> list[tuple[str, str]]:
     """(name, address) of every page in the navigation (the Run page is the root)."""
     return [(stem, ("/" if stem == "run" else f"/{stem}") + LINKS.get(stem, "")) for stem in page_stems()]
-
-
-def settle(page) -> None:
-    """Wait until the page is drawn to its end (the footer every page ends with) and its script run has ended."""
-    page.get_by_text(re.compile(r"^muttlab \d+\.\d+")).first.wait_for()
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    page.wait_for_timeout(500)  # the last elements' layout (fonts, charts resizing to their column)
 
 
 @pytest.fixture(scope="module")

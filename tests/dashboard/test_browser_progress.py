@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.dashboard.conftest import new_page
+from tests.dashboard.conftest import new_page, run_ended
 from tests.dashboard.test_browser import EXCEPTION, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
@@ -88,7 +88,7 @@ def _study(page, url: str, heading: str, button: str) -> list[tuple[float, int, 
     expect(page.get_by_role("heading", name=heading)).to_be_visible()
     # Click once the page's run has ended: a button redrawn under the click (the run going on) can lose it, and
     # then nothing starts and no bar comes.
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    run_ended(page)
     page.get_by_role("button", name=button, exact=True).click()
     seen, _ = _watch(page, STUDY_COUNT)
     assert page.locator(EXCEPTION).count() == 0

@@ -16,6 +16,7 @@ import pytest
 
 from muttlab.dashboard.report import build_report
 from muttlab.settings import Settings
+from tests.dashboard.conftest import run_ended
 from tests.dashboard.test_browser import EXCEPTION
 from tests.dashboard.test_browser_audiences import VIEWPORT, new_tab, research_server  # noqa: F401 (fixture)
 
@@ -43,8 +44,9 @@ def test_every_view_downloads_the_report_the_command_line_writes(research_server
     tab.goto(f"{research_server}/{VIEWS[page_name]}")
     link = tab.get_by_text("Link to this view").last
     link.wait_for()
-    tab.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")  # the page's run has ended
+    run_ended(tab)  # the page's run has ended
     link.click()
+    run_ended(tab)  # opening the box reruns the page, which draws the button anew
     button = tab.get_by_role("button", name=BUTTON)
     expect(button).to_be_visible()
     with tab.expect_download() as download:

@@ -16,7 +16,7 @@ from muttlab.dashboard.report import build_report
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import (assert_says_the_export, browser, downloads, figures_in_html,  # noqa: F401
                                       grid_html, grid_tooltips, html_tables, new_page, open_link, open_page,
-                                      read_as_plotly_shows, shown_errors)
+                                      read_as_plotly_shows, run_ended, shown_errors)
 
 KEY = ["metric", "corruption", "refs"]
 
@@ -102,7 +102,7 @@ def test_the_grids_tooltips_in_chromium_equal_the_csv_it_downloads(sample_server
     page = new_page(browser)
     page.goto(sample_server.url)
     page.locator(".mutt-grid td a").first.wait_for()
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    run_ended(page)
     cells = page.evaluate("Array.from(document.querySelectorAll('.mutt-grid td a'))"
                           ".map(a => [a.getAttribute('href'), a.title])")
     with page.expect_download() as download:
