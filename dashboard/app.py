@@ -1,12 +1,11 @@
 """The dashboard's entry point: it declares the pages and nothing else (``streamlit run dashboard/app.py``)."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import streamlit as st
 
-from muttlab.dashboard.shared import refuse_client_cache_clearing, same_file
+from muttlab.dashboard.shared import refuse_client_cache_clearing, served
 
 # Page files, relative to this script, grouped as the navigation shows them. They live in ``views/``, not
 # ``pages/``: a ``pages/`` folder beside the entry point puts Streamlit into its legacy multipage mode,
@@ -45,13 +44,6 @@ def page_stems() -> list[str]:
     """Every page of the navigation by its address's path (its file's stem; the default page, ``run``, is also
     served at ``/``), in the navigation's order."""
     return [Path(path).stem for entries in PAGES.values() for path, _, _ in entries]
-
-
-def served() -> bool:
-    """True in a Streamlit server, which sets ``sys.argv[0]`` to this script (``streamlit run`` by hand, and
-    ``muttlab serve``, whose warm-up started before the server, so this second call finds it running); False
-    under AppTest, where a warm-up per test configuration would load every model again for nothing."""
-    return bool(sys.argv) and same_file(sys.argv[0], __file__)
 
 
 # The browser tab's icon. An emoji, which the browser draws itself: a ":material/…:" icon here makes every

@@ -215,6 +215,14 @@ def same_file(a: str, b: str) -> bool:
     return Path(a).resolve() == Path(b).resolve()
 
 
+def served() -> bool:
+    """True in a Streamlit server, which sets ``sys.argv[0]`` to the app's script (``streamlit run`` by hand,
+    and ``muttlab serve``, whose warm-up started before the server, so the app's call finds it running); False
+    under AppTest, where a warm-up per test configuration would load every model again for nothing, and where
+    no browser fetches scripts for a first paint to wait for."""
+    return bool(sys.argv) and same_file(sys.argv[0], str(Path(__file__).with_name("app.py")))
+
+
 def refuse_client_cache_clearing() -> None:
     """Make the browser's clear-cache message do nothing on this server (idempotent).
 

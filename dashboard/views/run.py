@@ -16,6 +16,7 @@ import streamlit as st
 
 from muttlab.dashboard import charts, glossary, number_format, services, ui
 from muttlab.dashboard.orientation import landing_notes
+from muttlab.dashboard.shared import served
 from muttlab.dashboard.grid_table import accuracy_grid_html
 from muttlab.dashboard.grid_progress import run_with_progress
 from muttlab.errors import MuttlabError
@@ -35,9 +36,10 @@ def _first_paint_pause() -> None:
     together with the form, it is fetched alongside the ~25 scripts the form's widgets need, all served by the
     one busy server process, and the grid waits for the lot. A bare app that sends the same grid and form
     showed its grid in a new tab after 2.04 s, with this pause 1.53 s, a bare Streamlit page 1.44 s (median
-    of 9 tabs each, load 13). Later runs of the session have those scripts already and do not pause.
+    of 9 tabs each, load 13). Later runs of the session have those scripts already and do not pause, nor does
+    a session with no browser (AppTest).
     """
-    if st.session_state.get(PAINTED_KEY):
+    if st.session_state.get(PAINTED_KEY) or not served():
         return
     st.session_state[PAINTED_KEY] = True
     time.sleep(FIRST_PAINT_PAUSE_S)
