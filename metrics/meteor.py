@@ -25,8 +25,9 @@ each (candidate, reference) pair is aligned once per process and remembered: the
 pools of a trial are nested and share their alignments, and the original sentence of a trial recurs. A
 reader thread drains the driver's output so the pipes never fill; one lock makes concurrent callers
 (dashboard users) take turns. Every read has a timeout; when the process dies or stops answering it is
-killed, restarted and the batch retried once. The process is shut down by :meth:`Meteor.close`,
-:func:`shutdown_all` or at exit.
+killed, restarted and the batch retried once. :meth:`Meteor.close` lets go of the process, which stops after
+:data:`LINGER_S` seconds without a request (so that API calls one after another, each closing its registry,
+share one); :func:`shutdown_all` stops it at once, as the interpreter's exit does.
 
 Input text is PTB-tokenised as coco-caption does before it calls METEOR (:func:`muttlab.metrics.tokenize.ptb_tokenize`),
 so the scores are those of the MUTT study's coco-caption pipeline.
@@ -56,6 +57,10 @@ ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
 # Pairs per request: small enough that an answer comes well within the timeout on a loaded machine, and that
 # a caller told of each answer (a progress bar) hears from a long batch every few seconds.
 CHUNK = 1000
+# A JVM start costs 5-6 s and about 7 CPU seconds (the paraphrase table). When its user lets go of it (a registry
+# closed: every muttlab.api call made without a registry closes its own) it is kept this long, unused, before it
+# stops, so that the next call within that time finds it running.
+LINGER_S = 30.0
 _EOF = object()
 
 DRIVER_SOURCE = r"""
@@ -212,6 +217,7 @@ class MeteorProcess:
         self._lines: queue.Queue = queue.Queue()
         self._stderr: collections.deque = collections.deque(maxlen=20)
         self._fresh = False
+        self._calls = 0  # requests so far: a release stops the process only if none came after it
 
     @property
     def running(self) -> bool:
@@ -272,6 +278,7 @@ class MeteorProcess:
         """Answers to ``header`` requests over ``lines`` in chunks; restarts the process and retries once.
         ``answered(n)`` is told the number of lines answered after each chunk."""
         with self.lock:
+            self._calls += 1
             for attempt in (1, 2):
                 try:
                     if not self.running:
@@ -319,8 +326,31 @@ class MeteorProcess:
             self._source_dir = None
 
     def close(self) -> None:
+        """Stop the process now."""
         with self.lock:
             self._stop()
+
+    def release(self, linger: float = LINGER_S) -> None:
+        """Nothing needs the process now: it stops once it has gone ``linger`` seconds without a request."""
+        with self.lock:
+            if not self.running:
+                self._stop()
+                return
+            calls = self._calls
+        timer = threading.Timer(linger, self._stop_unless_called, args=(calls,))
+        timer.daemon = True
+        timer.start()
+
+    def _stop_unless_called(self, calls: int) -> None:
+        with self.lock:
+            if self._calls == calls:
+                self._stop()
+
+    def forget_in_child(self) -> None:
+        """In a forked child: this process's JVM is the parent's (its pipes' readers did not come along), so the
+        child lets go of it without stopping it and starts its own if it needs one."""
+        self.lock = threading.Lock()
+        self._proc, self._source_dir, self._lines = None, None, queue.Queue()
 
     @property
     def pid(self) -> int | None:
@@ -328,6 +358,7 @@ class MeteorProcess:
 
 
 _PROCESS = MeteorProcess()
+os.register_at_fork(after_in_child=_PROCESS.forget_in_child)
 _MEMO_LOCK = threading.Lock()
 # Statistics by (hypothesis, reference), shared by every parameter setting; scores by setting, then pair.
 _STATS: dict[tuple[str, str], str] = {}
@@ -493,4 +524,4 @@ class Meteor(Metric):
         return out
 
     def close(self) -> None:
-        _PROCESS.close()
+        _PROCESS.release()

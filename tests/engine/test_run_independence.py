@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from muttlab.engine.runner import registry_for, run
+from muttlab.metrics import meteor
 from muttlab.trials import Suite
 from muttlab.metrics.base import MetricUnavailable
 from muttlab.metrics.registry import BUILTIN
@@ -32,6 +33,7 @@ def _cell_scores(suite: Suite, metric: str, refs: list[int], settings: Settings)
         table = run(suite, [metric], refs, settings, registry).table
     finally:
         registry.close()
+        meteor.shutdown_all()  # a closed registry's METEOR JVM lingers for the next; these runs start their own
     cell = table[(table["corruption"] == CELL) & (table["refs"] == REFS)]
     return cell.sort_values("trial").reset_index(drop=True)[["trial", "s_orig", "s_corr", "passed", "tied"]]
 

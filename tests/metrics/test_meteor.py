@@ -4,9 +4,11 @@ the process survives its death, serves concurrent callers, and says how to insta
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -69,6 +71,48 @@ def test_answers_are_read_in_blocks_not_bytes(meteor, ours):
     per byte of every answer: in the server that lock is every visitor's page run's (docs/deploy.md)."""
     proc = meteor.process._proc
     assert isinstance(proc.stdout, io.BufferedReader) and isinstance(proc.stderr, io.BufferedReader)
+
+
+def test_a_released_process_serves_the_next_caller_then_stops_unused(meteor, ours, batch):
+    """A closed registry lets go of the JVM without stopping it: a call soon after finds the same process (an API
+    call without a registry closes its own, and a start costs 5-6 s); one left unused stops."""
+    cands, refs = batch[0][:20], batch[1][:20]
+    process = meteor.process
+    pid = process.pid
+    Meteor().close()
+    assert process.running and process.pid == pid
+    meteor_module.clear_memo()  # make the next call ask the process again
+    assert np.array_equal(Meteor().score(cands, refs), ours[:20]) and process.pid == pid
+    process.release(linger=0.2)
+    process.lock.acquire()  # a request under way: the timer waits for it, and sees it
+    process._calls += 1
+    process.lock.release()
+    time.sleep(0.6)
+    assert process.running and process.pid == pid  # asked after its release: kept
+    process.release(linger=0.2)
+    deadline = time.monotonic() + 30
+    while process.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not process.running
+    meteor_module.clear_memo()
+    assert np.array_equal(meteor.score(cands, refs), ours[:20]) and process.pid not in (None, pid)  # started again
+
+
+def test_a_forked_child_lets_the_parents_process_be(meteor, ours, batch):
+    """A forked child (the runner's forked scorer) has the JVM's pipes but not their reader threads: it drops its
+    handle and would start its own, and the parent's process goes on answering."""
+    meteor.score(batch[0][:2], batch[1][:2])
+    pid = meteor.process.pid
+    child = os.fork()
+    if child == 0:  # the child: its handle is empty, and nothing it does stops the parent's JVM
+        process = meteor_module.process()
+        process.close()
+        os._exit(0 if process.pid is None and not process.running else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    meteor_module.clear_memo()
+    assert meteor.process.pid == pid and meteor.process.running
+    assert np.array_equal(meteor.score(batch[0][:20], batch[1][:20]), ours[:20])
 
 
 def test_concurrent_callers_get_their_own_scores(meteor, ours, batch):
