@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.conftest import REPO
-from tests.dashboard.conftest import new_page
+from tests.dashboard.conftest import new_page, run_ended
 from tests.dashboard.test_browser import ARTIFACTS, CURVE_LINE, EXCEPTION
 
 pytestmark = pytest.mark.browser
@@ -47,6 +47,7 @@ def test_a_severity_link_draws_its_curves(sample_server, browser):
     page = new_page(browser, 1800)
     page.goto(f"{url}/severity?metrics=BLEU-4,ROUGE-L&corruption=drop_content&strengths=1,2,3&refs=5")
     expect(page.get_by_role("heading", name="Severity curves")).to_be_visible()
+    run_ended(page)  # a click while the page still runs can land on a button the run then replaces
     page.get_by_role("button", name="Draw the curves of this link").click()  # a link fills the form
     page.locator(CURVE_LINE).first.wait_for(state="attached")  # a flat line has no height: never "visible"
     expect(page.get_by_text(re.compile(r"sentences? takes? "))).to_be_visible()
