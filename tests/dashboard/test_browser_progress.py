@@ -69,6 +69,7 @@ def test_a_cold_neural_run_counts_its_items_at_least_every_5_s(cold_data_server,
     # The link fills the form; Run starts it: 336 MUTT trials at 5 and 10 references, 1,344 items.
     page.goto(f"{cold_data_server}/?metrics=EmbeddingCosine&corruptions=neg_subj&refs=5,10&run=1")
     page.locator(".mutt-grid").first.wait_for()  # the precomputed grid
+    run_ended(page)  # the Run button is drawn after the grid, by the same run
     page.get_by_role("button", name="Run").click()
     # The precomputed grid is on the page under the bar all along.
     seen, grid_kept = _watch(page, RUN_COUNT, lambda: page.locator(".mutt-grid").count() > 0)
