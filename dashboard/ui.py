@@ -115,6 +115,11 @@ def header(title: str, caption: str | None = None) -> Settings:
         st.caption(caption)
     st.html(LAYOUT_CSS + DIFF_CSS)
     problems = view().problems
+    if st.session_state.pop(REPAINT_KEY, False):
+        # The run that brings the figures is the page's own, not the visitor's: the first run has written the
+        # checked link into the address, but what the link got wrong is still to be read.
+        problems = problems or st.session_state.get(LINK_PROBLEMS_KEY, [])
+    st.session_state[LINK_PROBLEMS_KEY] = problems
     if problems:
         st.warning(md_text("Left out of this link: " + "; ".join(problems) + "."), icon=":material/link_off:")
     return services.settings()
@@ -171,6 +176,8 @@ def csv_download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
 PLOTLY_READY_KEY = "muttlab-plotly-ready"  # this session's browser has been sent a figure
 PAINT_PASS_KEY = "muttlab-paint-pass"  # None, "wanted" (a figure waits), "armed" (the browser's timer runs)
 PAINT_PASS_S = 0.5
+REPAINT_KEY = "muttlab-repaint"  # set for the page run the paint pass asks for
+LINK_PROBLEMS_KEY = "muttlab-link-problems"  # what the page's last own run said its link got wrong
 PLOTLY_HINT_KEY = "muttlab-plotly-hint"  # the footer has asked for the hint's cookie (dashboard.plotly_hint)
 
 
@@ -211,6 +218,7 @@ def _paint_pass() -> None:
     if st.session_state.get(PAINT_PASS_KEY) == "armed":
         st.session_state[PLOTLY_READY_KEY] = True
         st.session_state[PAINT_PASS_KEY] = None
+        st.session_state[REPAINT_KEY] = True
         st.rerun()
     st.session_state[PAINT_PASS_KEY] = "armed"
 
