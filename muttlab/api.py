@@ -83,8 +83,13 @@ def prepare_metric(settings: Settings, metric: str, registry: Registry | None = 
     """
     settings, metric, registry = validation.arguments("prepare_metric", settings=settings, metric=metric,
                                                       registry=registry)
-    found = (registry or registry_for(settings)).get(metric)
-    contained(found, "starting", found.prepare)
+    reg = registry or registry_for(settings)
+    try:
+        found = reg.get(metric)
+        contained(found, "starting", found.prepare)
+    finally:
+        if registry is None:  # as every call that makes its own registry: closed (METEOR's JVM lingers a while)
+            reg.close()
 
 
 def load_suite(settings: Settings, name: str = "default") -> Suite:

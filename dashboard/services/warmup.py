@@ -49,11 +49,12 @@ def warm_start(settings: Settings) -> WarmState:
 
     First what the landing page draws (the shipped grid, the metric catalogue), with METEOR's JVM started
     beside it in a thread of its own, then spaCy and the quick metrics (n-gram, METEOR) so the Playground
-    answers while slower ones still load, the trials for a drill-down, the rest, plotly's first figure, the shipped snapshots' stamps (the data files hashed), and
-    last the severity curves' sentences, parsed and corrupted for the page's first curve (after the
-    metrics: while a first visitor's Run waits for its progress bar, it competes with them). Each metric is loaded
-    by scoring the Playground's example through the scoring queue, which is what starts its process or loads its
-    model; a visitor's request in the meantime is served between two of these.
+    answers while slower ones still load, the trials for a drill-down, the rest, plotly's first figure, the
+    shipped snapshots' stamps (the data files hashed), and last the severity curves' sentences, parsed and
+    corrupted for the page's first curve (after the metrics: while a first visitor's Run waits for its progress
+    bar, it competes with them). Each metric is loaded by scoring the Playground's example through the scoring
+    queue, which is what starts its process or loads its model; a visitor's request in the meantime is served
+    between two of these.
     """
     import time
 
@@ -80,8 +81,11 @@ def warm_start(settings: Settings) -> WarmState:
                 # METEOR's JVM reads its paraphrase table in a process of its own (6 s): started first, in a
                 # thread of its own, it reads while this thread checks the catalogue and loads spaCy, instead
                 # of after them; the quick metrics' scoring below waits for it.
-                jvm = lambda: api.prepare_metric(settings, METEOR, reg)  # noqa: E731
-                threading.Thread(target=step, args=(f"{METEOR} JVM", jvm), name="muttlab-warm-jvm", daemon=True).start()
+                def jvm() -> None:
+                    api.prepare_metric(settings, METEOR, reg)
+
+                threading.Thread(target=step, args=(f"{METEOR} JVM", jvm), name="muttlab-warm-jvm",
+                                 daemon=True).start()
             names = []
             step("metric catalogue", lambda: names.extend(
                 i.name for i in metric_catalogue(settings) if i.available and i.name not in LEARNED_METRICS))
