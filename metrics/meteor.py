@@ -330,8 +330,10 @@ class MeteorProcess:
         with self.lock:
             self._stop()
 
-    def release(self, linger: float = LINGER_S) -> None:
-        """Nothing needs the process now: it stops once it has gone ``linger`` seconds without a request."""
+    def release(self, linger: float | None = None) -> None:
+        """Nothing needs the process now: it stops once it has gone ``linger`` seconds (:data:`LINGER_S`)
+        without a request."""
+        linger = LINGER_S if linger is None else linger
         with self.lock:
             if not self.running:
                 self._stop()
