@@ -186,6 +186,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     # Where a read-only server keeps the scores it computes (MUTTLAB_DEMO_CACHE_DIR); None: demo_cache_dir's default.
     demo_cache_override: Path | None = None
+    # A server's warm-up stops once a first page's needs are loaded (MUTTLAB_WARM_UP=quick): the slower metrics
+    # (the neural ones: a model each), the trials and the severity sentences load when a visitor first needs them.
+    quick_warm_up: bool = False
 
     @property
     def using_sample(self) -> bool:
@@ -301,7 +304,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     MUTTLAB_TRUSTED_PROXIES (reverse proxies whose X-Forwarded-For is believed, comma-separated addresses or
     networks; default none; docs/security.md), MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15
     to below 0.01, default 1e-9, or ``calibrated:<study>:<pair>``; docs/corruptions.md), MUTTLAB_CALIBRATIONS (the
-    calibrations file a calibrated tie rule reads; default the one the package ships).
+    calibrations file a calibrated tie rule reads; default the one the package ships), MUTTLAB_WARM_UP (``full``,
+    the default, or ``quick``: what a server loads before visitors ask; docs/deploy.md).
     """
     env = checks.environment(os.environ if environ is None else environ)
     overrides = dict(overrides)
@@ -341,5 +345,11 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
         settings = replace(settings, demo_cache_override=Path(env["MUTTLAB_DEMO_CACHE_DIR"]).expanduser())
     if ttl:
         settings = replace(settings, session_ttl=max(60, ttl))
+    warm_up = (env.get("MUTTLAB_WARM_UP") or "full").strip().lower()
+    if warm_up not in ("full", "quick"):
+        raise InvalidArgument("load_settings", "environ", f"sets MUTTLAB_WARM_UP={env['MUTTLAB_WARM_UP']!r}: give "
+                              "'full' (load every metric before visitors ask) or 'quick' (only what a first page needs)")
+    if warm_up == "quick":
+        settings = replace(settings, quick_warm_up=True)
     settings = settings.with_overrides(**overrides)
     return settings.with_rules(**rule_changes) if rule_changes else settings

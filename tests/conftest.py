@@ -163,14 +163,15 @@ def sample_server(tmp_path_factory):
     the "sample server" group in :data:`SERVER_GROUPS`): anonymous visitors, a private cache. A test may add
     pairs to its pair store; none may count on the store holding only its own. Its environment asks Streamlit for
     the agent API (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse
-    (tests/access/test_agent_api.py). Starting a server costs half a minute (its warm-up loads the METEOR JVM
+    (tests/access/test_agent_api.py). Its warm-up is the full one, as `muttlab serve` ships it
+    (tests/dashboard/test_browser_views.py watches it). Starting a server costs half a minute (its warm-up loads the METEOR JVM
     and spaCy before it opens)."""
     from tests.dashboard.test_browser import SampleServer, sample_env, serving
 
     @contextmanager
     def start():
         root = tmp_path_factory.mktemp("sample-server")
-        env = sample_env(root / "cache", STREAMLIT_SERVER_ENABLE_AGENT_API="true")
+        env = sample_env(root / "cache", STREAMLIT_SERVER_ENABLE_AGENT_API="true", MUTTLAB_WARM_UP="full")
         with serving(env, root / "serve.log") as url:
             yield SampleServer(url, root / "serve.log", Settings(cache_dir=root / "cache"))
 

@@ -54,7 +54,8 @@ def warm_start(settings: Settings) -> WarmState:
     corrupted for the page's first curve (after the metrics: while a first visitor's Run waits for its progress
     bar, it competes with them). Each metric is loaded by scoring the Playground's example through the scoring
     queue, which is what starts its process or loads its model; a visitor's request in the meantime is served
-    between two of these.
+    between two of these. With ``settings.quick_warm_up`` (``MUTTLAB_WARM_UP=quick``) it stops after the quick
+    metrics: a server that holds less at rest, whose first visitor of a slower metric waits for it to load.
     """
     import time
 
@@ -114,6 +115,8 @@ def warm_start(settings: Settings) -> WarmState:
             load(quick)
             _freeze_heap()
             state.quick.set()
+            if settings.quick_warm_up:
+                return  # the operator asked for no more (MUTTLAB_WARM_UP=quick): the rest loads when first asked
             step("scipy.stats", lambda: __import__("scipy.stats"))  # 1-2 s; a Run's intervals and every study need it
             step("trials", lambda: trials_by_id(settings))
             load([n for n in names if n not in quick])
@@ -133,6 +136,7 @@ def warm_start(settings: Settings) -> WarmState:
             state.done = time.monotonic()
             # For the operator's log (and the benchmark, which waits for it before timing a warm server).
             print(f"muttlab: warm-up done in {state.done - state.started:.1f} s: {len(state.ready)} loaded"
+                  + (" (MUTTLAB_WARM_UP=quick: the rest loads when first asked)" if settings.quick_warm_up else "")
                   + (f", not loaded: {', '.join(sorted(state.failed))}" if state.failed else ""),
                   file=sys.stderr, flush=True)
 

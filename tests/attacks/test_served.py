@@ -87,8 +87,9 @@ def served(tmp_path_factory, data_dir):
 def _serve(root: Path, data_dir: Path):
     cache = root / "cache"
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    # The quick warm-up (tests/dashboard/test_browser.py `sample_env`): these attacks need no slower metric loaded.
     env.update(MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1",
-               MUTTLAB_DATABASE_URL=DATABASE_URL)
+               MUTTLAB_DATABASE_URL=DATABASE_URL, MUTTLAB_WARM_UP="quick")
     port = _free_port()
     argv = serve.command(port, "127.0.0.1") + ["--server.enableAgentApi", "true"]
     log = root / "serve.log"

@@ -65,9 +65,13 @@ def require_chromium() -> None:
 
 
 def sample_env(cache: Path, **extra: str) -> dict[str, str]:
-    """The environment of a `muttlab serve` on the sample: no outer MUTTLAB_* setting, a private cache, one worker."""
+    """The environment of a `muttlab serve` on the sample: no outer MUTTLAB_* setting, a private cache, one worker,
+    and the quick warm-up (``MUTTLAB_WARM_UP=quick``): the neural metrics' models and the rest of the full warm-up
+    cost a server 8-9 CPU seconds after it opens, in competition with the tests, for pages few of them visit. A
+    server whose tests need the full warm-up says so in ``extra`` (the shared sample server does)."""
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    env.update(MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1", **extra)
+    env.update(MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1", MUTTLAB_WARM_UP="quick")
+    env.update(extra)
     return env
 
 

@@ -31,7 +31,9 @@ def cold_data_server(tmp_path_factory, data_dir):
     METEOR curve of typos, METEOR on Flickr8K: none warms another)."""
     require_chromium()
     tmp = tmp_path_factory.mktemp("cold-data")
-    with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
+    # The full warm-up: "cold" is the score cache, not a model still to load.
+    env = sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_WARM_UP="full")
+    with serving(env, tmp / "serve.log") as url:
         yield url
 
 

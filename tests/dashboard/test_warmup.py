@@ -1,0 +1,36 @@
+"""What a server's warm-up loads before visitors ask: everything by default, only a first page's needs with
+``MUTTLAB_WARM_UP=quick``."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from muttlab.errors import InvalidArgument
+from muttlab.settings import Settings, load_settings
+
+
+def test_the_warm_up_setting_comes_from_the_environment():
+    assert load_settings({}).quick_warm_up is False
+    assert load_settings({"MUTTLAB_WARM_UP": "full"}).quick_warm_up is False
+    assert load_settings({"MUTTLAB_WARM_UP": " Quick "}).quick_warm_up is True
+    for bad in ("fast", "0", "quick,full"):
+        with pytest.raises(InvalidArgument, match=f"MUTTLAB_WARM_UP={bad!r}: give 'full'"):
+            load_settings({"MUTTLAB_WARM_UP": bad})
+
+
+@pytest.mark.java
+def test_a_quick_warm_up_loads_a_first_pages_needs_and_stops(tmp_path, capfd):
+    from muttlab.dashboard import services
+
+    state = services.warm_start(Settings(cache_dir=tmp_path, workers=1, quick_warm_up=True))
+    deadline = time.monotonic() + 300
+    while state.done is None:
+        assert time.monotonic() < deadline, "the quick warm-up did not end in 5 minutes"
+        time.sleep(0.1)
+    assert state.quick.is_set() and not state.failed
+    # The landing page's grid, the catalogue, spaCy and the quick metrics, METEOR's JVM among them.
+    assert {"shipped grid", "metric catalogue", "spaCy", "BLEU-4", "chrF", "METEOR-1.5"} <= set(state.ready)
+    # Not the slower metrics (a model each), the drill-down's trials or the severity curves' sentences.
+    assert not {"BERTScore-F1", "EmbeddingCosine", "TERp", "trials", "severity sentences"} & set(state.ready)
+    assert "(MUTTLAB_WARM_UP=quick: the rest loads when first asked)" in capfd.readouterr().err
