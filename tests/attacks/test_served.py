@@ -24,8 +24,9 @@ import pytest
 import muttlab
 from muttlab.cli import serve
 from tests.conftest import SERVERS
-from tests.dashboard.conftest import SETTINGS_VARIABLES, browser, run_ended  # noqa: F401 (fixture)
-from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
+from tests.dashboard.conftest import browser, run_ended  # noqa: F401 (fixture)
+from tests.dashboard.test_browser import (EXCEPTION, _free_port, _wait_healthy, require_chromium, sample_env,
+                                          stop_server)
 
 pytestmark = pytest.mark.browser
 
@@ -86,10 +87,8 @@ def served(tmp_path_factory, data_dir):
 @contextmanager
 def _serve(root: Path, data_dir: Path):
     cache = root / "cache"
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    # The quick warm-up (tests/dashboard/test_browser.py `sample_env`): these attacks need no slower metric loaded.
-    env.update(MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_CACHE_DIR=str(cache), MUTTLAB_WORKERS="1",
-               MUTTLAB_DATABASE_URL=DATABASE_URL, MUTTLAB_WARM_UP="quick")
+    # sample_env's quick warm-up: these attacks need no slower metric loaded.
+    env = sample_env(cache, MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_DATABASE_URL=DATABASE_URL)
     port = _free_port()
     argv = serve.command(port, "127.0.0.1") + ["--server.enableAgentApi", "true"]
     log = root / "serve.log"

@@ -14,7 +14,6 @@ its password and a stack, the second tab's buttons ran a computation each, and a
 177 s (here: 498 s for 562,000 characters) before the box showed the example again."""
 from __future__ import annotations
 
-import os
 import subprocess
 from contextlib import contextmanager
 import time
@@ -27,8 +26,9 @@ import muttlab
 from muttlab.cli import serve
 from muttlab.dashboard.app import page_stems
 from tests.attacks.test_served import page_words
-from tests.dashboard.conftest import SETTINGS_VARIABLES, browser, run_ended  # noqa: F401 (fixture)
-from tests.dashboard.test_browser import EXCEPTION, _free_port, _wait_healthy, require_chromium, stop_server
+from tests.dashboard.conftest import browser, run_ended  # noqa: F401 (fixture)
+from tests.dashboard.test_browser import (EXCEPTION, _free_port, _wait_healthy, require_chromium, sample_env,
+                                          stop_server)
 
 pytestmark = pytest.mark.browser
 
@@ -72,10 +72,10 @@ class Demo:
 def demo(tmp_path_factory, data_dir):
     require_chromium()
     root = tmp_path_factory.mktemp("demo")
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    env.update(MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_CACHE_DIR=str(root / "cache"), MUTTLAB_WORKERS="1",
-               MUTTLAB_READ_ONLY="1", MUTTLAB_DATABASE_URL=STORE_URL, MUTTLAB_DEMO_CACHE_DIR=str(root / "own"),
-               MUTTLAB_VISITOR_COMPUTE_S=str(SHARE_S))
+    # The full warm-up: the demo as `muttlab serve --read-only` ships it.
+    env = sample_env(root / "cache", MUTTLAB_DATA_DIR=str(data_dir), MUTTLAB_READ_ONLY="1",
+                     MUTTLAB_DATABASE_URL=STORE_URL, MUTTLAB_DEMO_CACHE_DIR=str(root / "own"),
+                     MUTTLAB_VISITOR_COMPUTE_S=str(SHARE_S), MUTTLAB_WARM_UP="full")
     port = _free_port()
     log = root / "serve.log"
     with open(log, "wb") as out:
