@@ -57,9 +57,9 @@ ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
 # Pairs per request: small enough that an answer comes well within the timeout on a loaded machine, and that
 # a caller told of each answer (a progress bar) hears from a long batch every few seconds.
 CHUNK = 1000
-# A JVM start costs 5-6 s and about 7 CPU seconds (the paraphrase table). When its user lets go of it (a registry
-# closed: every muttlab.api call made without a registry closes its own) it is kept this long, unused, before it
-# stops, so that the next call within that time finds it running.
+# A JVM start costs 5-8 s and 7-10 CPU seconds (the paraphrase table; the same machine differs by day). When its
+# user lets go of it (a registry closed: every muttlab.api call made without a registry closes its own) it is kept
+# this long, unused, before it stops, so that the next call within that time finds it running.
 LINGER_S = 30.0
 _EOF = object()
 
