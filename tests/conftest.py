@@ -122,8 +122,8 @@ def pytest_runtest_teardown(item, nextitem):
 def pytest_configure():
     """One METEOR JVM per test process for the whole session. A start costs 5-8 s and 7-10 CPU seconds (the
     paraphrase table), and the tests that score METEOR are spread over many files, minutes apart: with the
-    server's 30 s linger, most of them started their own. The tests of the JVM's own life set their linger or
-    stop it themselves (tests/metrics/test_meteor.py, tests/engine/test_run_independence.py)."""
+    server's 30 s linger, most of them started their own. The tests of the JVM's own life set their linger
+    (tests/metrics/test_meteor.py)."""
     from muttlab.metrics import meteor
 
     meteor.LINGER_S = 24 * 3600.0
