@@ -348,7 +348,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     warm_up = (env.get("MUTTLAB_WARM_UP") or "full").strip().lower()
     if warm_up not in ("full", "quick"):
         raise InvalidArgument("load_settings", "environ", f"sets MUTTLAB_WARM_UP={env['MUTTLAB_WARM_UP']!r}: give "
-                              "'full' (load every metric before visitors ask) or 'quick' (only what a first page needs)")
+                              "'full' (load every metric before visitors ask) or 'quick' (only what a first page "
+                              "needs)")
     if warm_up == "quick":
         settings = replace(settings, quick_warm_up=True)
     settings = settings.with_overrides(**overrides)

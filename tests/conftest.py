@@ -164,8 +164,8 @@ def sample_server(tmp_path_factory):
     pairs to its pair store; none may count on the store holding only its own. Its environment asks Streamlit for
     the agent API (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse
     (tests/access/test_agent_api.py). Its warm-up is the full one, as `muttlab serve` ships it
-    (tests/dashboard/test_browser_views.py watches it). Starting a server costs half a minute (its warm-up loads the METEOR JVM
-    and spaCy before it opens)."""
+    (tests/dashboard/test_browser_views.py watches it). Starting a server costs half a minute (its warm-up loads
+    the METEOR JVM and spaCy before it opens)."""
     from tests.dashboard.test_browser import SampleServer, sample_env, serving
 
     @contextmanager

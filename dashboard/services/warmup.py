@@ -113,10 +113,12 @@ def warm_start(settings: Settings) -> WarmState:
                         state.ready.append(name)
 
             load(quick)
+            if settings.quick_warm_up:
+                # The operator asked for no more (MUTTLAB_WARM_UP=quick): the rest loads when first asked. The
+                # heap is frozen and the quick point marked once, below.
+                return
             _freeze_heap()
             state.quick.set()
-            if settings.quick_warm_up:
-                return  # the operator asked for no more (MUTTLAB_WARM_UP=quick): the rest loads when first asked
             step("scipy.stats", lambda: __import__("scipy.stats"))  # 1-2 s; a Run's intervals and every study need it
             step("trials", lambda: trials_by_id(settings))
             load([n for n in names if n not in quick])
