@@ -1,11 +1,12 @@
 """The dashboard's entry point: it declares the pages and nothing else (``streamlit run dashboard/app.py``)."""
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import streamlit as st
 
-from muttlab.dashboard.shared import refuse_client_cache_clearing, served
+from muttlab.dashboard.shared import refuse_client_cache_clearing, served, singleton
 
 # Page files, relative to this script, grouped as the navigation shows them. They live in ``views/``, not
 # ``pages/``: a ``pages/`` folder beside the entry point puts Streamlit into its legacy multipage mode,
@@ -34,7 +35,16 @@ PAGES = {
 
 
 def pages() -> dict[str, list[st.Page]]:
-    """The navigation: section -> pages; the Run page is the default."""
+    """The navigation: section -> pages; the Run page is the default. Copies of :func:`_built_pages`, fresh for
+    each run: ``st.navigation`` marks the pages it is given (the one that may run, the default), so two runs must
+    not share them."""
+    return {section: [copy.copy(page) for page in entries] for section, entries in _built_pages().items()}
+
+
+@singleton
+def _built_pages() -> dict[str, list[st.Page]]:
+    # Built once per process: an st.Page resolves its file's path and stats it, and 13 of them on every run of
+    # every visitor were 4-8 % of a loaded demo's CPU (docs/deploy.md, "Load on the demo").
     return {section: [st.Page(path, title=title, icon=icon, default=path == "views/run.py")
                       for path, title, icon in entries]
             for section, entries in PAGES.items()}

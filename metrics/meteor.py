@@ -61,6 +61,11 @@ CHUNK = 1000
 # user lets go of it (a registry closed: every muttlab.api call made without a registry closes its own) it is kept
 # this long, unused, before it stops, so that the next call within that time finds it running.
 LINGER_S = 30.0
+# The JVM's scheduling priority (nice). Its alignments are batch work, and beside a server's page runs its
+# scorer threads took as much of the machine's cores as the server's one interpreter: a visitor's page waited for
+# the CPU behind another visitor's study. Niceness only orders work that is ready to run, so a JVM with the
+# machine to itself (a command-line run, whose Python waits for it) goes as fast as before.
+NICENESS = 10
 _EOF = object()
 
 DRIVER_SOURCE = r"""
@@ -224,7 +229,11 @@ class MeteorProcess:
         return self._proc is not None and self._proc.poll() is None
 
     def command(self, source: Path) -> list[str]:
-        return ["java", "-Xmx2G", "-cp", str(jar_path()), str(source), str(self.threads), "-l", "en", "-norm"]
+        # nice(1) lowers the priority before it execs java, so every thread of the JVM has it (there is no
+        # fork-safe way to do that from Python in a threaded server, and Windows has no nice).
+        nice = ["nice", "-n", str(NICENESS)] if shutil.which("nice") else []
+        return nice + ["java", "-Xmx2G", "-cp", str(jar_path()), str(source), str(self.threads), "-l", "en",
+                       "-norm"]
 
     def _start(self) -> None:
         if shutil.which("java") is None:

@@ -7,8 +7,10 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,6 +54,22 @@ def test_equals_pycocoevalcap_wrapper(ours, batch):
     theirs = coco_meteor_scores(cands, refs)
     assert len(ours) == len(cands) > 800 and {len(r) for r in refs} == {5, 10, 20}
     assert np.array_equal(ours, theirs)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_every_thread_of_the_jvm_yields_the_cpu_to_the_python_that_waits_for_it(meteor, ours):
+    """Beside a loaded demo's page runs the JVM's scorer threads took as much of the two cores as the server's
+    interpreter, and visitors' pages waited for a study's alignments (docs/deploy.md, "Load on the demo")."""
+    pid = meteor.process.pid
+    assert pid is not None and Path(f"/proc/{pid}/comm").read_text().strip() == "java"
+    # /proc/<pid>/task/<tid>/stat: the fields after the command's closing parenthesis start at the 3rd; nice is
+    # the 19th.
+    threads = [(Path(task) / "stat").read_text().rpartition(")")[2].split() for task in
+               Path(f"/proc/{pid}/task").iterdir()]
+    assert len(threads) > 5  # the scorer threads, the garbage collector's, the compiler's
+    ours = os.nice(0)
+    assert meteor_module.NICENESS > 0 and {int(fields[16]) for fields in threads} == {
+        min(19, ours + meteor_module.NICENESS)}
 
 
 def test_restarts_after_the_process_dies(meteor, ours, batch):
