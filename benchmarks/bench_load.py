@@ -114,6 +114,63 @@ def process_cpu(pid: int) -> dict[str, float]:
     return found
 
 
+class CpuWatch:
+    """CPU seconds used during a block by the processes of two trees, the server's and this benchmark's (its
+    Chromium tabs; the server's tree left out), sampled every ``every`` seconds: a process that ends within the
+    block (an uploader's browser, closed) keeps what it had used at its last sample, where a sum taken at the
+    end would count it as nothing. :attr:`used` is by kind: the server's Python, its JVM (``java``), other
+    processes of the server's tree, and the load generator."""
+
+    def __init__(self, server_pid: int, every: float = 0.5):
+        self.server_pid, self.every = server_pid, every
+        self._first: dict[int, tuple[str, float]] = {}
+        self._last: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _kind(self, p, server_tree: set[int]) -> str:
+        if p.pid == self.server_pid:
+            return "the server's Python"
+        if p.pid in server_tree:
+            return "its JVM" if p.name() == "java" else "its other processes"
+        return "the load generator"
+
+    def _sample(self, first: bool) -> None:
+        import psutil
+
+        server_tree = {p.pid for p in psutil.Process(self.server_pid).children(recursive=True)}
+        me = psutil.Process(os.getpid())
+        for p in [me, *me.children(recursive=True)]:
+            try:
+                seen = (self._kind(p, server_tree), sum(p.cpu_times()[:2]))
+            except psutil.NoSuchProcess:
+                continue
+            if first:
+                self._first[p.pid] = seen
+            self._last[p.pid] = seen
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample(first=False)
+
+    def __enter__(self) -> "CpuWatch":
+        self._sample(first=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample(first=False)
+
+    @property
+    def used(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for pid, (kind, cpu) in self._last.items():
+            out[kind] = out.get(kind, 0.0) + cpu - self._first.get(pid, (kind, 0.0))[1]
+        return out
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -468,7 +525,7 @@ class Demo:
         self.actions: dict[str, list[str]] = {}
         self.uploads: list[tuple[float, int, str]] = []
         self.errors: list[str] = []
-        self.cpu: dict[str, tuple[float, float, float]] = {}  # phase: (wall s, server CPU-s, load generator CPU-s)
+        self.cpu: dict[str, tuple[float, dict[str, float]]] = {}  # phase: (wall s, CpuWatch.used)
 
     def note(self, kind: str, what: str) -> None:
         with self.lock:
@@ -539,8 +596,8 @@ class Demo:
 
     def phase(self, others: int, requests: int, attacked: bool) -> tuple[list[float], list[float], float]:
         """``others`` visitors' page loads and Playground answers, with the six attackers at work or without; the
-        CPU seconds the server (its process tree) and the load generator (this benchmark and its Chromium tabs)
-        used meanwhile go to :attr:`cpu`, by phase."""
+        CPU seconds the server's Python, its JVM and the load generator (this benchmark and its Chromium tabs)
+        used meanwhile go to :attr:`cpu`, by phase (:class:`CpuWatch`)."""
         loads: list[float] = []
         answers: list[float] = []
         stop = threading.Event()
@@ -550,18 +607,16 @@ class Demo:
             + [threading.Thread(target=self.presser, args=(k, stop)) for k in range(2)])
         visitors = [threading.Thread(target=self.regular, args=(k, requests, loads, answers)) for k in range(others)]
         start = time.perf_counter()
-        server0, everything0 = tree_cpu_s(self.server.proc.pid), tree_cpu_s(os.getpid())
-        for thread in attackers + visitors:
-            thread.start()
-        for thread in visitors:
-            thread.join()
-        stop.set()
-        for thread in attackers:
-            thread.join()
+        with CpuWatch(self.server.proc.pid) as watch:
+            for thread in attackers + visitors:
+                thread.start()
+            for thread in visitors:
+                thread.join()
+            stop.set()
+            for thread in attackers:
+                thread.join()
         seconds = time.perf_counter() - start
-        server = tree_cpu_s(self.server.proc.pid) - server0
-        self.cpu["under the attacks" if attacked else "alone"] = (seconds, server,
-                                                                   tree_cpu_s(os.getpid()) - everything0 - server)
+        self.cpu["under the attacks" if attacked else "alone"] = (seconds, watch.used)
         return loads, answers, seconds
 
 
@@ -662,9 +717,9 @@ def run_demo(args, settings) -> int:
         print(f"{what} of the other {others}, under the attacks: {summary(attacked)}"
               + (f"; p95 {percentile(attacked, 0.95) / percentile(alone, 0.95):.1f}x alone's" if alone and attacked
                  else ""))
-    for phase, (wall, server_cpu, generator_cpu) in demo.cpu.items():
-        print(f"CPU {phase}: the server {server_cpu:.0f} s ({server_cpu / wall:.2f} cores), the load generator "
-              f"{generator_cpu:.0f} s ({generator_cpu / wall:.2f} cores) in {wall:.0f} s")
+    for phase, (wall, used) in demo.cpu.items():
+        print(f"CPU {phase}, in {wall:.0f} s: " + ", ".join(f"{kind} {cpu:.0f} s ({cpu / wall:.2f} cores)"
+                                                           for kind, cpu in used.items()))
     sizes = sorted({size for _, size, _ in demo.uploads})
     print(f"uploads ({limits.max_pairs:,} pairs, {sizes[-1] / 2 ** 20:.1f} MiB each): "
           f"{summary([s for s, _, _ in demo.uploads])}; "
