@@ -123,31 +123,26 @@ class CpuWatch:
 
     def __init__(self, server_pid: int, every: float = 0.5):
         self.server_pid, self.every = server_pid, every
-        self._first: dict[int, tuple[str, float]] = {}
-        self._last: dict[int, tuple[str, float]] = {}
+        # By process (process_cpu's "name pid"): its kind and CPU seconds at the first and the last sample.
+        self._first: dict[str, tuple[str, float]] = {}
+        self._last: dict[str, tuple[str, float]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
-    def _kind(self, p, server_tree: set[int]) -> str:
-        if p.pid == self.server_pid:
+    def _kind(self, process: str, server: dict[str, float]) -> str:
+        if process not in server:
+            return "the load generator"
+        if process.endswith(f" {self.server_pid}"):
             return "the server's Python"
-        if p.pid in server_tree:
-            return "its JVM" if p.name() == "java" else "its other processes"
-        return "the load generator"
+        return "its JVM" if process.startswith("java ") else "its other processes"
 
     def _sample(self, first: bool) -> None:
-        import psutil
-
-        server_tree = {p.pid for p in psutil.Process(self.server_pid).children(recursive=True)}
-        me = psutil.Process(os.getpid())
-        for p in [me, *me.children(recursive=True)]:
-            try:
-                seen = (self._kind(p, server_tree), sum(p.cpu_times()[:2]))
-            except psutil.NoSuchProcess:
-                continue
+        server = process_cpu(self.server_pid)
+        for process, cpu in process_cpu(os.getpid()).items():  # this benchmark's tree holds the server's
+            seen = (self._kind(process, server), cpu)
             if first:
-                self._first[p.pid] = seen
-            self._last[p.pid] = seen
+                self._first[process] = seen
+            self._last[process] = seen
 
     def _watch(self) -> None:
         while not self._stop.wait(self.every):
@@ -166,8 +161,8 @@ class CpuWatch:
     @property
     def used(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        for pid, (kind, cpu) in self._last.items():
-            out[kind] = out.get(kind, 0.0) + cpu - self._first.get(pid, (kind, 0.0))[1]
+        for process, (kind, cpu) in self._last.items():
+            out[kind] = out.get(kind, 0.0) + cpu - self._first.get(process, (kind, 0.0))[1]
         return out
 
 
