@@ -526,9 +526,10 @@ class Demo:
         with self.lock:
             self.actions.setdefault(kind, []).append(what)
 
-    def regular(self, k: int, requests: int, loads: list[float], answers: list[float]) -> None:
-        """A visitor opening ``requests`` pages (a new session each) and scoring a new pair after each."""
-        rng = random.Random(k)
+    def regular(self, k: int, requests: int, loads: list[float], answers: list[float], attacked: bool) -> None:
+        """A visitor opening ``requests`` pages (a new session each) and scoring a new pair after each. Each phase
+        draws its own pairs: the same ones again would be answered from the first phase's memo, not scored."""
+        rng = random.Random(f"{k}-{'attacked' if attacked else 'alone'}")
         try:
             playground = Session(self.server, "playground")
             for _ in range(requests):
@@ -600,7 +601,8 @@ class Demo:
             [threading.Thread(target=self.upload, args=(k, stop)) for k in range(2)]
             + [threading.Thread(target=self.link_opener, args=(k, stop)) for k in range(2)]
             + [threading.Thread(target=self.presser, args=(k, stop)) for k in range(2)])
-        visitors = [threading.Thread(target=self.regular, args=(k, requests, loads, answers)) for k in range(others)]
+        visitors = [threading.Thread(target=self.regular, args=(k, requests, loads, answers, attacked))
+                    for k in range(others)]
         start = time.perf_counter()
         with CpuWatch(self.server.proc.pid) as watch:
             for thread in attackers + visitors:
