@@ -6,6 +6,9 @@ batches, split over worker processes when there is enough of it, and written bac
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -19,7 +22,7 @@ import numpy as np
 from muttlab.corruptions import catalog
 from muttlab.engine.accuracy import ACCURACY_COLUMNS, accuracy_cells
 from muttlab.engine import forked, verdict
-from muttlab.engine.progress import RunProgress, items_report, metric_call
+from muttlab.engine.progress import RunProgress, items_report, metric_call, pieces
 from muttlab.allocation import collections_paused
 from muttlab.engine.cache import ScoreCache, context_key, item_keys, refs_digest
 from muttlab.errors import MuttlabError
@@ -114,14 +117,52 @@ class Results:
         return pd.DataFrame(cells, columns=[c for c in (*ACCURACY_COLUMNS, "signature") if c in cells])
 
 
+# The caches this process has opened, by configuration (see cache_for).
+_OPENED: OrderedDict[tuple, tuple[ScoreCache, tuple | None]] = OrderedDict()
+_OPENED_LOCK = threading.Lock()
+_OPENED_KEPT = 8
+os.register_at_fork(after_in_child=_OPENED.clear)  # a forked copy must not use its parent's SQLite connections
+
+
 def cache_for(settings: Settings) -> ScoreCache:
-    """The score cache of these settings; a read-only server's new scores go to its own capped cache."""
+    """The score cache of these settings; a read-only server's new scores go to its own capped cache.
+
+    The same configuration gets the same cache object in this process while its file is the same file and the
+    object still uses it (not fallen back to memory). Opening one takes a dozen SQLite statements and a
+    connection per thread, each giving up the interpreter's lock; in a busy server every scoring request (a
+    Playground answer scores four metrics) opened two and waited for the lock again after each statement
+    (docs/deploy.md, "Waiting for the interpreter's lock")."""
+    path = settings.cache_dir / "scores.sqlite" if settings.use_cache else None
+    key = (path, settings.read_only, settings.demo_cache_dir, settings.limits.demo_cache_mb)
+    with _OPENED_LOCK:
+        kept = _OPENED.get(key)
+    if kept is not None and kept[0].mode in ("disk", "read-only") and kept[1] == _file_identity(path):
+        return kept[0]
+    cache = _open_cache(settings, path)
+    with _OPENED_LOCK:
+        _OPENED[key] = (cache, _file_identity(path))
+        _OPENED.move_to_end(key)
+        while len(_OPENED) > _OPENED_KEPT:
+            _OPENED.popitem(last=False)
+    return cache
+
+
+def _file_identity(path: Path | None) -> tuple | None:
+    """The file at ``path`` (device and inode), or None when there is none: a file replaced or removed since
+    its cache object was opened is opened again."""
+    try:
+        found = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return None if found is None else (found.st_dev, found.st_ino)
+
+
+def _open_cache(settings: Settings, path: Path | None) -> ScoreCache:
     from muttlab.engine.private_cache import PrivateCache
 
     own = (PrivateCache(settings.demo_cache_dir, settings.limits.demo_cache_mb * 2 ** 20)
            if settings.read_only and settings.use_cache else None)
-    return ScoreCache(settings.cache_dir / "scores.sqlite" if settings.use_cache else None,
-                      read_only=settings.read_only, overflow=own)
+    return ScoreCache(path, read_only=settings.read_only, overflow=own)
 
 
 def model_dir(settings: Settings) -> Path | None:
@@ -228,8 +269,8 @@ class _Scorer:
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             out = []
             for c, r in jobs:
-                out.append(self.score_piece(metric, c, r,
-                                            on_partial or (lambda f, job=(c, r): self._partial([(job, f)]))))
+                out.append(self._score_in_pieces(metric, c, r,
+                                                 on_partial or (lambda f, job=(c, r): self._partial([(job, f)]))))
                 self._scored([(c, r)])
             return out
         if self._pool is None:
@@ -277,6 +318,24 @@ class _Scorer:
         if self.progress is not None:
             sizes = [(_size([job]), fraction) for job, fraction in parts]
             self.progress.partial(sum(int(n * f) for (n, _), f in sizes), sum(w * f for (_, w), f in sizes))
+
+    def _score_in_pieces(self, metric: Metric, candidates: list[str], references: list[list[str]],
+                         on_partial: Callable[[float], None]) -> np.ndarray:
+        """:meth:`score_piece` of one job, cut as the enclosing :func:`muttlab.engine.progress.in_pieces` asks
+        when the metric scores each item on its own (a corpus-dependent metric's scores depend on the whole
+        job, so it is scored whole); ``on_partial`` is told the fraction of the whole job done."""
+        plan = pieces()
+        if plan is None or metric.corpus_dependent or len(candidates) <= plan[0]:
+            return self.score_piece(metric, candidates, references, on_partial)
+        size, between = plan
+        parts, n = [], len(candidates)
+        for start in range(0, n, size):
+            if start and between is not None:
+                between()
+            end = min(n, start + size)
+            parts.append(self.score_piece(metric, candidates[start:end], references[start:end],
+                                          lambda f, start=start, end=end: on_partial((start + f * (end - start)) / n)))
+        return np.concatenate(parts)
 
     @staticmethod
     def score_piece(metric: Metric, candidates: list[str], references: list[list[str]],
