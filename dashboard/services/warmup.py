@@ -41,6 +41,14 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
+# How often the server's interpreter hands its lock to another thread that waits for it (Python's default: 5 ms).
+# A visitor's scoring job gives the lock up at every SQLite statement and pipe read, dozens of times per answer,
+# and each time waits for the lock again; while other threads compute (page runs, a study), each wait was a whole
+# interval: a Playground answer that takes 0.02 s alone took 2.3 s beside two busy threads, 0.24 s with 1 ms
+# (docs/deploy.md, "Waiting for the interpreter's lock").
+SWITCH_INTERVAL_S = 0.001
+
+
 @singleton
 def warm_start(settings: Settings) -> WarmState:
     """Load what pages need in a background thread, once per server process and configuration, so that no
@@ -59,6 +67,7 @@ def warm_start(settings: Settings) -> WarmState:
     """
     import time
 
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     state = WarmState(started=time.monotonic(), ready=[], failed={})
 
     def step(name: str, load: Callable[[], object]) -> None:
