@@ -54,17 +54,18 @@ def in_metric_call() -> bool:
     return bool(getattr(_CALL, "inside", None))
 
 
-def in_pieces(items: int | None, between: Callable[[], None] | None = None):
+def in_pieces(seconds: float | None, between: Callable[[], None] | None = None):
     """Within the block, in this thread, a metric that scores each item on its own (not
-    :attr:`~muttlab.metrics.base.Metric.corpus_dependent`) scores a job of more than ``items`` items in pieces of
-    ``items``, and ``between()`` runs between two of them, outside the metric's call (``items=None``: whole jobs).
-    The scoring queue gives its big jobs a ``between`` that lets the small jobs waiting use the metric objects:
-    a Playground answer that needs METEOR waits for one piece of a study's METEOR call, not for the whole call."""
-    return _in_this_thread("pieces", None if items is None else (max(1, int(items)), between))
+    :attr:`~muttlab.metrics.base.Metric.corpus_dependent`) scores a job in pieces of about ``seconds`` each (the
+    runner sizes each piece by the pace of the one before), and ``between()`` runs between two of them, outside
+    the metric's call (``seconds=None``: whole jobs). The scoring queue gives its big jobs a ``between`` that lets
+    the small jobs waiting use the metric objects: a Playground answer that needs METEOR waits for one piece of a
+    study's METEOR call, not for the whole call."""
+    return _in_this_thread("pieces", None if seconds is None else (float(seconds), between))
 
 
-def pieces() -> tuple[int, Callable[[], None] | None] | None:
-    """The enclosing :func:`in_pieces`' (items, between) in this thread, or None: jobs are scored whole."""
+def pieces() -> tuple[float, Callable[[], None] | None] | None:
+    """The enclosing :func:`in_pieces`' (seconds, between) in this thread, or None: jobs are scored whole."""
     return getattr(_CALL, "pieces", None)
 
 

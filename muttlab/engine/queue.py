@@ -12,7 +12,7 @@ interleaves between chunks. The dispatcher picks
 3. within a session, its cheapest job first, then first come first served;
 4. a big job that cannot be cut (a severity curve, a study, a challenge set's scores) lets the small jobs
    waiting run at each of its progress reports (:func:`checkpoint`), in its own thread, for up to
-   :data:`YIELD_S` seconds each time, and between pieces of :data:`PIECE_ITEMS` items of its metric calls
+   :data:`YIELD_S` seconds each time, and between pieces of about :data:`PIECE_S` seconds of its metric calls
    (:func:`muttlab.engine.progress.in_pieces`; a metric that scores each item on its own gives the same scores).
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
@@ -59,8 +59,8 @@ MAX_PER_SESSION = 256
 MAX_PENDING = 2048
 POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
 YIELD_S = 2.0  # the most a big job lets small ones run at one of its checkpoints before it goes on
-# A big job's metric call scores at most this many items before small jobs may pass (METEOR: 0.3-1 s of the JVM).
-PIECE_ITEMS = 256
+# About how long a piece of a big job's metric call runs before the small jobs waiting may pass.
+PIECE_S = 0.2
 
 
 class QueueFull(MuttlabError):
@@ -201,7 +201,7 @@ class FairQueue:
                 # there, in this thread, scores its own jobs whole).
                 big = job.cost > self.small
                 try:
-                    with in_pieces(PIECE_ITEMS if big else None, checkpoint if big else None):
+                    with in_pieces(PIECE_S if big else None, checkpoint if big else None):
                         job.future.set_result(job.fn())
                 except BaseException as exc:  # handed to the waiting session, which shows it
                     job.future.set_exception(exc)

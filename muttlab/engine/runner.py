@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -117,6 +118,10 @@ class Results:
         return pd.DataFrame(cells, columns=[c for c in (*ACCURACY_COLUMNS, "signature") if c in cells])
 
 
+# A job scored in pieces (muttlab.engine.progress.in_pieces) starts with this many items, then sizes each
+# piece by the pace of the one before.
+FIRST_PIECE_ITEMS = 16
+
 # The caches this process has opened, by configuration (see cache_for).
 _OPENED: OrderedDict[tuple, tuple[ScoreCache, tuple | None]] = OrderedDict()
 _OPENED_LOCK = threading.Lock()
@@ -127,8 +132,8 @@ os.register_at_fork(after_in_child=_OPENED.clear)  # a forked copy must not use 
 def cache_for(settings: Settings) -> ScoreCache:
     """The score cache of these settings; a read-only server's new scores go to its own capped cache.
 
-    The same configuration gets the same cache object in this process while its file is the same file and the
-    object still uses it (not fallen back to memory). Opening one takes a dozen SQLite statements and a
+    The same configuration gets the same cache object in this process while its file is the same file (or
+    still absent) and the object still uses it (not fallen back to memory). Opening one takes a dozen SQLite statements and a
     connection per thread, each giving up the interpreter's lock; in a busy server every scoring request (a
     Playground answer scores four metrics) opened two and waited for the lock again after each statement
     (docs/deploy.md, "Waiting for the interpreter's lock")."""
@@ -136,7 +141,9 @@ def cache_for(settings: Settings) -> ScoreCache:
     key = (path, settings.read_only, settings.demo_cache_dir, settings.limits.demo_cache_mb)
     with _OPENED_LOCK:
         kept = _OPENED.get(key)
-    if kept is not None and kept[0].mode in ("disk", "read-only") and kept[1] == _file_identity(path):
+    identity = _file_identity(path)
+    # A file that could not be used (locked, damaged) is tried again; one that is not there yet, once it is.
+    if kept is not None and kept[1] == identity and (kept[0].mode in ("disk", "read-only") or identity is None):
         return kept[0]
     cache = _open_cache(settings, path)
     with _OPENED_LOCK:
@@ -325,16 +332,20 @@ class _Scorer:
         when the metric scores each item on its own (a corpus-dependent metric's scores depend on the whole
         job, so it is scored whole); ``on_partial`` is told the fraction of the whole job done."""
         plan = pieces()
-        if plan is None or metric.corpus_dependent or len(candidates) <= plan[0]:
+        if plan is None or metric.corpus_dependent or len(candidates) <= FIRST_PIECE_ITEMS:
             return self.score_piece(metric, candidates, references, on_partial)
-        size, between = plan
-        parts, n = [], len(candidates)
-        for start in range(0, n, size):
+        seconds, between = plan
+        parts, n, start, size = [], len(candidates), 0, FIRST_PIECE_ITEMS
+        while start < n:
             if start and between is not None:
                 between()
             end = min(n, start + size)
+            began = time.perf_counter()
             parts.append(self.score_piece(metric, candidates[start:end], references[start:end],
                                           lambda f, start=start, end=end: on_partial((start + f * (end - start)) / n)))
+            # The next piece takes about ``seconds`` at this one's pace (METEOR: tens of items; BLEU: the rest).
+            size = max(1, int((end - start) * seconds / max(time.perf_counter() - began, 1e-3)))
+            start = end
         return np.concatenate(parts)
 
     @staticmethod

@@ -6,8 +6,8 @@ import threading
 import numpy as np
 import pytest
 
-from muttlab.engine.queue import PIECE_ITEMS, FairQueue, QueueFull
-from muttlab.engine.runner import score_batches
+from muttlab.engine.queue import FairQueue, QueueFull
+from muttlab.engine.runner import FIRST_PIECE_ITEMS, score_batches
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
@@ -116,11 +116,12 @@ class _GatedCorpus(_Gated):
 def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, tmp_path, metric_class):
     """A study scores one batch of a few thousand pairs in one metric call; a Playground answer that needs the same
     metric waited for the whole call (6.8 s at p95 under benchmarks/bench_load.py's attacks). A metric that scores
-    each item on its own is now called in pieces of PIECE_ITEMS, and the small job runs between two of them, with
-    the same scores; a corpus-dependent one is still called once, on the whole batch."""
+    each item on its own is now called in pieces (the first of FIRST_PIECE_ITEMS, the next sized by its pace), and
+    the small job runs between two of them, with the same scores; a corpus-dependent one is still called once, on
+    the whole batch."""
     metric = metric_class()
     settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
-    n = 3 * PIECE_ITEMS + 7
+    n = 3 * FIRST_PIECE_ITEMS + 7
     candidates = [f"candidate number {i}" for i in range(n)]
     references = [["a reference"]] * n
     order: list[str] = []
@@ -140,4 +141,4 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, 
     if metric.corpus_dependent:
         assert metric.sizes == [n] and order == ["study", "playground"]
     else:
-        assert metric.sizes == [PIECE_ITEMS] * 3 + [7] and order == ["playground", "study"]
+        assert metric.sizes[0] == FIRST_PIECE_ITEMS and sum(metric.sizes) == n and order == ["playground", "study"]
