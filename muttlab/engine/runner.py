@@ -133,10 +133,10 @@ def cache_for(settings: Settings) -> ScoreCache:
     """The score cache of these settings; a read-only server's new scores go to its own capped cache.
 
     The same configuration gets the same cache object in this process while its file is the same file (or
-    still absent) and the object still uses it (not fallen back to memory). Opening one takes a dozen SQLite statements and a
-    connection per thread, each giving up the interpreter's lock; in a busy server every scoring request (a
-    Playground answer scores four metrics) opened two and waited for the lock again after each statement
-    (docs/deploy.md, "Waiting for the interpreter's lock")."""
+    still absent) and the object still uses it (not fallen back to memory). Opening one takes a dozen SQLite
+    statements and a connection per thread, each giving up the interpreter's lock; in a busy server every
+    scoring request (a Playground answer scores four metrics) opened two and waited for the lock again after
+    each statement (docs/deploy.md, "Waiting for the interpreter's lock")."""
     path = settings.cache_dir / "scores.sqlite" if settings.use_cache else None
     key = (path, settings.read_only, settings.demo_cache_dir, settings.limits.demo_cache_mb)
     with _OPENED_LOCK:
