@@ -67,9 +67,9 @@ def test_every_thread_of_the_jvm_yields_the_cpu_to_the_python_that_waits_for_it(
     threads = [(Path(task) / "stat").read_text().rpartition(")")[2].split() for task in
                Path(f"/proc/{pid}/task").iterdir()]
     assert len(threads) > 5  # the scorer threads, the garbage collector's, the compiler's
-    ours = os.nice(0)
+    own = os.nice(0)  # this process's niceness, which the JVM's adds to
     assert meteor_module.NICENESS > 0 and {int(fields[16]) for fields in threads} == {
-        min(19, ours + meteor_module.NICENESS)}
+        min(19, own + meteor_module.NICENESS)}
 
 
 def test_restarts_after_the_process_dies(meteor, ours, batch):
