@@ -119,7 +119,7 @@ class CpuWatch:
     Chromium tabs; the server's tree left out), sampled every ``every`` seconds: a process that ends within the
     block (an uploader's browser, closed) keeps what it had used at its last sample, where a sum taken at the
     end would count it as nothing. :attr:`used` is by kind: the server's Python, its JVM (``java``), other
-    processes of the server's tree, and the load generator."""
+    processes of the server's tree, the uploaders' browsers (Chromium) and the rest of the load generator."""
 
     def __init__(self, server_pid: int, every: float = 0.5):
         self.server_pid, self.every = server_pid, every
@@ -131,7 +131,7 @@ class CpuWatch:
 
     def _kind(self, process: str, server: dict[str, float]) -> str:
         if process not in server:
-            return "the load generator"
+            return "the uploaders' browsers" if process.startswith("chrom") else "the load generator"
         if process.endswith(f" {self.server_pid}"):
             return "the server's Python"
         return "its JVM" if process.startswith("java ") else "its other processes"
@@ -474,14 +474,25 @@ def answer(snapshot: dict) -> str:
     return "error" if problems(snapshot) else "done"
 
 
-def uploader(url: str, k: int, stop: threading.Event, pairs: int, max_bytes: int, record) -> None:
+def niced_chromium(folder: Path, niceness: int) -> str:
+    """A Chromium executable for Playwright that runs at ``niceness``, every process it starts too."""
+    if niceness == 0:
+        return "/usr/bin/chromium"
+    wrapper = folder / "chromium"
+    wrapper.write_text(f'#!/bin/sh\nexec nice -n {niceness} /usr/bin/chromium "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def uploader(url: str, k: int, stop: threading.Event, pairs: int, max_bytes: int, record, niceness: int) -> None:
     """A Chromium tab on the Challenge page uploading the largest file again and again, until ``stop``: each time
-    it takes the last file away, then uploads a new one and waits for the page to name it or to say why not."""
+    it takes the last file away, then uploads a new one and waits for the page to name it or to say why not.
+    Its browser runs at ``niceness`` (see ``--attackers-nice``)."""
     from playwright.sync_api import sync_playwright
 
     waiting = '[data-testid="stStatusWidget"]'
     with sync_playwright() as p, tempfile.TemporaryDirectory() as folder:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+        browser = p.chromium.launch(executable_path=niced_chromium(Path(folder), niceness),
                                     args=["--headless", "--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.set_default_timeout(600_000)
@@ -513,9 +524,10 @@ class Demo:
     """One demo server and what its visitors saw: the other visitors' page loads and Playground answers (per
     phase), how each expensive action was answered, the uploads' times and answers, what went wrong."""
 
-    def __init__(self, server: Server, suite, sets: list[str], max_pairs: int, upload_bytes: int):
+    def __init__(self, server: Server, suite, sets: list[str], max_pairs: int, upload_bytes: int,
+                 attackers_nice: int):
         self.server, self.suite, self.sets = server, suite, sets
-        self.max_pairs, self.upload_bytes = max_pairs, upload_bytes
+        self.max_pairs, self.upload_bytes, self.attackers_nice = max_pairs, upload_bytes, attackers_nice
         self.lock = threading.Lock()
         self.actions: dict[str, list[str]] = {}
         self.uploads: list[tuple[float, int, str]] = []
@@ -585,14 +597,15 @@ class Demo:
 
     def upload(self, k: int, stop: threading.Event) -> None:
         try:
-            uploader(self.server.url, k, stop, self.max_pairs, self.upload_bytes, self.uploaded)
+            uploader(self.server.url, k, stop, self.max_pairs, self.upload_bytes, self.uploaded,
+                     self.attackers_nice)
         except Exception as exc:  # noqa: BLE001
             with self.lock:
                 self.errors.append(f"uploader {k}: {str(exc)[:300]}")
 
     def phase(self, others: int, requests: int, attacked: bool) -> tuple[list[float], list[float], float]:
         """``others`` visitors' page loads and Playground answers, with the six attackers at work or without; the
-        CPU seconds the server's Python, its JVM and the load generator (this benchmark and its Chromium tabs)
+        CPU seconds the server's Python, its JVM, the uploaders' browsers and the rest of the load generator
         used meanwhile go to :attr:`cpu`, by phase (:class:`CpuWatch`)."""
         loads: list[float] = []
         answers: list[float] = []
@@ -688,7 +701,7 @@ def run_demo(args, settings) -> int:
             threading.Thread(target=sample, daemon=True).start()
             # The browser's check of server.maxUploadSize counts a megabyte as 10^6 bytes (the server's, 2^20).
             demo = Demo(server, api.load_suite(settings, "mutt"), sets, limits.max_pairs,
-                        args.upload_mb * 10 ** 6 - 4096)
+                        args.upload_mb * 10 ** 6 - 4096, args.attackers_nice)
             # The baseline of the same run: the other visitors alone on the warm demo.
             alone_loads, alone_answers, _ = demo.phase(others, args.requests, attacked=False)
             loads, answers, load_seconds = demo.phase(others, args.requests, attacked=True)
@@ -708,7 +721,8 @@ def run_demo(args, settings) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (shared with other people's jobs); the "
           f"read-only demo (muttlab serve --read-only's command line + agent API), {args.sessions} visitors for "
           f"{load_seconds:.0f} s: {others} opening {args.requests} pages each and scoring a new pair on the "
-          f"Playground after each, 2 uploading, 2 opening expensive links, 2 pressing expensive buttons")
+          f"Playground after each, 2 uploading (their browsers at niceness {args.attackers_nice}), 2 opening expensive "
+          f"links, 2 pressing expensive buttons")
     for what, alone, attacked in (("page loads", alone_loads, loads), ("Playground answers", alone_answers, answers)):
         print(f"{what} of the other {others}, alone: {summary(alone)}")
         print(f"{what} of the other {others}, under the attacks: {summary(attacked)}"
@@ -810,6 +824,9 @@ def main() -> int:
     parser.add_argument("--warm-all", action="store_true", help="also score once with every available metric")
     parser.add_argument("--session-ttl", type=int, default=20, help="seconds an agent session lives after its "
                         "last call (demo mode: when a visitor has left)")
+    parser.add_argument("--attackers-nice", type=int, default=19, help="the niceness of the uploaders' browsers "
+                        "(demo mode): they stand for attackers' machines, not the server's, so they get only the "
+                        "CPU the server leaves; 0 to let them take the server's cores as well")
     parser.add_argument("--upload-mb", type=int, default=20, help="the upload limit the uploaders fill (demo mode; "
                         "server.maxUploadSize)")
     args = parser.parse_args()

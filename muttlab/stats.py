@@ -299,12 +299,14 @@ def _kendall_from_counts(x: np.ndarray, y: np.ndarray, counts: np.ndarray, varia
     return np.where(constant, np.nan, tau)
 
 
-def _kendall_bootstrap(x: np.ndarray, y: np.ndarray, index_rows: np.ndarray, variant: str) -> np.ndarray:
+def _kendall_bootstrap(x: np.ndarray, y: np.ndarray, index_rows: np.ndarray, variant: str,
+                       between: Callable[[], None]) -> np.ndarray:
     if np.unique(y).size > np.unique(x).size:
         x, y = y, x  # tau is symmetric; count over the variable with fewer levels
     n = x.size
     out = np.empty(index_rows.shape[0])
     for block in _blocks(index_rows.shape[0], 4 * n):
+        between()
         idx = index_rows[block]
         flat = (idx + n * np.arange(idx.shape[0])[:, None]).ravel()
         counts = np.bincount(flat, minlength=idx.shape[0] * n).reshape(idx.shape[0], n).astype(np.float64)
@@ -312,17 +314,19 @@ def _kendall_bootstrap(x: np.ndarray, y: np.ndarray, index_rows: np.ndarray, var
     return out
 
 
-def resampled_correlations(x: np.ndarray, y: np.ndarray, method: str, index_rows: np.ndarray) -> np.ndarray:
+def resampled_correlations(x: np.ndarray, y: np.ndarray, method: str, index_rows: np.ndarray,
+                           between: Callable[[], None] = lambda: None) -> np.ndarray:
     """The correlation of ``(x[r], y[r])`` for each row ``r`` of item indices ``index_rows`` ``(k, m)``: k values,
     each equal to :func:`correlation` of that resample (NaN where a variable is constant in it).
 
     This is the statistic :func:`correlate` and :func:`paired_bootstrap` hand to ``scipy.stats.bootstrap``.
     Kendall's τ with a variable of few levels is counted for all rows at once (:func:`_kendall_from_counts`):
-    1,000 scipy calls on 17,000-48,000 samples would take minutes.
+    1,000 scipy calls on 17,000-48,000 samples would take minutes. The rows are taken in blocks, and
+    ``between()`` is called before each: where a caller lets other work pass (the dashboard's queue).
     """
     if method.startswith("kendall") and min(np.unique(x).size, np.unique(y).size) <= KENDALL_FEW_LEVELS:
-        return _kendall_bootstrap(x, y, index_rows, method[-1])
-    return _statistic_on_rows(_rows_statistic(method), (x, y), index_rows)
+        return _kendall_bootstrap(x, y, index_rows, method[-1], between)
+    return _statistic_on_rows(_rows_statistic(method), (x, y), index_rows, between)
 
 
 def _blocks(n_rows: int, n_cols: int):
@@ -331,9 +335,11 @@ def _blocks(n_rows: int, n_cols: int):
         yield slice(start, min(n_rows, start + size))
 
 
-def _statistic_on_rows(stat_rows, arrays: tuple[np.ndarray, ...], index_rows: np.ndarray) -> np.ndarray:
+def _statistic_on_rows(stat_rows, arrays: tuple[np.ndarray, ...], index_rows: np.ndarray,
+                       between: Callable[[], None] = lambda: None) -> np.ndarray:
     out = np.empty(index_rows.shape[0])
     for block in _blocks(*index_rows.shape):
+        between()
         idx = index_rows[block]
         out[block] = stat_rows(*(a[idx] for a in arrays))
     return out
@@ -441,8 +447,10 @@ def bootstrap_ci(statistic: Callable[..., np.ndarray], arrays, n_boot: int = DEF
 
 
 def correlate(x, y, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
-              confidence: float = DEFAULT_CONFIDENCE, ci_method: str = "percentile", seed: int = 0) -> Correlation:
-    """Correlation of x and y with a paired bootstrap CI (percentile or BCa, ``scipy.stats.bootstrap``).
+              confidence: float = DEFAULT_CONFIDENCE, ci_method: str = "percentile", seed: int = 0,
+              between: Callable[[], None] = lambda: None) -> Correlation:
+    """Correlation of x and y with a paired bootstrap CI (percentile or BCa, ``scipy.stats.bootstrap``);
+    ``between()`` is called between blocks of resamples (:func:`resampled_correlations`).
 
     Returns:
       :class:`Correlation`; with ``n_boot=0`` the interval is NaN.
@@ -453,7 +461,7 @@ def correlate(x, y, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
     value, p = _correlation_with_p(x, y, method)
     low = high = float("nan")
     if n_boot and not np.isnan(value):
-        low, high, _ = _bootstrap(lambda rows: resampled_correlations(x, y, method, rows), x.size, n_boot,
+        low, high, _ = _bootstrap(lambda rows: resampled_correlations(x, y, method, rows, between), x.size, n_boot,
                                   confidence, ci_method, seed)
     return Correlation(method, value, low, high, int(x.size), p, ci_method, confidence, n_boot, seed)
 

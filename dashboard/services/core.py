@@ -462,10 +462,12 @@ def severity(settings: Settings, corruption: str, metrics: tuple[str, ...], stre
       MuttlabError: a type without strength, no sentence taking every strength, unknown metric; DemoLimit.
     """
     def compute() -> pd.DataFrame:
-        return queued_with_progress(lambda report: api.severity(
+        # A big job whatever its metrics: every default sentence (the MUTT originals with a data dir) at every
+        # strength. As a small one it held the queue for seconds, with no piece and no checkpoint letting a
+        # Playground request pass.
+        return queued_study(lambda report: api.severity(
             budget.scoring_settings(settings), corruption, list(metrics), list(strengths), refs=refs,
-            registry=registry(settings),
-            progress=report), len(metrics) * len(strengths) * 50, progress)
+            registry=registry(settings), progress=report), progress)
 
     return memoised(severity_key(settings, corruption, metrics, strengths, refs), compute, settings,
                     costly="the severity curves", metrics=metrics)

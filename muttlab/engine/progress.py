@@ -69,6 +69,14 @@ def pieces() -> tuple[float, Callable[[], None] | None] | None:
     return getattr(_CALL, "pieces", None)
 
 
+def between_pieces() -> Callable[[], None]:
+    """The enclosing :func:`in_pieces`' ``between`` (a no-op outside one), for long work outside a metric's call
+    that runs in blocks (a study's bootstrap) to call between two of them: the queue's small jobs pass there
+    too."""
+    plan = pieces()
+    return plan[1] if plan is not None and plan[1] is not None else (lambda: None)
+
+
 def items_reported_to(report: ProgressFn):
     """Within the block, in this thread, every scoring of one metric through
     :func:`muttlab.engine.runner.score_batches` (a study's, a severity curve's) reports its items to ``report``

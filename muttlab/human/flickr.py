@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from muttlab.engine.progress import between_pieces
 from muttlab.engine.runner import registry_for
 from muttlab import judged as judged_sets
 from muttlab import stats
@@ -85,7 +86,8 @@ def flickr_correlations(settings: Settings, metrics="all", datasets=DATASETS, n_
             if progress:
                 progress(m_index * len(data) + d_index, steps, f"{metric.name} on {dataset}")
             scores = oriented(score_with(metric, judged.candidates, judged.references, settings, registry), metric)
-            corr = stats.correlate(*judged.samples(scores), _METHOD[VARIANTS[dataset]], n_boot=n_boot, seed=seed)
+            corr = stats.correlate(*judged.samples(scores), _METHOD[VARIANTS[dataset]], n_boot=n_boot, seed=seed,
+                                   between=between_pieces())
             rows.append({"metric": metric.name, "dataset": dataset, "variant": VARIANTS[dataset],
                          "tau": 100 * corr.value, "ci_low": 100 * corr.ci_low, "ci_high": 100 * corr.ci_high,
                          "n": corr.n, "candidates": len(judged.candidates), "signature": metric.signature()})

@@ -12,6 +12,7 @@ import threading
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from muttlab import api
@@ -240,6 +241,30 @@ def test_a_study_the_service_runs_stops_when_the_session_goes(demo, monkeypatch)
     with pytest.raises(RuntimeError, match="closed the tab"):
         services.severity(services.settings(), "typo", ("BLEU-4",), (1, 2), 5)
     assert ended.wait(5) and len(steps) < 40  # of 50: stopped at the report after the poll that found it gone
+
+
+def test_the_severity_curves_let_a_small_request_pass_at_their_reports(demo, monkeypatch):
+    """Through the dashboard's door (``services.severity``), the severity curves are a big job: another visitor's
+    Playground request is answered at the curves' next report. On f687d20 they were queued at the cost of a small
+    job (50 a metric and strength), so the request waited for their end (3.5 s in the load scenario)."""
+    order: list[tuple] = []
+
+    def severity(settings, corruption, metrics, strengths, refs=5, registry=None, progress=None):
+        for step in range(40):
+            progress(step, 40, "scoring")
+            order.append(("curves", step))
+            time.sleep(0.05)
+        return pd.DataFrame()
+
+    monkeypatch.setattr(api, "severity", severity)
+    curves = threading.Thread(target=services.severity, args=(services.settings(), "typo", ("BLEU-4",), (1, 3), 5))
+    curves.start()
+    while not order:
+        time.sleep(0.01)
+    small = work_queue.shared_queue().submit("visitor", lambda: order.append(("small",)) or "small", cost=8)
+    assert small.result(timeout=10) == "small"
+    curves.join(10)
+    assert len(order[:order.index(("small",))]) < 10  # a report or two after it came, of the curves' 40
 
 
 def test_a_big_job_lets_small_requests_pass_at_its_reports():
