@@ -532,6 +532,7 @@ class Demo:
         self.actions: dict[str, list[str]] = {}
         self.uploads: list[tuple[float, int, str]] = []
         self.errors: list[str] = []
+        self.page_loads: list[tuple[float, str, bool]] = []  # (seconds, page, under the attacks)
         self.cpu: dict[str, tuple[float, dict[str, float]]] = {}  # phase: (wall s, CpuWatch.used)
 
     def note(self, kind: str, what: str) -> None:
@@ -546,7 +547,8 @@ class Demo:
             playground = Session(self.server, "playground")
             for _ in range(requests):
                 start = time.perf_counter()
-                opened = Session(self.server, rng.choice(PAGES))
+                page = rng.choice(PAGES)
+                opened = Session(self.server, page)
                 seconds = time.perf_counter() - start
                 t = rng.choice(self.suite.trials)
                 state = {"pg-candidate": f"{t.original} {k}{rng.random():.6f}", "pg-refs": "\n".join(t.refs(5)),
@@ -555,6 +557,7 @@ class Demo:
                 settled = playground.send({"widget_state": state, "trigger": {"key": playground.trigger_key("Score")}})
                 with self.lock:
                     loads.append(seconds)
+                    self.page_loads.append((seconds, page or "run", attacked))
                     answers.append(time.perf_counter() - start)
                     self.errors.extend(f"visitor {k}: {p}" for p in problems(opened.snapshot) + problems(settled))
                 time.sleep(rng.uniform(0.5, 2.0))
@@ -728,6 +731,9 @@ def run_demo(args, settings) -> int:
         print(f"{what} of the other {others}, under the attacks: {summary(attacked)}"
               + (f"; p95 {percentile(attacked, 0.95) / percentile(alone, 0.95):.1f}x alone's" if alone and attacked
                  else ""))
+    slowest = sorted((load for load in demo.page_loads if load[2]), reverse=True)[:5]
+    print("the slowest page loads under the attacks: " + ", ".join(f"{page} {seconds:.2f} s"
+                                                                   for seconds, page, _ in slowest))
     for phase, (wall, used) in demo.cpu.items():
         print(f"CPU {phase}, in {wall:.0f} s: " + ", ".join(f"{kind} {cpu:.0f} s ({cpu / wall:.2f} cores)"
                                                            for kind, cpu in used.items()))

@@ -121,6 +121,8 @@ class Results:
 # A job scored in pieces (muttlab.engine.progress.in_pieces) starts with this many items, then sizes each
 # piece by the pace of the one before.
 FIRST_PIECE_ITEMS = 16
+# Scores a big job of the dashboard's queue writes to the cache at once (see :meth:`_Scorer._store`).
+STORE_PIECE_ROWS = 1000
 
 # The caches this process has opened, by configuration (see cache_for).
 _OPENED: OrderedDict[tuple, tuple[ScoreCache, tuple | None]] = OrderedDict()
@@ -454,7 +456,17 @@ class _Scorer:
         new: dict[bytes, float] = {}
         for ks, scores in zip(plan.job_keys, job_scores):
             new.update(zip(ks, scores.tolist()))
-        self.cache.put_many(new, shared=shared)
+        # In a big job of the dashboard's queue, thousands of rows are written in pieces, with the small jobs
+        # waiting let through between them (each row gives up the interpreter's lock: seconds under load).
+        cut = pieces()
+        if cut is None or cut[1] is None or len(new) <= STORE_PIECE_ROWS:
+            self.cache.put_many(new, shared=shared)
+        else:
+            rows = list(new.items())
+            for start in range(0, len(rows), STORE_PIECE_ROWS):
+                if start:
+                    cut[1]()
+                self.cache.put_many(dict(rows[start:start + STORE_PIECE_ROWS]), shared=shared)
         cached = plan.cached
         return [np.array([new[k] if k in new else cached[k] for k in ks], dtype=np.float64) for ks in plan.keys]
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from muttlab.engine.queue import FairQueue, QueueFull
-from muttlab.engine.runner import FIRST_PIECE_ITEMS, score_batches
+from muttlab.engine.cache import ScoreCache
+from muttlab.engine.runner import FIRST_PIECE_ITEMS, STORE_PIECE_ROWS, score_batches
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
@@ -142,3 +143,41 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, 
         assert metric.sizes == [n] and order == ["study", "playground"]
     else:
         assert metric.sizes[0] == FIRST_PIECE_ITEMS and sum(metric.sizes) == n and order == ["playground", "study"]
+
+
+class _Length(Metric):
+    name = "length"
+    corpus_dependent = True  # scored in one call: only the writing of its scores is cut
+
+    def _score(self, candidates, references):
+        return np.array([float(len(c)) for c in candidates])
+
+
+def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_cache_writes(queue, tmp_path, monkeypatch):
+    """A severity curve writes thousands of scores to the cache at the end of each metric's call; each row gives up
+    the interpreter's lock, so under load the write took 1.6 s and more, while the Playground requests waited.
+    In a big job of the queue they are now written in pieces of STORE_PIECE_ROWS, and a small job queued during
+    the first piece runs before the last (on f25a925: after the one write of all 2,007); every score is in the
+    cache."""
+    settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
+    n = 2 * STORE_PIECE_ROWS + 7
+    candidates = [f"candidate number {i}" for i in range(n)]
+    references = [["a reference"]] * n
+    order: list[str] = []
+    written = ScoreCache.put_many
+
+    def put_many(cache, items, shared=True):
+        if not order:  # the first piece: a visitor's request arrives meanwhile
+            queue.submit("visitor", _recorder(order, "playground"), cost=1)
+        order.append(f"write {len(items)}")
+        return written(cache, items, shared)
+
+    monkeypatch.setattr(ScoreCache, "put_many", put_many)
+    big = queue.submit("researcher", lambda: score_batches(_Length(), [(candidates, references)], settings,
+                                                           registry=Registry())[0], cost=n)
+    assert np.array_equal(big.result(30), [float(len(c)) for c in candidates])
+    assert order == [f"write {STORE_PIECE_ROWS}", "playground", f"write {STORE_PIECE_ROWS}", "write 7"]
+    monkeypatch.undo()
+    monkeypatch.setattr(_Length, "_score", lambda *_: pytest.fail("a score was not written to the cache"))
+    cached = score_batches(_Length(), [(candidates, references)], settings, registry=Registry())[0]
+    assert np.array_equal(cached, big.result())
