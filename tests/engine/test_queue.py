@@ -92,6 +92,12 @@ def test_bounded_per_session_and_in_total():
         q.close()
 
 
+def _batch(tmp_path, n: int) -> tuple[Settings, list[str], list[list[str]]]:
+    """Settings with a cache of their own, and ``n`` distinct candidates with one reference each."""
+    settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
+    return settings, [f"candidate number {i}" for i in range(n)], [["a reference"]] * n
+
+
 class _Gated(Metric):
     """Scores each candidate by its length; its first call waits for ``go`` (a small job has been queued)."""
 
@@ -121,10 +127,8 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, 
     the small job runs between two of them, with the same scores; a corpus-dependent one is still called once, on
     the whole batch."""
     metric = metric_class()
-    settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
     n = 3 * FIRST_PIECE_ITEMS + 7
-    candidates = [f"candidate number {i}" for i in range(n)]
-    references = [["a reference"]] * n
+    settings, candidates, references = _batch(tmp_path, n)
     order: list[str] = []
 
     def study():
@@ -159,10 +163,8 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_cache_writes(queue,
     In a big job of the queue they are now written in pieces of STORE_PIECE_ROWS, and a small job queued during
     the first piece runs before the last (on f25a925: after the one write of all 2,007); every score is in the
     cache."""
-    settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
     n = 2 * STORE_PIECE_ROWS + 7
-    candidates = [f"candidate number {i}" for i in range(n)]
-    references = [["a reference"]] * n
+    settings, candidates, references = _batch(tmp_path, n)
     order: list[str] = []
     written = ScoreCache.put_many
 
@@ -189,10 +191,8 @@ def test_a_tiny_job_passes_between_the_pieces_of_a_grid_cell(tmp_path):
     job, and the tiny job runs between two of them; another cell-sized job still waits for the cell's end."""
     queue = FairQueue(workers=1)
     metric = _Gated()
-    settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
     n = 3 * FIRST_PIECE_ITEMS + 7
-    candidates = [f"candidate number {i}" for i in range(n)]
-    references = [["a reference"]] * n
+    settings, candidates, references = _batch(tmp_path, n)
     order: list[str] = []
 
     def cell():
