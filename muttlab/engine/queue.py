@@ -13,9 +13,7 @@ interleaves between chunks. The dispatcher picks
 4. a big job that cannot be cut (a severity curve, a study, a challenge set's scores) lets the small jobs
    waiting run at each of its progress reports (:func:`checkpoint`), in its own thread, for up to
    :data:`YIELD_S` seconds each time, and between pieces of about :data:`PIECE_S` seconds of its metric calls
-   (:func:`muttlab.engine.progress.in_pieces`; a metric that scores each item on its own gives the same scores);
-5. a small job above :data:`TINY_COST` (a grid cell: thousands of candidates) lets the tiny jobs waiting (a
-   Playground request) pass between the pieces of its metric calls the same way.
+   (:func:`muttlab.engine.progress.in_pieces`; a metric that scores each item on its own gives the same scores).
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
 :class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
@@ -57,9 +55,6 @@ from muttlab.metrics.registry import Registry
 # A job at or below this cost (candidates x metrics) counts as small: the Playground scores a handful of
 # candidates with ~10 metrics; one drill-down cell of one metric is ~1,300 trials x 2 sides.
 SMALL_COST = 3000
-# A small job above this cost (a grid cell: ~2,600 candidates, METEOR's take seconds) is cut into pieces too, and
-# lets the tiny jobs waiting (a Playground request: a handful of candidates x a few metrics) pass between them.
-TINY_COST = 256
 MAX_PER_SESSION = 256
 MAX_PENDING = 2048
 POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
@@ -101,9 +96,8 @@ def checkpoint() -> None:
         raise Cancelled("stopped: nobody waits for this computation any more")
     queue = getattr(_RUNNING, "queue", None)
     # Inside a metric's call the metric objects are in use: other jobs wait for the call's end.
-    passing = None if queue is None else queue.passing(job.cost)
-    if passing is not None and not in_metric_call():
-        queue.serve_small(max_cost=passing)
+    if queue is not None and job.cost > queue.small and not in_metric_call():
+        queue.serve_small()
 
 
 class FairQueue:
@@ -155,28 +149,21 @@ class FairQueue:
         """Queue ``fn()`` and wait for its value (re-raising its exception)."""
         return self.submit(session, fn, cost).result()
 
-    def passing(self, cost: int) -> int | None:
-        """The largest cost of the waiting jobs that a running job of ``cost`` lets pass at its checkpoints: every
-        small job for a big job, the tiny ones for a small job above :data:`TINY_COST`; None: it runs whole."""
-        if cost > self.small:
-            return self.small
-        return TINY_COST if cost > TINY_COST else None
-
     def pending(self) -> int:
         """Jobs waiting (not running)."""
         return sum(len(jobs) for jobs in self._waiting.values())
 
     # ----------------------------------------------------------------- dispatching
 
-    def _next(self, max_cost: int | None = None) -> _Job | None:
-        """The job to run next (with ``max_cost``, the next one costing at most that), removed from the waiting
-        lists (caller holds the lock)."""
+    def _next(self, small_only: bool = False) -> _Job | None:
+        """The job to run next (with ``small_only``, the next small one), removed from the waiting lists (caller
+        holds the lock)."""
         best, best_key = None, None
         for session, jobs in self._waiting.items():
             if not jobs:
                 continue
             job = min(jobs)  # cheapest, then oldest
-            if max_cost is not None and job.cost > max_cost:
+            if small_only and job.cost > self.small:
                 continue
             key = (job.cost > self.small, self._last_served.get(session, -1), job.seq)
             if best_key is None or key < best_key:
@@ -210,11 +197,11 @@ class FairQueue:
         try:
             if job.future.set_running_or_notify_cancel():
                 _RUNNING.job = job
-                # A job that lets others pass has its metric calls cut so that they run between the pieces
-                # (in this thread; a tiny job scores its own calls whole).
-                cut = self.passing(job.cost) is not None
+                # A big job's metric calls are cut so that small jobs run between the pieces (a small job run
+                # there, in this thread, scores its own jobs whole).
+                big = job.cost > self.small
                 try:
-                    with in_pieces(PIECE_S if cut else None, checkpoint if cut else None):
+                    with in_pieces(PIECE_S if big else None, checkpoint if big else None):
                         job.future.set_result(job.fn())
                 except BaseException as exc:  # handed to the waiting session, which shows it
                     job.future.set_exception(exc)
@@ -223,10 +210,9 @@ class FairQueue:
             with self._cond:
                 self.running -= 1
 
-    def serve_small(self, seconds: float = YIELD_S, max_cost: int | None = None) -> int:
-        """In a worker thread, inside a big job at one of its checkpoints: run the small jobs waiting now (those
-        costing at most ``max_cost``, :attr:`small` by default), for at most ``seconds``, before the big job goes
-        on. Returns how many ran.
+    def serve_small(self, seconds: float = YIELD_S) -> int:
+        """In a worker thread, inside a big job at one of its checkpoints: run the small jobs waiting now, for at
+        most ``seconds``, before the big job goes on. Returns how many ran.
 
         The big job is between two steps there (its progress report), using no metric object, so the small jobs
         use them alone, in this thread, as they would between two jobs: a Playground request waits for a big job's
@@ -234,7 +220,7 @@ class FairQueue:
         deadline, ran = time.monotonic() + seconds, 0
         while time.monotonic() < deadline:
             with self._cond:
-                job = self._next(max_cost=self.small if max_cost is None else max_cost)
+                job = self._next(small_only=True)
                 if job is None:
                     break
                 self.running += 1

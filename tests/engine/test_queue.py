@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 
-from muttlab.engine.queue import SMALL_COST, TINY_COST, FairQueue, QueueFull
+from muttlab.engine.queue import FairQueue, QueueFull
 from muttlab.engine.cache import ScoreCache
 from muttlab.engine.runner import FIRST_PIECE_ITEMS, STORE_PIECE_ROWS, score_batches
 from muttlab.metrics.base import Metric
@@ -184,30 +184,3 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_cache_writes(queue,
     cached = score_batches(_Length(), [(candidates, references)], settings, registry=Registry())[0]
     assert np.array_equal(cached, big.result())
 
-
-def test_a_tiny_job_passes_between_the_pieces_of_a_grid_cell(tmp_path):
-    """A grid cell (a small job: one metric on ~2,600 candidates) ran whole, and a Playground request (a tiny
-    job) queued meanwhile waited for it: a METEOR cell takes seconds. The cell is now cut into pieces like a big
-    job, and the tiny job runs between two of them; another cell-sized job still waits for the cell's end."""
-    queue = FairQueue(workers=1)
-    metric = _Gated()
-    n = 3 * FIRST_PIECE_ITEMS + 7
-    settings, candidates, references = _batch(tmp_path, n)
-    order: list[str] = []
-
-    def cell():
-        scores = score_batches(metric, [(candidates, references)], settings, registry=Registry())[0]
-        order.append("cell")
-        return scores
-
-    try:
-        grid = queue.submit("researcher", cell, cost=SMALL_COST - 400)
-        assert metric.inside.wait(10), grid.exception(0)
-        other_cell = queue.submit("reviewer", _recorder(order, "another cell"), cost=TINY_COST + 1)
-        playground = queue.submit("visitor", _recorder(order, "playground"), cost=TINY_COST)
-        metric.go.set()
-        assert playground.result(30) == "playground" and other_cell.result(30) == "another cell"
-        assert np.array_equal(grid.result(30), [float(len(c)) for c in candidates])
-        assert order == ["playground", "cell", "another cell"]
-    finally:
-        queue.close()
