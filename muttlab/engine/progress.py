@@ -54,7 +54,7 @@ def in_metric_call() -> bool:
     return bool(getattr(_CALL, "inside", None))
 
 
-def in_pieces(seconds: float | None, between: Callable[[], None] | None = None):
+def in_pieces(seconds: float | None, between: Callable[[], None]):
     """Within the block, in this thread, a metric that scores each item on its own (not
     :attr:`~muttlab.metrics.base.Metric.corpus_dependent`) scores a job in pieces of about ``seconds`` each (the
     runner sizes each piece by the pace of the one before), and ``between()`` runs between two of them, outside
@@ -64,7 +64,7 @@ def in_pieces(seconds: float | None, between: Callable[[], None] | None = None):
     return _in_this_thread("pieces", None if seconds is None else (float(seconds), between))
 
 
-def pieces() -> tuple[float, Callable[[], None] | None] | None:
+def pieces() -> tuple[float, Callable[[], None]] | None:
     """The enclosing :func:`in_pieces`' (seconds, between) in this thread, or None: jobs are scored whole."""
     return getattr(_CALL, "pieces", None)
 
@@ -74,7 +74,7 @@ def between_pieces() -> Callable[[], None]:
     that runs in blocks (a study's bootstrap) to call between two of them: the queue's small jobs pass there
     too."""
     plan = pieces()
-    return plan[1] if plan is not None and plan[1] is not None else (lambda: None)
+    return plan[1] if plan is not None else (lambda: None)
 
 
 def items_reported_to(report: ProgressFn):

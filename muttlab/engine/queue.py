@@ -201,7 +201,7 @@ class FairQueue:
                 # there, in this thread, scores its own jobs whole).
                 big = job.cost > self.small
                 try:
-                    with in_pieces(PIECE_S if big else None, checkpoint if big else None):
+                    with in_pieces(PIECE_S if big else None, checkpoint):
                         job.future.set_result(job.fn())
                 except BaseException as exc:  # handed to the waiting session, which shows it
                     job.future.set_exception(exc)

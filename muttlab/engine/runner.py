@@ -339,7 +339,7 @@ class _Scorer:
         seconds, between = plan
         parts, n, start, size = [], len(candidates), 0, FIRST_PIECE_ITEMS
         while start < n:
-            if start and between is not None:
+            if start:
                 between()
             end = min(n, start + size)
             began = time.perf_counter()
@@ -459,7 +459,7 @@ class _Scorer:
         # In a big job of the dashboard's queue, thousands of rows are written in pieces, with the small jobs
         # waiting let through between them (each row gives up the interpreter's lock: seconds under load).
         cut = pieces()
-        if cut is None or cut[1] is None or len(new) <= STORE_PIECE_ROWS:
+        if cut is None or len(new) <= STORE_PIECE_ROWS:
             self.cache.put_many(new, shared=shared)
         else:
             rows = list(new.items())
