@@ -47,7 +47,7 @@ import numpy as np
 
 from muttlab.engine.cache import ScoreCache
 from muttlab.engine.progress import in_metric_call, in_pieces
-from muttlab.engine.runner import Batch, _Scorer
+from muttlab.engine.runner import Batch, _Scorer, _size
 from muttlab.errors import MuttlabError
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
@@ -321,9 +321,11 @@ class QueuedScorer(_Scorer):
         futures = [self.queue.submit(self.session, self._job(metric, piece, inside, i), cost=len(piece[0]))
                    for i, piece in enumerate(pieces)]
 
+        sizes = [_size([piece]) for piece in pieces]
+
         def poll() -> None:
             self.still_wanted()
-            self._partial([(pieces[i], f) for i, f in enumerate(inside) if f])
+            self._partial([(sizes[i], f) for i, f in enumerate(inside) if f])
 
         def done(i: int) -> None:
             inside[i] = 0.0

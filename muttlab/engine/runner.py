@@ -278,8 +278,10 @@ class _Scorer:
         if self.workers <= 1 or total < PARALLEL_MIN_ITEMS or not self._rebuildable(metric):
             out = []
             for c, r in jobs:
+                # The job's size once: a metric reports after each of its parts, and a big job has thousands.
+                size = _size([(c, r)])
                 out.append(self._score_in_pieces(metric, c, r,
-                                                 on_partial or (lambda f, job=(c, r): self._partial([(job, f)]))))
+                                                 on_partial or (lambda f, size=size: self._partial([(size, f)]))))
                 self._scored([(c, r)])
             return out
         if self._pool is None:
@@ -322,11 +324,10 @@ class _Scorer:
         if self.progress is not None:
             self.progress.scored(*_size(jobs))
 
-    def _partial(self, parts: Sequence[tuple[Batch, float]]) -> None:
-        """The pieces being scored, each with the fraction of it done."""
+    def _partial(self, parts: Sequence[tuple[tuple[int, int], float]]) -> None:
+        """The pieces being scored, each as its :func:`_size` with the fraction of it done."""
         if self.progress is not None:
-            sizes = [(_size([job]), fraction) for job, fraction in parts]
-            self.progress.partial(sum(int(n * f) for (n, _), f in sizes), sum(w * f for (_, w), f in sizes))
+            self.progress.partial(sum(int(n * f) for (n, _), f in parts), sum(w * f for (_, w), f in parts))
 
     def _score_in_pieces(self, metric: Metric, candidates: list[str], references: list[list[str]],
                          on_partial: Callable[[float], None]) -> np.ndarray:

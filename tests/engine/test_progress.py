@@ -267,3 +267,32 @@ def test_an_estimate_is_written_at_the_precision_it_has(seconds, text):
     from muttlab.engine.progress import duration_text
 
     assert duration_text(seconds) == text
+
+
+def test_a_jobs_reports_within_a_call_do_not_count_the_whole_job_again(monkeypatch):
+    # A big job of one metric call reports after each of its parts (METEOR: each JVM answer), thousands in a
+    # study or an uploaded set: each report must cost the same whatever the job's size. The job's size was
+    # counted again at every report, a pass over all its references each time.
+    import numpy as np
+
+    from muttlab.metrics.base import Metric
+
+    class Reporting(Metric):
+        name = "reporting"
+        reports_progress = True
+
+        def _score(self, candidates, references, progress=None):
+            for done in range(1, len(candidates) + 1):
+                progress(done, len(candidates))
+            return np.zeros(len(candidates))
+
+    counted = []
+    size = runner._size
+    monkeypatch.setattr(runner, "_size", lambda batches: counted.append(len(batches)) or size(batches))
+    scorer = runner._Scorer(runner.ScoreCache(None), 1, registry=None)
+    items = 2_000
+    log = []
+    scorer.progress = RunProgress(lambda *a: log.append(a), ["reporting"], items, clock=iter(range(10 ** 6)).__next__)
+    scorer._parallel(Reporting(), [(["a b"] * items, [["a", "b c"]] * items)])
+    assert len(counted) <= 2, f"the job was counted {len(counted)} times for {items} reports"
+    assert log and log[-1][0] == items
