@@ -108,11 +108,29 @@ def run_ended(page) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
 
 
+# True once the fonts are in and the page's layout, charts included, is what it was at the previous poll.
+LAID_OUT = """() => {
+  if (document.fonts.status !== 'loaded') return false;
+  const root = document.documentElement;
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map(c => {
+    const r = c.getBoundingClientRect(); return `${r.width}x${r.height}`; });
+  const now = [root.scrollWidth, root.scrollHeight, document.getElementsByTagName('*').length, ...charts].join();
+  const same = window.__muttLaidOut === now;
+  window.__muttLaidOut = now;
+  return same;
+}"""
+
+
 def settle(page) -> None:
-    """Wait until the page is drawn to its end (the footer every page ends with) and its script run has ended."""
+    """Wait until the page is drawn to its end (the footer every page ends with), its script run has ended, a
+    figure held back for the page's second run has come (``ui.chart``'s paint pass), and its layout has stopped
+    moving (fonts, charts resizing to their column) over a tenth of a second."""
     page.get_by_text(re.compile(r"^muttlab \d+\.\d+")).first.wait_for()
     run_ended(page)
-    page.wait_for_timeout(500)  # the last elements' layout (fonts, charts resizing to their column)
+    if page.get_by_text("Drawing the chart…").count():
+        page.get_by_text("Drawing the chart…").first.wait_for(state="detached")
+        run_ended(page)
+    page.wait_for_function(LAID_OUT, polling=100)
 
 
 def press(at: AppTest, key: str) -> AppTest:
