@@ -23,12 +23,4 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 # torch is pinned in pyproject.toml (2.13.0, the CPU build); an unpinned torch would pull a CUDA build.
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
-# numba compiles the kernels of TER, TERp, BADGER-like and ReVal at their first call (TERp's alone: 16 CPU-s) and
-# keeps them beside their modules, for this CPU: compiled here once, not by the first run, server or test that
-# scores with them. A metric that cannot run here is skipped (its first use says why).
-MUTTLAB_NO_CACHE=1 .venv/bin/python -c "
-from muttlab import api
-api.score(api.load_settings(), ['TER', 'TERp', 'BADGER-like', 'ReVal-LSTM', 'ReVal-TreeLSTM'],
-          ['A man rides a horse on the beach.'], [['A man is riding a horse.', 'Someone rides along the sea.']])
-" >/dev/null 2>&1 || echo "setup: could not compile the numba kernels now; they compile at their first use"
 echo "setup: ready (.venv/bin/muttlab)"
