@@ -3,8 +3,8 @@
 The jar's classes run in ONE long-lived Java process per Python process, started on the first score and
 shared by every :class:`Meteor` instance whatever its parameters (the JVM start and the loading of the
 paraphrase table take 10-30 s and about 1-2 GB, so starting one per call, as a naive wrapper would, is the
-cost to avoid). The process is a small driver (:data:`DRIVER_SOURCE`, compiled by Java's source launcher,
-Java 11+) over the jar's own ``MeteorScorer`` with pycocoevalcap's settings (``-l en -norm``, ``-Xmx2G``). It
+cost to avoid). The process is a small driver (:data:`DRIVER_SOURCE`, compiled once per user and jar by
+:func:`compiled_driver`, or by Java's source launcher at each start where that cannot be; Java 11+) over the jar's own ``MeteorScorer`` with pycocoevalcap's settings (``-l en -norm``, ``-Xmx2G``). It
 does what the jar's ``-stdio`` mode does, in two steps that can be batched and shared:
 
 * ``ALIGN``: a (candidate, reference) pair's sufficient statistics, ``MeteorScorer.getMeteorStats`` printed
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import hashlib
 import os
 import queue
 import shutil
@@ -48,8 +49,9 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
+from muttlab.settings import user_cache_home
 
-JAVA_HINT = "install a Java 11+ JDK (the driver is compiled by Java's source launcher), e.g. `apt-get install default-jdk-headless`, and make sure `java` is on PATH"
+JAVA_HINT = "install a Java 11+ JDK (the driver is compiled by its javac or source launcher), e.g. `apt-get install default-jdk-headless`, and make sure `java` is on PATH"
 # Meteor 1.5's English defaults (task "rank"; Denkowski & Lavie 2014, Table 1): alpha, beta, gamma, delta.
 ENGLISH_DEFAULTS = {"alpha": 0.85, "beta": 0.2, "gamma": 0.6, "delta": 0.75}
 # The module weights (exact stem synonym paraphrase) of that task, which every parameter setting keeps.
@@ -57,7 +59,7 @@ ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
 # Pairs per request: small enough that an answer comes well within the timeout on a loaded machine, and that
 # a caller told of each answer (a progress bar) hears from a long batch every few seconds.
 CHUNK = 1000
-# A JVM start costs 5-8 s and 7-10 CPU seconds (the paraphrase table; the same machine differs by day). When its
+# A JVM start costs 5-8 s and 6-10 CPU seconds (the paraphrase table; the same machine differs by day). When its
 # user lets go of it (a registry closed: every muttlab.api call made without a registry closes its own) it is kept
 # this long, unused, before it stops, so that the next call within that time finds it running.
 LINGER_S = 30.0
@@ -204,6 +206,64 @@ def _clean(text: str) -> str:
     return " ".join(text.replace("|||", "").split())
 
 
+# The throughput collector: the paraphrase table's load is one burst of allocation, and with it a start took 4.7
+# instead of 5.3 s and 5.5 instead of 6.3 CPU seconds, the JVM's resident memory after 3,000 alignments 1.07
+# instead of 1.13-1.19 GB (G1, the default on two cores; docs/metrics.md). Scores do not depend on the collector.
+JVM_OPTIONS = ("-XX:+UseParallelGC",)
+
+
+def _private_folder(path: Path) -> bool:
+    """``path`` is a folder of this user's that nobody else may write in (else a planted class would run in the
+    JVM)."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.stat()
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return path.is_dir() and owned and not info.st_mode & 0o022
+
+
+def compiled_driver() -> Path | None:
+    """The folder holding the driver's class, compiled from :data:`DRIVER_SOURCE` against this jar, once per user,
+    in the user's cache (``$XDG_CACHE_HOME/muttlab-meteor/<source and jar's hash>``); None where it cannot be
+    (no ``javac``, a cache folder that is not the user's own or not writable): each start then compiles it
+    with Java's source launcher, 0.5-1 s and about a CPU second more."""
+    jar = jar_path()
+    info = jar.stat()
+    key = hashlib.sha256(f"{DRIVER_SOURCE}\0{jar.resolve()}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()
+    root = user_cache_home() / "muttlab-meteor"
+    folder = root / key[:20]
+    if (folder / "MeteorBatch.class").is_file():
+        return folder if _private_folder(root) else None
+    javac = shutil.which("javac")
+    if javac is None or not _private_folder(root):
+        return None
+    # Compiled in a folder of its own, then renamed into place: two processes starting at once each compile,
+    # and the second rename finds the first's folder and keeps it.
+    try:
+        work = Path(tempfile.mkdtemp(prefix=".compiling-", dir=root))
+    except OSError:
+        return None
+    try:
+        source = work / "MeteorBatch.java"
+        source.write_text(DRIVER_SOURCE, encoding="utf-8")
+        done = subprocess.run([javac, "--release", "11", "-nowarn", "-cp", str(jar), "-d", str(work), str(source)],
+                              capture_output=True, timeout=300)
+        if done.returncode != 0 or not (work / "MeteorBatch.class").is_file():
+            return None
+        source.unlink()
+        try:
+            os.rename(work, folder)
+        except OSError:
+            pass  # another process's rename came first
+        return folder if (folder / "MeteorBatch.class").is_file() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def default_threads() -> int:
     """Scorer threads in the JVM: one per core (alignments are independent)."""
     return max(1, min(8, os.cpu_count() or 1))
@@ -228,12 +288,21 @@ class MeteorProcess:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def command(self, source: Path) -> list[str]:
+    def command(self) -> list[str]:
+        """The JVM's command line: the driver compiled once (:func:`compiled_driver`), else its source in a
+        folder of this process's, for Java's source launcher."""
         # nice(1) lowers the priority before it execs java, so every thread of the JVM has it (there is no
         # fork-safe way to do that from Python in a threaded server, and Windows has no nice).
         nice = ["nice", "-n", str(NICENESS)] if shutil.which("nice") else []
-        return nice + ["java", "-Xmx2G", "-cp", str(jar_path()), str(source), str(self.threads), "-l", "en",
-                       "-norm"]
+        compiled = compiled_driver()
+        if compiled is not None:
+            driver = ["-cp", os.pathsep.join([str(jar_path()), str(compiled)]), "MeteorBatch"]
+        else:
+            self._source_dir = tempfile.TemporaryDirectory(prefix="muttlab-meteor-")
+            source = Path(self._source_dir.name) / "MeteorBatch.java"
+            source.write_text(DRIVER_SOURCE, encoding="utf-8")
+            driver = ["-cp", str(jar_path()), str(source)]
+        return nice + ["java", "-Xmx2G", *JVM_OPTIONS, *driver, str(self.threads), "-l", "en", "-norm"]
 
     def _start(self) -> None:
         if shutil.which("java") is None:
@@ -241,13 +310,10 @@ class MeteorProcess:
         jar = jar_path()
         self._lines = queue.Queue()
         self._stderr.clear()
-        self._source_dir = tempfile.TemporaryDirectory(prefix="muttlab-meteor-")
-        source = Path(self._source_dir.name) / "MeteorBatch.java"
-        source.write_text(DRIVER_SOURCE, encoding="utf-8")
         # cwd: the jar finds data/paraphrase-en.gz relative to itself, as pycocoevalcap runs it. The pipes are
         # buffered: readline on an unbuffered pipe reads one byte per system call, and the reader thread then
         # took the server's interpreter lock once per byte of every answer (requests are flushed as written).
-        self._proc = subprocess.Popen(self.command(source), cwd=jar.parent, stdin=subprocess.PIPE,
+        self._proc = subprocess.Popen(self.command(), cwd=jar.parent, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threading.Thread(target=self._drain, args=(self._proc.stdout, self._lines), daemon=True).start()
         threading.Thread(target=self._drain_err, args=(self._proc.stderr,), daemon=True).start()

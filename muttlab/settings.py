@@ -142,6 +142,12 @@ def set_limits(limits: Limits | None) -> None:
     _active_limits = limits
 
 
+def user_cache_home() -> Path:
+    """The user's own cache folder, for what is kept per user rather than per configuration (METEOR's compiled
+    driver): ``$XDG_CACHE_HOME``, else ``~/.cache``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def worker_environment() -> dict[str, str]:
     """The environment of a process that runs outside code (:mod:`muttlab.metrics.outside`): this process's,
     without any ``MUTTLAB_*`` variable, so that it learns no database password, credential or cache location."""

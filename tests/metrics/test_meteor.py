@@ -72,15 +72,41 @@ def test_every_thread_of_the_jvm_yields_the_cpu_to_the_python_that_waits_for_it(
         min(19, own + meteor_module.NICENESS)}
 
 
-def test_restarts_after_the_process_dies(meteor, ours, batch):
+def test_the_driver_is_compiled_once_per_user_and_jar(meteor, ours):
+    """The JVM runs the class compiled into the user's cache (a start with Java's source launcher compiles the
+    driver again: 0.5-1 s and a CPU second more), from a folder only this user may write in."""
+    folder = meteor_module.compiled_driver()
+    assert folder is not None and (folder / "MeteorBatch.class").is_file()
+    assert meteor_module.compiled_driver() == folder
+    assert folder.parent.stat().st_mode & 0o022 == 0
+    command = Path(f"/proc/{meteor.process.pid}/cmdline").read_bytes().split(b"\0")
+    assert b"MeteorBatch" in command and str(folder).encode() in command[command.index(b"-cp") + 1]
+
+
+def test_a_cache_folder_others_may_write_in_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "muttlab-meteor").mkdir()
+    (tmp_path / "muttlab-meteor").chmod(0o777)
+    assert meteor_module.compiled_driver() is None
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file"))
+    assert meteor_module.compiled_driver() is None
+
+
+def test_restarts_after_the_process_dies(meteor, ours, batch, tmp_path, monkeypatch):
+    """Restarted where the driver cannot be compiled into the cache (a file where its folder should be): Java's
+    source launcher compiles it, and the scores are the same."""
     cands, refs = batch[0][:40], batch[1][:40]
     meteor_module.clear_memo()  # make the next call ask the process again
     process = meteor.process
     first_pid = process.pid
+    (tmp_path / "not-a-folder").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not-a-folder"))
     process._proc.kill()
     process._proc.wait()
     after = meteor.score(cands, refs)
     assert process.pid not in (None, first_pid)
+    assert b"MeteorBatch.java" in Path(f"/proc/{process.pid}/cmdline").read_bytes()
     assert np.array_equal(after, ours[:40])
 
 
