@@ -26,12 +26,12 @@ SERVER_GROUPS = {
                       "tests/dashboard/test_browser.py", "tests/dashboard/test_browser_links_and_keys.py",
                       "tests/dashboard/test_browser_access.py", "tests/dashboard/test_numbers_equal_exports.py",
                       "tests/access/test_agent_api.py", "tests/attacks/test_plotly_hint.py"),
-    # tests/attacks/test_served.py `served`: the real data, an unreachable store, the agent API
-    "served attacks": ("tests/attacks/test_served.py", "tests/attacks/test_suite_links.py",
-                       "tests/attacks/test_user_suites.py"),
-    # tests/dashboard/test_browser_audiences.py `research_server` and `annotation_server`
-    "audiences": ("tests/dashboard/test_browser_audiences.py", "tests/dashboard/test_meta_eval_page.py",
-                  "tests/dashboard/test_browser_signin_tab.py", "tests/dashboard/test_browser_reports.py"),
+    # tests/attacks/test_served.py `served` (the real data, an unreachable store, the agent API), which is also
+    # tests/dashboard/test_browser_audiences.py's `research_server`; and that file's `annotation_server`
+    "served": ("tests/attacks/test_served.py", "tests/attacks/test_suite_links.py",
+               "tests/attacks/test_user_suites.py", "tests/dashboard/test_browser_audiences.py",
+               "tests/dashboard/test_meta_eval_page.py", "tests/dashboard/test_browser_signin_tab.py",
+               "tests/dashboard/test_browser_reports.py"),
 }
 _GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in paths}
 
@@ -40,10 +40,9 @@ _GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in p
 # starts on a long unit and the short ones fill in at the end: the two workers finish together. xdist's default
 # order (most tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
 LONGEST_FIRST = (
-    "served attacks",
+    "served",
     "sample server",
     "tests/attacks/test_served_demo.py",
-    "audiences",
     "tests/engine/test_distributed.py",
     "tests/metrics/test_sacre.py",
     "tests/test_conformance.py",

@@ -78,8 +78,12 @@ class Served:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, data_dir):
-    """The server, one per work unit: the files of tests/conftest.py's "served attacks" group share it (each
+    """The server, one per work unit: the files of tests/conftest.py's "served" group share it (each
     test counts only the scores it adds)."""
+    return shared_server(tmp_path_factory, data_dir)
+
+
+def shared_server(tmp_path_factory, data_dir) -> Served:
     require_chromium()
     return SERVERS.get("served", lambda: _serve(tmp_path_factory.mktemp("served"), data_dir))
 

@@ -158,16 +158,12 @@ def test_a_reviewer_on_the_read_only_demo(demo, browser):
 
 @pytest.fixture(scope="module")
 def research_server(tmp_path_factory, data_dir):
-    """The real data (the researcher's first minute; the Meta-evaluation page's texts), one per work unit."""
-    require_chromium()
+    """The real data (the researcher's first minute; the Meta-evaluation page's texts): the served attacks'
+    server (tests/attacks/test_served.py), one per work unit of tests/conftest.py's "served" group. Its pair store
+    is unreachable, which no researcher's page here reads; a server of its own cost the group a start."""
+    from tests.attacks.test_served import shared_server
 
-    @contextmanager
-    def start():
-        tmp = tmp_path_factory.mktemp("research")
-        with serving(sample_env(tmp / "cache", MUTTLAB_DATA_DIR=str(data_dir)), tmp / "serve.log") as url:
-            yield url
-
-    return SERVERS.get("research", start)
+    return shared_server(tmp_path_factory, data_dir).url
 
 
 def test_a_researcher_with_the_data(research_server, browser):
