@@ -59,7 +59,7 @@ ENGLISH_WEIGHTS = "1.0 0.6 0.8 0.6"
 # Pairs per request: small enough that an answer comes well within the timeout on a loaded machine, and that
 # a caller told of each answer (a progress bar) hears from a long batch every few seconds.
 CHUNK = 1000
-# A JVM start costs 5-8 s and 6-10 CPU seconds (the paraphrase table; the same machine differs by day). When its
+# A JVM start costs 5-8 s and 7-10 CPU seconds (the paraphrase table; the same machine differs by day). When its
 # user lets go of it (a registry closed: every muttlab.api call made without a registry closes its own) it is kept
 # this long, unused, before it stops, so that the next call within that time finds it running.
 LINGER_S = 30.0
@@ -206,10 +206,6 @@ def _clean(text: str) -> str:
     return " ".join(text.replace("|||", "").split())
 
 
-# The throughput collector: the paraphrase table's load is one burst of allocation, and with it a start took 4.7
-# instead of 5.3 s and 5.5 instead of 6.3 CPU seconds, the JVM's resident memory after 3,000 alignments 1.07
-# instead of 1.13-1.19 GB (G1, the default on two cores; docs/metrics.md). Scores do not depend on the collector.
-JVM_OPTIONS = ("-XX:+UseParallelGC",)
 
 
 def _private_folder(path: Path) -> bool:
@@ -302,7 +298,7 @@ class MeteorProcess:
             source = Path(self._source_dir.name) / "MeteorBatch.java"
             source.write_text(DRIVER_SOURCE, encoding="utf-8")
             driver = ["-cp", str(jar_path()), str(source)]
-        return nice + ["java", "-Xmx2G", *JVM_OPTIONS, *driver, str(self.threads), "-l", "en", "-norm"]
+        return nice + ["java", "-Xmx2G", *driver, str(self.threads), "-l", "en", "-norm"]
 
     def _start(self) -> None:
         if shutil.which("java") is None:
