@@ -137,24 +137,27 @@ def a_stored_pair(sample_server):
         store.add(load_sample().trials[:1], author="loader", status="proposed")
 
 
-@pytest.mark.parametrize("width", list(WIDTHS))
-def test_every_page_is_readable_at_this_width(sample_server, a_stored_pair, browser, width):
-    w, h = WIDTHS[width]
-    page = browser.new_page(viewport={"width": w, "height": h})
-    page.set_default_timeout(300_000)
+def test_every_page_is_readable_at_both_widths(sample_server, a_stored_pair, browser):
+    # One window per width, each page opened in both at once: each window waits for the server's run of its page
+    # while the other's is drawn (one width after the other, the test waited for each run twice).
+    tabs = {width: browser.new_page(viewport={"width": w, "height": h}) for width, (w, h) in WIDTHS.items()}
     found = {}
     try:
         for name, path in page_paths():
-            page.goto(sample_server.url + path)
-            settle(page)
-            assert page.locator(EXCEPTION).count() == 0, name
-            if name == "run":
-                assert page.locator(".mutt-grid thead th").count() > 10  # the grid whose headers are measured
-            page.screenshot(path=str(ARTIFACTS / f"layout-{width}-{name}.png"), full_page=True)
-            for check, script in CHECKS.items():
-                problems = page.evaluate(script)
-                if problems:
-                    found[f"{name}: {check}"] = problems
+            for tab in tabs.values():
+                tab.set_default_timeout(300_000)
+                tab.goto(sample_server.url + path, wait_until="commit")
+            for width, tab in tabs.items():
+                settle(tab)
+                assert tab.locator(EXCEPTION).count() == 0, (name, width)
+                if name == "run":
+                    assert tab.locator(".mutt-grid thead th").count() > 10  # the grid whose headers are measured
+                tab.screenshot(path=str(ARTIFACTS / f"layout-{width}-{name}.png"), full_page=True)
+                for check, script in CHECKS.items():
+                    problems = tab.evaluate(script)
+                    if problems:
+                        found[f"{width}, {name}: {check}"] = problems
     finally:
-        page.close()
+        for tab in tabs.values():
+            tab.close()
     assert not found, "\n".join(f"{where}:\n  " + "\n  ".join(what) for where, what in found.items())
