@@ -4,8 +4,9 @@ The jar's classes run in ONE long-lived Java process per Python process, started
 shared by every :class:`Meteor` instance whatever its parameters (the JVM start and the loading of the
 paraphrase table take 10-30 s and about 1-2 GB, so starting one per call, as a naive wrapper would, is the
 cost to avoid). The process is a small driver (:data:`DRIVER_SOURCE`, compiled once per user and jar by
-:func:`compiled_driver`, or by Java's source launcher at each start where that cannot be; Java 11+) over the jar's own ``MeteorScorer`` with pycocoevalcap's settings (``-l en -norm``, ``-Xmx2G``). It
-does what the jar's ``-stdio`` mode does, in two steps that can be batched and shared:
+:func:`compiled_driver`, or by Java's source launcher at each start where that cannot be; Java 11+) over the
+jar's own ``MeteorScorer`` with pycocoevalcap's settings (``-l en -norm``, ``-Xmx2G``). It does what the jar's
+``-stdio`` mode does, in two steps that can be batched and shared:
 
 * ``ALIGN``: a (candidate, reference) pair's sufficient statistics, ``MeteorScorer.getMeteorStats`` printed
   with ``MeteorStats.toString`` (the stdio ``SCORE`` answer), for a whole batch, spread over one scorer per
@@ -204,8 +205,6 @@ def _clean(text: str) -> str:
     # '|||' separates fields and a newline ends a request in the jar's protocol; the hypothesis is
     # cleaned exactly as pycocoevalcap's wrapper does it.
     return " ".join(text.replace("|||", "").split())
-
-
 
 
 def _private_folder(path: Path) -> bool:
