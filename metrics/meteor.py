@@ -229,10 +229,12 @@ def compiled_driver() -> Path | None:
     key = hashlib.sha256(f"{DRIVER_SOURCE}\0{jar.resolve()}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()
     root = user_cache_home() / "muttlab-meteor"
     folder = root / key[:20]
+    if not _private_folder(root):
+        return None
     if (folder / "MeteorBatch.class").is_file():
-        return folder if _private_folder(root) else None
+        return folder
     javac = shutil.which("javac")
-    if javac is None or not _private_folder(root):
+    if javac is None:
         return None
     # Compiled in a folder of its own, then renamed into place: two processes starting at once each compile,
     # and the second rename finds the first's folder and keeps it.

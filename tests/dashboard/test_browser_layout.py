@@ -141,11 +141,12 @@ def test_every_page_is_readable_at_both_widths(sample_server, a_stored_pair, bro
     # One window per width, each page opened in both at once: each window waits for the server's run of its page
     # while the other's is drawn (one width after the other, the test waited for each run twice).
     tabs = {width: browser.new_page(viewport={"width": w, "height": h}) for width, (w, h) in WIDTHS.items()}
+    for tab in tabs.values():
+        tab.set_default_timeout(300_000)
     found = {}
     try:
         for name, path in page_paths():
             for tab in tabs.values():
-                tab.set_default_timeout(300_000)
                 tab.goto(sample_server.url + path, wait_until="commit")
             for width, tab in tabs.items():
                 settle(tab)
