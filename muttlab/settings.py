@@ -22,6 +22,8 @@ DEFAULT_SEED = 13
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "muttlab"
 # A dashboard sign-in lasts this long (seconds); then the session is anonymous again.
 DEFAULT_SESSION_TTL = 8 * 3600
+# What a server may load before visitors ask (MUTTLAB_WARM_UP), from the most to the least.
+WARM_UPS = ("full", "quick", "none")
 
 
 def parse_proxies(text: str, where: str) -> tuple[str, ...]:
@@ -192,9 +194,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     # Where a read-only server keeps the scores it computes (MUTTLAB_DEMO_CACHE_DIR); None: demo_cache_dir's default.
     demo_cache_override: Path | None = None
-    # A server's warm-up stops once a first page's needs are loaded (MUTTLAB_WARM_UP=quick): the slower metrics
-    # (the neural ones: a model each), the trials and the severity sentences load when a visitor first needs them.
-    quick_warm_up: bool = False
+    # What a server loads before visitors ask (MUTTLAB_WARM_UP): "full", every metric; "quick", a first page's
+    # needs (the slower metrics, the trials and the severity sentences load when a visitor first needs them);
+    # "none", nothing (every metric, METEOR's JVM and spaCy load when first needed).
+    warm_up: str = "full"
 
     @property
     def using_sample(self) -> bool:
@@ -311,7 +314,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     networks; default none; docs/security.md), MUTTLAB_TIE_RULE (``exact``, a relative tie tolerance from 1e-15
     to below 0.01, default 1e-9, or ``calibrated:<study>:<pair>``; docs/corruptions.md), MUTTLAB_CALIBRATIONS (the
     calibrations file a calibrated tie rule reads; default the one the package ships), MUTTLAB_WARM_UP (``full``,
-    the default, or ``quick``: what a server loads before visitors ask; docs/deploy.md).
+    the default, ``quick`` or ``none``: what a server loads before visitors ask; docs/deploy.md).
     """
     env = checks.environment(os.environ if environ is None else environ)
     overrides = dict(overrides)
@@ -352,11 +355,10 @@ def load_settings(environ: dict[str, str] | None = None, **overrides) -> Setting
     if ttl:
         settings = replace(settings, session_ttl=max(60, ttl))
     warm_up = (env.get("MUTTLAB_WARM_UP") or "full").strip().lower()
-    if warm_up not in ("full", "quick"):
+    if warm_up not in WARM_UPS:
         raise InvalidArgument("load_settings", "environ", f"sets MUTTLAB_WARM_UP={env['MUTTLAB_WARM_UP']!r}: give "
-                              "'full' (load every metric before visitors ask) or 'quick' (only what a first page "
-                              "needs)")
-    if warm_up == "quick":
-        settings = replace(settings, quick_warm_up=True)
+                              "'full' (load every metric before visitors ask), 'quick' (only what a first page "
+                              "needs) or 'none' (everything when first asked)")
+    settings = replace(settings, warm_up=warm_up)
     settings = settings.with_overrides(**overrides)
     return settings.with_rules(**rule_changes) if rule_changes else settings

@@ -62,8 +62,10 @@ def warm_start(settings: Settings) -> WarmState:
     corrupted for the page's first curve (after the metrics: while a first visitor's Run waits for its progress
     bar, it competes with them). Each metric is loaded by scoring the Playground's example through the scoring
     queue, which is what starts its process or loads its model; a visitor's request in the meantime is served
-    between two of these. With ``settings.quick_warm_up`` (``MUTTLAB_WARM_UP=quick``) it stops after the quick
-    metrics: a server that holds less at rest, whose first visitor of a slower metric waits for it to load.
+    between two of these. With ``settings.warm_up`` ``"quick"`` (``MUTTLAB_WARM_UP=quick``) it stops after the
+    quick metrics: a server that holds less at rest, whose first visitor of a slower metric waits for it to load;
+    with ``"none"`` it loads nothing, and the first visitor waits for everything a page needs (a server whose
+    pages score nothing needs no JVM and no spaCy).
     """
     import time
 
@@ -85,6 +87,8 @@ def warm_start(settings: Settings) -> WarmState:
 
     def work() -> None:
         try:
+            if settings.warm_up == "none":
+                return
             step("shipped grid", shipped_grid)
             reg = registry(settings)
             if METEOR in reg.names:
@@ -122,7 +126,7 @@ def warm_start(settings: Settings) -> WarmState:
                         state.ready.append(name)
 
             load(quick)
-            if settings.quick_warm_up:
+            if settings.warm_up == "quick":
                 # The operator asked for no more (MUTTLAB_WARM_UP=quick): the rest loads when first asked. The
                 # heap is frozen and the quick point marked once, below.
                 return
@@ -147,7 +151,8 @@ def warm_start(settings: Settings) -> WarmState:
             state.done = time.monotonic()
             # For the operator's log (and the benchmark, which waits for it before timing a warm server).
             print(f"muttlab: warm-up done in {state.done - state.started:.1f} s: {len(state.ready)} loaded"
-                  + (" (MUTTLAB_WARM_UP=quick: the rest loads when first asked)" if settings.quick_warm_up else "")
+                  + {"quick": " (MUTTLAB_WARM_UP=quick: the rest loads when first asked)",
+                     "none": " (MUTTLAB_WARM_UP=none: everything loads when first asked)"}.get(settings.warm_up, "")
                   + (f", not loaded: {', '.join(sorted(state.failed))}" if state.failed else ""),
                   file=sys.stderr, flush=True)
 

@@ -176,12 +176,12 @@ def test_metrics_with_standard_output_closed_is_one_line(tmp_path):
 def accounts_server(tmp_path_factory):
     """One `muttlab serve` on the sample with accounts and no trusted proxy (the default); yields its URL and
     its cache dir (where the sign-in counts are)."""
-    from tests.dashboard.test_browser import sample_env, serving
+    from tests.dashboard.test_browser import NOTHING, sample_env, serving
 
     root = tmp_path_factory.mktemp("accounts-server")
     settings = Settings(cache_dir=root / "cache", users_file=root / "secret" / "users.json")
     UserStore.of(settings).add(local_operator(), settings, "bob", "annotator", PASSWORD)
-    env = sample_env(root / "cache", MUTTLAB_USERS_FILE=str(settings.users_file))
+    env = sample_env(root / "cache", MUTTLAB_USERS_FILE=str(settings.users_file), MUTTLAB_WARM_UP=NOTHING)
     with serving(env, root / "serve.log") as url:
         yield url, root / "cache"
 

@@ -30,7 +30,7 @@ from muttlab.settings import load_settings
 from muttlab.sources import load_sample
 from tests.conftest import REPO, SERVERS
 from tests.dashboard.conftest import run_ended
-from tests.dashboard.test_browser import EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import EXCEPTION, MARGINS_TITLE, NOTHING, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 
@@ -132,7 +132,8 @@ def demo(tmp_path_factory):
     """The hosted demo: read-only, no data dir."""
     require_chromium()
     tmp = tmp_path_factory.mktemp("demo")
-    with serving(sample_env(tmp / "cache", MUTTLAB_READ_ONLY="1"), tmp / "serve.log") as url:
+    env = sample_env(tmp / "cache", MUTTLAB_READ_ONLY="1", MUTTLAB_WARM_UP=NOTHING)
+    with serving(env, tmp / "serve.log") as url:
         yield url
 
 
@@ -188,7 +189,7 @@ def annotation_server(tmp_path_factory):
     @contextmanager
     def start():
         tmp = tmp_path_factory.mktemp("annotation")
-        env = sample_env(tmp / "cache", MUTTLAB_USERS_FILE=str(tmp / "secret" / "users.json"))
+        env = sample_env(tmp / "cache", MUTTLAB_USERS_FILE=str(tmp / "secret" / "users.json"), MUTTLAB_WARM_UP=NOTHING)
         settings = load_settings(env)
         UserStore(tmp / "secret" / "users.json").add(local_operator(), settings, "ann", "annotator", PASSWORD)
         with open_store(settings) as store:

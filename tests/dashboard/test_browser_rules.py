@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import new_page, run_ended
-from tests.dashboard.test_browser import EXCEPTION, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import EXCEPTION, NOTHING, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +21,8 @@ OTHER_RULES = "judged under other rules: tol:0.15|tie:1e-9, this server's are to
 def exact_server(tmp_path_factory):
     require_chromium()
     tmp = tmp_path_factory.mktemp("exact")
-    with serving(sample_env(tmp / "cache", MUTTLAB_TIE_RULE="exact"), tmp / "serve.log") as url:
+    env = sample_env(tmp / "cache", MUTTLAB_TIE_RULE="exact", MUTTLAB_WARM_UP=NOTHING)
+    with serving(env, tmp / "serve.log") as url:
         yield url
 
 

@@ -1,5 +1,5 @@
 """What a server's warm-up loads before visitors ask: everything by default, only a first page's needs with
-``MUTTLAB_WARM_UP=quick``."""
+``MUTTLAB_WARM_UP=quick``, nothing with ``none``."""
 from __future__ import annotations
 
 import time
@@ -11,9 +11,10 @@ from muttlab.settings import Settings, load_settings
 
 
 def test_the_warm_up_setting_comes_from_the_environment():
-    assert load_settings({}).quick_warm_up is False
-    assert load_settings({"MUTTLAB_WARM_UP": "full"}).quick_warm_up is False
-    assert load_settings({"MUTTLAB_WARM_UP": " Quick "}).quick_warm_up is True
+    assert load_settings({}).warm_up == "full"
+    assert load_settings({"MUTTLAB_WARM_UP": "full"}).warm_up == "full"
+    assert load_settings({"MUTTLAB_WARM_UP": " Quick "}).warm_up == "quick"
+    assert load_settings({"MUTTLAB_WARM_UP": "NONE"}).warm_up == "none"
     for bad in ("fast", "0", "quick,full"):
         with pytest.raises(InvalidArgument, match=f"MUTTLAB_WARM_UP={bad!r}: give 'full'"):
             load_settings({"MUTTLAB_WARM_UP": bad})
@@ -23,7 +24,7 @@ def test_the_warm_up_setting_comes_from_the_environment():
 def test_a_quick_warm_up_loads_a_first_pages_needs_and_stops(tmp_path, capfd):
     from muttlab.dashboard import services
 
-    state = services.warm_start(Settings(cache_dir=tmp_path, workers=1, quick_warm_up=True))
+    state = services.warm_start(Settings(cache_dir=tmp_path, workers=1, warm_up="quick"))
     deadline = time.monotonic() + 300
     while state.done is None:
         assert time.monotonic() < deadline, "the quick warm-up did not end in 5 minutes"
@@ -34,3 +35,18 @@ def test_a_quick_warm_up_loads_a_first_pages_needs_and_stops(tmp_path, capfd):
     # Not the slower metrics (a model each), the drill-down's trials or the severity curves' sentences.
     assert not {"BERTScore-F1", "EmbeddingCosine", "TERp", "trials", "severity sentences"} & set(state.ready)
     assert "(MUTTLAB_WARM_UP=quick: the rest loads when first asked)" in capfd.readouterr().err
+
+
+def test_no_warm_up_loads_nothing(tmp_path, capfd):
+    from muttlab.dashboard import services
+    from muttlab.metrics import meteor
+
+    before = meteor.process().running
+    state = services.warm_start(Settings(cache_dir=tmp_path, workers=1, warm_up="none"))
+    deadline = time.monotonic() + 30
+    while state.done is None:
+        assert time.monotonic() < deadline, "an empty warm-up did not end in 30 s"
+        time.sleep(0.01)
+    assert state.quick.is_set() and state.ready == [] and not state.failed
+    assert meteor.process().running == before  # no JVM started for it
+    assert "0 loaded (MUTTLAB_WARM_UP=none: everything loads when first asked)" in capfd.readouterr().err
