@@ -15,12 +15,12 @@ from muttlab.sources import load_mutt_experiments
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO.parent / "shared" / "data")
 
-# Files whose tests use one kind of server (tests/dashboard/test_browser.py `serving`): each group runs whole on
-# one xdist worker, its files one after another, and the worker starts each of the group's servers once
-# (:data:`SERVERS`) and stops them when it leaves the group. A server's start costs 15-25 CPU seconds before it
-# opens and as many again for the rest of its warm-up (docs/testing.md). A file that uses one of these servers
-# and is in no group still works: it starts its own and stops it at its end.
-SERVER_GROUPS = {
+# Files that share something expensive to start: each group runs whole on one xdist worker, its files one after
+# another. Most use one kind of server (tests/dashboard/test_browser.py `serving`): the worker starts each of the
+# group's servers once (:data:`SERVERS`) and stops them when it leaves the group. A server's start costs 15-25 CPU
+# seconds before it opens and as many again for the rest of its warm-up (docs/testing.md). A file that uses one
+# of these servers and is in no group still works: it starts its own and stops it at its end.
+SHARED_GROUPS = {
     # sample_server: the bundled sample, anonymous visitors
     "sample server": ("tests/dashboard/test_browser_layout.py", "tests/dashboard/test_browser_views.py",
                       "tests/dashboard/test_browser.py", "tests/dashboard/test_browser_links_and_keys.py",
@@ -32,10 +32,13 @@ SERVER_GROUPS = {
                "tests/attacks/test_user_suites.py", "tests/dashboard/test_browser_audiences.py",
                "tests/dashboard/test_meta_eval_page.py", "tests/dashboard/test_browser_signin_tab.py",
                "tests/dashboard/test_browser_reports.py"),
+    # The neural metrics' models, loaded once per process (metrics/neural.py): the two files that score them most
+    # loaded them twice, once on each worker (8 s of a worker's time).
+    "neural models": ("tests/metrics/test_neural.py", "tests/engine/test_run_independence.py"),
 }
-_GROUP_OF = {path: group for group, paths in SERVER_GROUPS.items() for path in paths}
+_GROUP_OF = {path: group for group, paths in SHARED_GROUPS.items() for path in paths}
 
-# The longest work units (a group of SERVER_GROUPS or a file), longest first (worker seconds, docs/testing.md).
+# The longest work units (a group of SHARED_GROUPS or a file), longest first (worker seconds, docs/testing.md).
 # They are collected first, and pyproject's `--no-loadscope-reorder` keeps that order, so each xdist worker
 # starts on a long unit and the short ones fill in at the end: the two workers finish together. xdist's default
 # order (most tests first) left the long files of few tests (a Dask cluster, three servers) for last, on one worker.
@@ -43,6 +46,7 @@ LONGEST_FIRST = (
     "served",
     "sample server",
     "tests/attacks/test_served_demo.py",
+    "neural models",
     "tests/engine/test_distributed.py",
     "tests/metrics/test_sacre.py",
     "tests/test_conformance.py",
@@ -50,7 +54,7 @@ LONGEST_FIRST = (
 
 
 def work_unit(nodeid: str) -> str:
-    """What runs whole on one xdist worker: the test's group in :data:`SERVER_GROUPS`, else its file."""
+    """What runs whole on one xdist worker: the test's group in :data:`SHARED_GROUPS`, else its file."""
     path = nodeid.split("::")[0]
     return _GROUP_OF.get(path, path)
 
@@ -73,7 +77,7 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, not known without it
 def pytest_xdist_make_scheduler(config, log):
-    """pyproject's `--dist loadfile`, with the files of a group of :data:`SERVER_GROUPS` as one unit."""
+    """pyproject's `--dist loadfile`, with the files of a group of :data:`SHARED_GROUPS` as one unit."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -86,7 +90,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 class SharedServers:
-    """The servers of the group of :data:`SERVER_GROUPS` this process is in, by name: one is started when a test
+    """The servers of the group of :data:`SHARED_GROUPS` this process is in, by name: one is started when a test
     first asks for it and stopped when the process leaves the group (or the session ends)."""
 
     def __init__(self):
@@ -159,7 +163,7 @@ def sample_settings(cache_dir) -> Settings:
 @pytest.fixture(scope="module")
 def sample_server(tmp_path_factory):
     """One `muttlab serve` on the bundled sample, shared by the tests that need no other setting (the files of
-    the "sample server" group in :data:`SERVER_GROUPS`): anonymous visitors, a private cache. A test may add
+    the "sample server" group in :data:`SHARED_GROUPS`): anonymous visitors, a private cache. A test may add
     pairs to its pair store; none may count on the store holding only its own. Its environment asks Streamlit for
     the agent API (``STREAMLIT_SERVER_ENABLE_AGENT_API``), which `muttlab serve` must refuse
     (tests/access/test_agent_api.py). Its warm-up is the full one, as `muttlab serve` ships it
