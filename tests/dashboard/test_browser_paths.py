@@ -14,7 +14,8 @@ from muttlab.sources import load_sample
 from muttlab.pairs.store import open_store
 from muttlab.settings import load_settings
 from tests.dashboard.conftest import new_page
-from tests.dashboard.test_browser import ARTIFACTS, EXCEPTION, MARGINS_TITLE, require_chromium, sample_env, serving
+from tests.dashboard.test_browser import (ARTIFACTS, EXCEPTION, MARGINS_TITLE, NOTHING, require_chromium, sample_env,
+                                          serving)
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-secret"
@@ -25,7 +26,7 @@ def served(tmp_path_factory):
     """`muttlab serve` on the sample with a private cache whose pair store holds the sample's trials."""
     require_chromium()
     tmp = tmp_path_factory.mktemp("served")
-    env = sample_env(tmp / "cache", MUTTLAB_ANNOTATOR_TOKEN=TOKEN)
+    env = sample_env(tmp / "cache", MUTTLAB_ANNOTATOR_TOKEN=TOKEN, MUTTLAB_WARM_UP=NOTHING)
     settings = load_settings(env)
     trials = load_sample().trials
     with open_store(settings) as store:
