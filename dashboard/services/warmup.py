@@ -148,13 +148,15 @@ def warm_start(settings: Settings) -> WarmState:
         finally:
             _freeze_heap()
             state.quick.set()
-            state.done = time.monotonic()
-            # For the operator's log (and the benchmark, which waits for it before timing a warm server).
-            print(f"muttlab: warm-up done in {state.done - state.started:.1f} s: {len(state.ready)} loaded"
+            done = time.monotonic()
+            # For the operator's log (and the benchmark, which waits for it before timing a warm server); before
+            # ``done`` is set, so that whoever waits for it finds the line written.
+            print(f"muttlab: warm-up done in {done - state.started:.1f} s: {len(state.ready)} loaded"
                   + {"quick": " (MUTTLAB_WARM_UP=quick: the rest loads when first asked)",
                      "none": " (MUTTLAB_WARM_UP=none: everything loads when first asked)"}.get(settings.warm_up, "")
                   + (f", not loaded: {', '.join(sorted(state.failed))}" if state.failed else ""),
                   file=sys.stderr, flush=True)
+            state.done = done
 
     threading.Thread(target=work, name="muttlab-warm-start", daemon=True).start()
     return state
