@@ -18,6 +18,7 @@ so a hover reads as the page's tables and tooltips do.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -106,24 +107,43 @@ def _colour(i: int) -> str:
     return OKABE_ITO[i % len(OKABE_ITO)]
 
 
+def _merged(into: dict, update: Mapping) -> dict:
+    """``into`` with ``update`` merged in, nested dictionaries key by key (as plotly's ``update_layout`` merges)."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merged(into[key], value)
+        else:
+            into[key] = dict(value) if isinstance(value, Mapping) else value
+    return into
+
+
 def _finish(figure: Figure, title: str | None, height: int, legend: bool = True) -> Figure:
     """The figure, just built here, with its title (escaped), height and the house style: no template (plotly's
     default one adds 7 kB to every figure), the title and then the legend at the top of the figure, above any
-    panel's own title, hovers left-aligned."""
+    panel's own title, hovers left-aligned.
+
+    The style is merged into the layout's plain data and the layout replaced once: plotly's ``update_layout`` and
+    ``update_xaxes`` diff every property against the figure's: 10 ms of the Playground's 15 ms heatmap, which a
+    page run pays for each visitor (docs/dashboard.md, "Building a figure")."""
     top = (TITLE_PX if title else 0) + (LEGEND_PX if legend else 0)
-    figure.update_layout(
-        template="none", height=height, font={"family": FONT, "size": 12, "color": DARK_INK},
-        paper_bgcolor="white", plot_bgcolor="white", margin={"l": 60, "r": 20, "t": top + PANEL_TITLE_PX, "b": 60},
-        showlegend=legend, hoverlabel={"align": "left"},
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "xref": "paper", "yref": "container",
-                "y": 1.0 - ((TITLE_PX if title else 0) + 6) / height, "yanchor": "top", "traceorder": "normal"})
+    layout = _merged(figure.layout.to_plotly_json(), {
+        "template": "none", "height": height, "font": {"family": FONT, "size": 12, "color": DARK_INK},
+        "paper_bgcolor": "white", "plot_bgcolor": "white",
+        "margin": {"l": 60, "r": 20, "t": top + PANEL_TITLE_PX, "b": 60}, "showlegend": legend,
+        "hoverlabel": {"align": "left"},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "xref": "paper", "yref": "container",
+                   "y": 1.0 - ((TITLE_PX if title else 0) + 6) / height, "yanchor": "top", "traceorder": "normal"}})
     if title:
-        figure.update_layout(title={"text": text(title), "x": 0, "xanchor": "left", "xref": "paper",
-                                    "yref": "container", "y": 1.0 - 10 / height, "yanchor": "top",
-                                    "font": {"size": 15}})
-    figure.update_annotations(font={"size": 13})  # the panels' titles
-    figure.update_xaxes(gridcolor=GRID_LINE, zerolinecolor=GRID_LINE, automargin=True)
-    figure.update_yaxes(gridcolor=GRID_LINE, zerolinecolor=GRID_LINE, automargin=True)
+        _merged(layout, {"title": {"text": text(title), "x": 0, "xanchor": "left", "xref": "paper",
+                                   "yref": "container", "y": 1.0 - 10 / height, "yanchor": "top",
+                                   "font": {"size": 15}}})
+    for annotation in layout.get("annotations", ()):  # the panels' titles
+        _merged(annotation, {"font": {"size": 13}})
+    axis_style = {"gridcolor": GRID_LINE, "zerolinecolor": GRID_LINE, "automargin": True}
+    axes = [key for key in layout if re.fullmatch(r"[xy]axis\d*", key)]
+    for key in {"xaxis", "yaxis", *axes}:
+        _merged(layout.setdefault(key, {}), axis_style)
+    figure.layout = layout
     return figure
 
 

@@ -228,3 +228,29 @@ def test_every_chart_draws_its_lines_and_bars_in_the_colour_blind_safe_palette()
     for figure in figures:
         colours = {t.marker.color for t in figure.data}
         assert colours and colours <= set(charts.OKABE_ITO), colours
+
+
+def test_the_house_style_reaches_every_panel_and_keeps_the_figures_own_settings():
+    acc = accuracy_table(_results())
+    figure = charts.accuracy_heatmap(acc, {"neg_subj": "Negated Subject", "passive": "Active-to-Passive"})
+    layout = figure.to_plotly_json()["layout"]
+    axes = sorted(key for key in layout if key[1:5] == "axis")
+    assert axes == ["xaxis", "xaxis2", "yaxis", "yaxis2"]
+    for key in axes:
+        assert {k: layout[key][k] for k in ("gridcolor", "zerolinecolor", "automargin")} == {
+            "gridcolor": charts.GRID_LINE, "zerolinecolor": charts.GRID_LINE, "automargin": True}, key
+        assert "domain" in layout[key]  # the panels' places, set before the style, are kept
+    assert [a["font"] for a in layout["annotations"]] == [{"size": 13}, {"size": 13}]
+    assert "layout" not in layout["template"]  # plotly's "none": none of its default template's 7 kB
+    assert layout["font"]["family"] == charts.FONT and "title" not in layout
+    assert layout["margin"]["t"] == charts.PANEL_TITLE_PX and layout["showlegend"] is False  # a colour bar, no legend
+
+    title = "<b>Changes</b> & 100%"
+    verdicts = pd.DataFrame({"metric": ["BLEU-4"], "corruption": ["Typo"], "s_orig": [0.5], "s_corr": [0.4],
+                             "passed": [True]})
+    layout = charts.change_heatmap(verdicts, title).to_plotly_json()["layout"]
+    assert layout["title"]["text"] == charts.text(title) and "<b>" not in layout["title"]["text"]
+    assert layout["title"]["font"] == {"size": 15} and layout["showlegend"] is False
+    # The figure's own axis settings and the style, merged.
+    assert layout["yaxis"]["autorange"] == "reversed" and layout["yaxis"]["gridcolor"] == charts.GRID_LINE
+    assert layout["xaxis"]["tickangle"] == -30 and layout["xaxis"]["automargin"] is True
