@@ -23,8 +23,8 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 # torch is pinned in pyproject.toml (2.13.0, the CPU build); an unpinned torch would pull a CUDA build.
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
-# numba's kernels (TER, TERp, BADGER-like, ReVal) compiled once now and kept beside their sources, as pip compiles
-# bytecode, instead of by each of the first processes that score with them (about 25 CPU seconds each time).
-.venv/bin/python scripts/compile_kernels.py \
-  || echo "setup: the metrics' kernels were not compiled now; they compile on first use"
+# numba's kernels (TER, TERp, BADGER-like, ReVal) and TERp's paraphrase index built once now, as pip compiles
+# bytecode, instead of by each of the first processes that score with them (about 45 CPU seconds each time).
+.venv/bin/python scripts/prepare_caches.py \
+  || echo "setup: the metrics' caches were not built now; they are built on first use"
 echo "setup: ready (.venv/bin/muttlab)"
