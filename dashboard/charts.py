@@ -141,7 +141,7 @@ def _finish(figure: Figure, title: str | None, height: int, legend: bool = True)
         _merged(annotation, {"font": {"size": 13}})
     axis_style = {"gridcolor": GRID_LINE, "zerolinecolor": GRID_LINE, "automargin": True}
     axes = [key for key in layout if re.fullmatch(r"[xy]axis\d*", key)]
-    for key in {"xaxis", "yaxis", *axes}:
+    for key in dict.fromkeys(["xaxis", "yaxis", *axes]):  # in order, whatever the process's string hashing
         _merged(layout.setdefault(key, {}), axis_style)
     figure.layout = layout
     return figure
