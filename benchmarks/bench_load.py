@@ -93,8 +93,28 @@ def _tree_sum(pid: int, measure) -> float:
 
 
 def tree_rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` and all its descendants (the JVMs, the workers), in MB."""
+    """Resident memory of process ``pid`` and all its descendants (the JVMs, the workers), in MB: a page that a
+    forked child shares with its parent counts twice (see :func:`tree_pss_mb`)."""
     return _tree_sum(pid, lambda p: p.memory_info().rss) / 2 ** 20
+
+
+def _pss(process) -> int:
+    """A process's proportional set size in bytes: a page it shares with n processes counts 1/n (Linux's
+    ``smaps_rollup``; elsewhere its resident size)."""
+    try:
+        with open(f"/proc/{process.pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return process.memory_info().rss
+
+
+def tree_pss_mb(pid: int) -> float:
+    """The memory process ``pid`` and its descendants use together, in MB: their proportional set sizes, so that
+    a computation forked from the server (``services.apart``) adds only the pages it wrote, as it does."""
+    return _tree_sum(pid, _pss) / 2 ** 20
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -692,14 +712,14 @@ def run_demo(args, settings) -> int:
 
     limits = Limits.from_env(os.environ)
     sets = sorted(p.name for p in (Path(settings.data_dir) / DEMETR).glob("critical_*.json"))
-    samples: list[float] = []
+    samples: list[tuple[float, float]] = []
     stop_sampling = threading.Event()
     others = args.sessions - 6
     with warm_demo(args, settings) as server:
         try:
             def sample() -> None:
                 while not stop_sampling.wait(2.0):
-                    samples.append(tree_rss_mb(server.proc.pid))
+                    samples.append((tree_pss_mb(server.proc.pid), tree_rss_mb(server.proc.pid)))
 
             threading.Thread(target=sample, daemon=True).start()
             # The browser's check of server.maxUploadSize counts a megabyte as 10^6 bytes (the server's, 2^20).
@@ -717,7 +737,7 @@ def run_demo(args, settings) -> int:
             cpu70 = tree_cpu_s(server.proc.pid)
             busy = {name: cpu - before.get(name, 0.0) for name, cpu in process_cpu(server.proc.pid).items()}
             stop_sampling.set()
-            rss_after = tree_rss_mb(server.proc.pid)
+            pss_after = tree_pss_mb(server.proc.pid)
         finally:
             stop_sampling.set()
 
@@ -745,7 +765,9 @@ def run_demo(args, settings) -> int:
           if demo.uploads else "uploads: none finished")
     for kind, seen in sorted(demo.actions.items()):
         print(f"  {kind}: " + ", ".join(f"{how} x{seen.count(how)}" for how in dict.fromkeys(seen)))
-    print(f"server RSS (process tree): peak {max(samples, default=0):.0f} MB, {rss_after:.0f} MB at the end")
+    print(f"server memory (process tree, PSS): peak {max((m for m, _ in samples), default=0):.0f} MB, "
+          f"{pss_after:.0f} MB at the end; their RSS summed (shared pages once per process) peaked at "
+          f"{max((r for _, r in samples), default=0):.0f} MB")
     print(f"server CPU after the last visitor left: {cpu60 - cpu0:.1f} s in the first 60 s, "
           f"{cpu70 - cpu60:.2f} s in the 10 s after them"
           + "".join(f"; {name} {cpu:.2f} s" for name, cpu in sorted(busy.items(), key=lambda i: -i[1])[:3]

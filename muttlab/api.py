@@ -910,6 +910,8 @@ _NAMES_OF_MODULES = {
                               "count_types", "store_suite", "write_sample_trials", "write_trials"),
     # the fair work queue of a server: shared_queue(), gather_queued(jobs, still_wanted), queue_checkpoint()
     "muttlab.engine.queue": ("shared_queue", "gather_queued=gather", "queue_checkpoint=checkpoint"),
+    # a server's long computation over data in a forked child at a lower priority: computed_apart(fn, progress, ...)
+    "muttlab.engine.forked": ("computed_apart",),
     # a metric's conformance checks (muttlab check-metric)
     "muttlab.conformance": ("check_metric", "conformance_frame=checks_frame", "conformance_passed=all_passed",
                             "conformance_unavailable=unavailable"),

@@ -39,6 +39,9 @@ class DataError(MuttlabError):
         self.problem = problem
         self.fix = fix
 
+    def __reduce__(self):  # a worker process's error reaches the caller whole
+        return type(self), (self.path, self.problem, self.line, self.fix), self.__dict__
+
 
 class MetricError(MuttlabError, ValueError):
     """The input cannot be scored (an empty candidate list, a candidate without references...)."""
@@ -71,7 +74,7 @@ class InvalidArgument(MuttlabError, ValueError, TypeError):
         self.problem = problem
 
     def __reduce__(self):  # a worker process's error reaches the caller whole
-        return type(self), (self.function, self.argument, self.problem)
+        return type(self), (self.function, self.argument, self.problem), self.__dict__
 
 
 class UnknownName(MuttlabError, KeyError):
@@ -82,11 +85,15 @@ class UnknownName(MuttlabError, KeyError):
 
     def __init__(self, name: str, known: Iterable[str]):
         self.name = name
+        self.known = tuple(known)
         message = f"unknown {self.kind} {name!r}; known: {', '.join(known)}"
         super().__init__(message + (f" ({self.hint})" if self.hint else ""))
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.args[0]
+
+    def __reduce__(self):  # a worker process's error reaches the caller whole
+        return type(self), (self.name, self.known), self.__dict__
 
 
 class UnknownMetric(UnknownName):

@@ -20,7 +20,7 @@ snapshot of the API (``services.shipped(kind)``), current here when ``services.s
 
 Pages use the names below as ``services.<name>``.
 """
-from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES,
+from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES, apart,
                                              available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
                                              corruption_labels, facts, finished_reproduction, generator_types,
                                              is_memoised, memoised, metric_catalogue, shipped, shipped_differences, shipped_reproduction,
@@ -39,7 +39,7 @@ from muttlab.dashboard.services.cells import cell_slices, cell_trials, challenge
 from muttlab.dashboard.services.studies import published_titles, shipped_studies, shipped_studies_current
 from muttlab.dashboard.services.playground import playground_scored, playground_scores
 
-__all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection",
+__all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection", "apart",
            "WarmState", "available_metrics", "catalogue_frame", "cell_cached", "challenge", "challenge_key",
            "corrupt_sentence", "corruption_label", "corruption_labels", "facts", "finished_reproduction", "finished_run",
            "generator_types", "governs", "is_memoised", "is_quick",

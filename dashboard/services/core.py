@@ -40,6 +40,8 @@ from muttlab.settings import Settings, load_settings
 DEFAULT_METRICS = api.DEFAULT_METRICS
 # A study's whole scoring as one job of the fair queue: far above its small jobs (engine.queue.SMALL_COST).
 STUDY_COST = 10 ** 6
+# How much lower than the server's threads a computation apart runs (:func:`apart`): visitors' pages come first.
+APART_NICENESS = 10
 # Learned metrics need a trained model; the registry reports them unavailable until one exists.
 LEARNED_METRICS = ("ReVal-LSTM", "ReVal-TreeLSTM", "ML-METEOR", "DREEM", "ML-DREEM")
 
@@ -101,6 +103,16 @@ def still_wanted() -> None:
     if get_script_run_ctx(suppress_warning=True) is not None:
         st.session_state.get("muttlab-waiting")
         budget.check()
+
+
+def apart(fn: Callable[[Callable[[int, int, str], None]], object],
+          progress: Callable[[int, int, str], None] | None = None):
+    """``fn(report)``, a long computation over data that uses none of the server's metric objects (the ΔBLEU unit
+    study, an uploaded file's parsing), in a forked child at :data:`APART_NICENESS` (:func:`muttlab.api.computed_apart`):
+    its pure Python neither holds the server's interpreter lock nor takes the CPU from the visitors' page runs.
+    Its reports are drawn with ``progress`` here, and between them :func:`still_wanted` stops the child once its
+    visitor has gone or used up their share."""
+    return api.computed_apart(fn, progress, still_wanted, niceness=APART_NICENESS)
 
 
 def queued(fn: Callable[[], object], cost: int):

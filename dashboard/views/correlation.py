@@ -194,11 +194,16 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
     if ui.waits_for_click(("dbleu", request), "Run the unit study of this link", "dbleu-link", LINK_NOTE,
                           finished=services.is_memoised(key)):
         return query
+    registry = services.registry(settings)
+
+    def compute(report):  # pure Python over n-gram counts, no metric object: apart from the server's visitors
+        return api.correlate(settings, "dbleu", unit_size=unit, order=order, threshold=threshold,
+                             assignments=assignments, seed=settings.seed, sweeps=sweeps,
+                             sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS), registry=registry,
+                             progress=report)
+
     study = ui.with_progress("Matching n-grams and correlating units…", lambda progress: services.memoised(
-        key, lambda: api.correlate(settings, "dbleu", unit_size=unit, order=order,
-                                   threshold=threshold, assignments=assignments, seed=settings.seed, sweeps=sweeps,
-                                   sweep_assignments=min(assignments, dbleu.DEFAULT_SWEEP_ASSIGNMENTS),
-                                   registry=services.registry(settings), progress=progress),
+        key, lambda: services.apart(compute, progress),
         settings, costly="the ΔBLEU unit study"))
     if study is None:
         return query

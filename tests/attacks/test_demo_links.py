@@ -11,7 +11,7 @@ import pytest
 from muttlab import api
 from muttlab.errors import MuttlabError
 from muttlab.human import dbleu, flickr, sick
-from tests.dashboard.conftest import app_env, open_link  # noqa: F401 (fixture)
+from tests.dashboard.conftest import app_env, calls, open_link  # noqa: F401 (fixtures)
 
 CHALLENGE = "demetr/dataset/critical_id8_negation.json"  # DEMETR's negation set, 1,000 pairs (data dir)
 
@@ -40,9 +40,8 @@ def demo(app_env, monkeypatch):
 
 @pytest.mark.parametrize("page, query, engine, button", LINKS,
                          ids=[f"{p}-{'-'.join(q)}" for p, q, _, _ in LINKS])
-def test_a_link_fills_the_form_and_only_the_button_computes(demo, monkeypatch, page, query, engine, button):
+def test_a_link_fills_the_form_and_only_the_button_computes(demo, monkeypatch, calls, page, query, engine, button):
     module, name = engine
-    calls = []
 
     def started(*args, **kwargs):
         calls.append(name)
@@ -61,9 +60,8 @@ def test_a_link_fills_the_form_and_only_the_button_computes(demo, monkeypatch, p
     assert open_link(page, query) and calls == [name]
 
 
-def test_distinct_assignment_links_start_no_study(demo, monkeypatch):
+def test_distinct_assignment_links_start_no_study(demo, monkeypatch, calls):
     """The attack of issue 34: thousands of distinct ``/correlation?assignments=N`` links, each a new study."""
-    calls = []
     monkeypatch.setattr(dbleu, "unit_study", lambda *a, **k: calls.append(k["assignments"]))
     for n in (10, 11, 12, 500, 2000):
         at = open_link("correlation", {"assignments": str(n)})

@@ -336,3 +336,28 @@ def read_as_plotly_shows(value: str) -> str:
     """Text of a figure as plotly draws it: its ``<br>`` a line break, its entities decoded (the only markup
     :func:`muttlab.dashboard.charts.text` lets through is the hovers' own line breaks)."""
     return html.unescape(value.replace("<br>", "\n"))
+
+
+class Calls:
+    """The engine calls a page made, written down in a file: the ΔBLEU unit study runs in a forked child of the
+    server (``services.apart``), whose memory is not this test's."""
+
+    def __init__(self, folder):
+        self.path = folder / "calls"
+        self.path.touch()
+
+    def append(self, name) -> None:
+        with self.path.open("a") as out:
+            out.write(f"{name}\n")
+
+    def __eq__(self, other) -> bool:
+        return self.path.read_text().splitlines() == [str(x) for x in other]
+
+    def __repr__(self) -> str:
+        return repr(self.path.read_text().splitlines())
+
+
+@pytest.fixture
+def calls(tmp_path) -> Calls:
+    """What a page computed (an engine function the test replaced appends its name), seen across processes."""
+    return Calls(tmp_path)

@@ -41,3 +41,83 @@ def test_closing_stops_a_child_whose_answers_are_not_wanted():
     calls.close()
     assert not process.is_alive()
     calls.close()  # twice is fine
+
+
+# --------------------------------------------------------------------------- computed_apart
+
+
+def test_a_computation_apart_runs_in_a_niced_child_and_its_reports_reach_this_thread():
+    parent, reports = os.getpid(), []
+
+    def fn(report):
+        report(1, 2, "half")
+        report(2, 2, "done")
+        return os.getpid(), os.nice(0)
+
+    pid, niceness = forked.computed_apart(fn, lambda *args: reports.append(args), niceness=5)
+    assert pid != parent and niceness == min(19, os.nice(0) + 5)
+    assert reports == [(1, 2, "half"), (2, 2, "done")]
+
+
+def test_the_childs_errors_come_back_whole_with_where_they_were_raised():
+    from muttlab.errors import DataError, UnknownMetric
+
+    def bad_file(report):
+        raise DataError("upload.tsv", "no tab", line=7, fix="separate the fields with tabs")
+
+    with pytest.raises(DataError) as raised:
+        forked.computed_apart(bad_file)
+    assert (raised.value.path, raised.value.line, str(raised.value)) == (
+        "upload.tsv", 7, "upload.tsv, line 7: no tab (separate the fields with tabs)")
+    assert "raised in the computation's process" in "".join(raised.value.__notes__)
+    with pytest.raises(UnknownMetric, match="unknown metric 'nope'; known: a, b"):
+        forked.computed_apart(lambda report: (_ for _ in ()).throw(UnknownMetric("nope", ["b", "a"])))
+
+    class Odd(Exception):  # its arguments are not its constructor's: a pickle cannot bring it back
+        def __init__(self, a, b):
+            super().__init__(f"{a}-{b}")
+
+    with pytest.raises(RuntimeError, match="Odd: x-y"):
+        forked.computed_apart(lambda report: (_ for _ in ()).throw(Odd("x", "y")))
+
+
+def test_a_computation_nobody_wants_any_more_is_stopped(tmp_path):
+    pid_file = tmp_path / "pid"
+
+    def forever(report):
+        pid_file.write_text(str(os.getpid()))
+        while True:
+            time.sleep(0.01)
+
+    def still_wanted():
+        if pid_file.exists():
+            raise KeyboardInterrupt("the tab closed")
+
+    with pytest.raises(KeyboardInterrupt):
+        forked.computed_apart(forever, still_wanted=still_wanted, poll_s=0.05)
+    with pytest.raises(ProcessLookupError):  # the child is gone, and reaped
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_report_that_raises_here_stops_the_child(tmp_path):
+    pid_file = tmp_path / "pid"
+
+    def fn(report):
+        pid_file.write_text(str(os.getpid()))
+        report(1, 1, "step")
+        time.sleep(600)
+
+    def progress(*args):
+        raise RuntimeError("share used up")
+
+    with pytest.raises(RuntimeError, match="share used up"):
+        forked.computed_apart(fn, progress)
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_child_that_dies_is_an_error_that_says_so():
+    from muttlab.errors import MuttlabError
+
+    with pytest.raises(MuttlabError, match=r"ended without an answer \(exit code 9\)"):
+        forked.computed_apart(lambda report: os._exit(9))
