@@ -545,7 +545,8 @@ class Demo:
     phase), how each expensive action was answered, the uploads' times and answers, what went wrong."""
 
     def __init__(self, server: Server, suite, sets: list[str], max_pairs: int, upload_bytes: int,
-                 attackers_nice: int):
+                 attackers_nice: int, first_button: str = "Run"):
+        self.first_button = first_button
         self.server, self.suite, self.sets = server, suite, sets
         self.max_pairs, self.upload_bytes, self.attackers_nice = max_pairs, upload_bytes, attackers_nice
         self.lock = threading.Lock()
@@ -598,7 +599,7 @@ class Demo:
 
     def presser(self, k: int, stop: threading.Event) -> None:
         buttons = expensive_buttons(self.sets)
-        n, rng = k, random.Random(200 + k)
+        n, rng = [b[3] for b in buttons].index(self.first_button) + k, random.Random(200 + k)
         while not stop.is_set():
             page, query, widgets, label = buttons[n % len(buttons)]
             n += 1
@@ -712,6 +713,10 @@ def run_demo(args, settings) -> int:
 
     limits = Limits.from_env(os.environ)
     sets = sorted(p.name for p in (Path(settings.data_dir) / DEMETR).glob("critical_*.json"))
+    labels = [button[3] for button in expensive_buttons(sets)]
+    if args.first_button not in labels:
+        raise SystemExit(f"--first-button {args.first_button!r} is no expensive button; choose one of: "
+                         + ", ".join(labels))
     samples: list[tuple[float, float]] = []
     stop_sampling = threading.Event()
     others = args.sessions - 6
@@ -724,7 +729,7 @@ def run_demo(args, settings) -> int:
             threading.Thread(target=sample, daemon=True).start()
             # The browser's check of server.maxUploadSize counts a megabyte as 10^6 bytes (the server's, 2^20).
             demo = Demo(server, api.load_suite(settings, "mutt"), sets, limits.max_pairs,
-                        args.upload_mb * 10 ** 6 - 4096, args.attackers_nice)
+                        args.upload_mb * 10 ** 6 - 4096, args.attackers_nice, args.first_button)
             # The baseline of the same run: the other visitors alone on the warm demo.
             alone_loads, alone_answers, _ = demo.phase(others, args.requests, attacked=False)
             loads, answers, load_seconds = demo.phase(others, args.requests, attacked=True)
@@ -852,6 +857,9 @@ def main() -> int:
     parser.add_argument("--warm-all", action="store_true", help="also score once with every available metric")
     parser.add_argument("--session-ttl", type=int, default=20, help="seconds an agent session lives after its "
                         "last call (demo mode: when a visitor has left)")
+    parser.add_argument("--first-button", default="Run", help="the expensive button the two button pressers start "
+                        "from (demo mode; the second presser the one after it): e.g. 'Run the unit study' to have the "
+                        "attackers' first computation be the ΔBLEU unit study")
     parser.add_argument("--attackers-nice", type=int, default=19, help="the niceness of the uploaders' browsers "
                         "(demo mode): they stand for attackers' machines, not the server's, so they get only the "
                         "CPU the server leaves; 0 to let them take the server's cores as well")
