@@ -8,6 +8,8 @@ recomputation (one job on the queue) ran to its end."""
 from __future__ import annotations
 
 import importlib
+import itertools
+import os
 import threading
 import time
 
@@ -150,6 +152,31 @@ def test_a_grid_that_outruns_the_share_stops_and_the_next_is_refused(demo, monke
     at = _press_run(open_page("run"), ["BLEU-2"], ["neg_subj"])
     assert "yours is used up: nothing was started" in _messages(at)
     assert len(scored) == done
+
+
+def test_a_unit_study_apart_that_outruns_the_share_is_stopped_child_and_all(demo, monkeypatch, tmp_path):
+    """The ΔBLEU unit study runs in a forked child (``services.apart``), out of the page thread's reach: its
+    visitor's share still stops it, at the child's next report, and the child is ended, not left computing."""
+    from muttlab.human import dbleu
+
+    monkeypatch.setenv("MUTTLAB_VISITOR_COMPUTE_S", "2")
+    pid_file = tmp_path / "child"
+
+    def endless_study(data, progress=None, **options):
+        pid_file.write_text(str(os.getpid()))
+        for step in itertools.count():
+            progress(step, 10 ** 6, "correlating units")
+            time.sleep(0.2)
+
+    monkeypatch.setattr(dbleu, "unit_study", endless_study)
+    at = open_page("correlation", state={"dbleu-assignments": 20, "dbleu-sweeps": False})
+    next(b for b in at.get("form_submit_button") if b.label == "Run the unit study").click().run()
+    assert not at.exception
+    assert "was stopped: this public demo gives each visitor 2 s of computing in 15 minutes" in _messages(at)
+    child = int(pid_file.read_text())
+    assert child != os.getpid()
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
 
 
 def test_a_share_comes_back_as_the_window_moves():
