@@ -260,22 +260,25 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
 
     scores, corrupted, settings = validation.arguments("sentence_verdicts", scores=scores, corrupted=corrupted,
                                                        settings=settings)
+    # Each corruption's label and what its family expects, once; each metric's pairs judged in one call.
+    kinds = [(i, row.label, verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule])
+             for i, row in enumerate(corrupted.itertuples(index=False), start=1)]
     rows = []
     for metric, part in scores.groupby("metric", sort=False):
         by_candidate = dict(zip(part["candidate"], part["score"]))
-        higher = bool(part["higher_is_better"].iloc[0])
-        rules = None  # bound when the metric scored a pair: a metric that failed has no signature to bind
-        for i, row in enumerate(corrupted.itertuples(index=False), start=1):
-            s_orig, s_corr = by_candidate.get(0, np.nan), by_candidate.get(i, np.nan)
-            if np.isnan(s_orig) or np.isnan(s_corr):
-                continue
-            rules = rules or verdict.rules_for(settings, metric, part["signature"].iloc[0],
-                                               float(part["noise_floor"].iloc[0]))
-            expected = verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule]
-            judged = verdict.judge([s_orig], [s_corr], expected, higher, rules)
-            rows.append({"metric": metric, "corruption": row.label, "s_orig": s_orig, "s_corr": s_corr,
-                         "margin": float(judged.margin[0]), "passed": bool(judged.passed[0]),
-                         "signature": f"{part['signature'].iloc[0]}|{rules.signature()}"})
+        s_orig = by_candidate.get(0, np.nan)
+        pairs = [(label, expected, by_candidate.get(i, np.nan)) for i, label, expected in kinds]
+        pairs = [p for p in pairs if not (np.isnan(s_orig) or np.isnan(p[2]))]
+        if not pairs:  # a metric that failed has no signature to bind the rules to
+            continue
+        signature = part["signature"].iloc[0]
+        rules = verdict.rules_for(settings, metric, signature, float(part["noise_floor"].iloc[0]))
+        judged = verdict.judge([s_orig] * len(pairs), [s_corr for _, _, s_corr in pairs],
+                               [expected for _, expected, _ in pairs], bool(part["higher_is_better"].iloc[0]), rules)
+        judged_by = f"{signature}|{rules.signature()}"
+        rows += [{"metric": metric, "corruption": label, "s_orig": s_orig, "s_corr": s_corr, "margin": float(margin),
+                  "passed": bool(passed), "signature": judged_by}
+                 for (label, _, s_corr), margin, passed in zip(pairs, judged.margin, judged.passed)]
     return pd.DataFrame(rows, columns=["metric", "corruption", "s_orig", "s_corr", "margin", "passed", "signature"])
 
 

@@ -244,8 +244,8 @@ def test_api_sentence_verdicts(sentinel, exact):
     scores = api.score(exact, ["BLEU-4"], ["a man rides a bike", "no man rides a bike", "a bike is ridden",
                                            "a man does not ride a bike"], [["a man is riding a bicycle"]] * 4)
     table = api.sentence_verdicts(scores, corrupted, exact)
-    # One call per trial here: each is the first (and only) trial of its call, which the sentinel passes.
-    assert table["passed"].all() and (table["margin"] == 42.0).all() and set(sentinel.ties) == {"exact"}
+    # One call for the metric's trials: the sentinel's pattern by position, under the settings' tie rule.
+    assert _sentinels(table["passed"]) and (table["margin"] == 42.0).all() and sentinel.ties == ["exact"]
 
 
 def test_severity(sentinel, exact):
