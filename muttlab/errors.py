@@ -86,7 +86,7 @@ class UnknownName(MuttlabError, KeyError):
     def __init__(self, name: str, known: Iterable[str]):
         self.name = name
         self.known = tuple(known)
-        message = f"unknown {self.kind} {name!r}; known: {', '.join(known)}"
+        message = f"unknown {self.kind} {name!r}; known: {', '.join(self.known)}"
         super().__init__(message + (f" ({self.hint})" if self.hint else ""))
 
     def __str__(self) -> str:  # KeyError would quote the message

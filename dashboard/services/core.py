@@ -108,10 +108,11 @@ def still_wanted() -> None:
 def apart(fn: Callable[[Callable[[int, int, str], None]], object],
           progress: Callable[[int, int, str], None] | None = None):
     """``fn(report)``, a long computation over data that uses none of the server's metric objects (the ΔBLEU unit
-    study, an uploaded file's parsing), in a forked child at :data:`APART_NICENESS` (:func:`muttlab.api.computed_apart`):
-    its pure Python neither holds the server's interpreter lock nor takes the CPU from the visitors' page runs.
-    Its reports are drawn with ``progress`` here, and between them :func:`still_wanted` stops the child once its
-    visitor has gone or used up their share."""
+    study), in a forked child at :data:`APART_NICENESS` (:func:`muttlab.api.computed_apart`): its pure Python
+    neither holds the server's interpreter lock nor takes the CPU from the visitors' page runs. Its reports are
+    drawn with ``progress`` here, and between them :func:`still_wanted` stops the child once its visitor has gone
+    or used up their share. Only for a small answer: a large one (an uploaded file's 100,000 pairs) would come
+    back as a pickle whose loading holds the interpreter lock in one piece (docs/deploy.md)."""
     return api.computed_apart(fn, progress, still_wanted, niceness=APART_NICENESS)
 
 

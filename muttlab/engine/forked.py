@@ -7,8 +7,8 @@ copy cannot share (an open SQLite connection, a JVM, a model on a GPU); only the
 pickled, each as soon as it is computed.
 
 :class:`ForkedCalls` shares a grid's scoring with a child; :func:`computed_apart` hands a server's long computation
-over data (a study, an uploaded file's parsing) to a child at a lower priority, so that the server's own threads
-keep the interpreter and the CPU for its visitors.
+over data (a study with a small answer) to a child at a lower priority, so that the server's own threads keep the
+interpreter and the CPU for its visitors.
 """
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_a_computation_apart_runs_in_a_niced_child_and_its_reports_reach_this_th
 
 
 def test_the_childs_errors_come_back_whole_with_where_they_were_raised():
-    from muttlab.errors import DataError, UnknownMetric
+    from muttlab.errors import DataError, UnknownCorruption, UnknownMetric
 
     def bad_file(report):
         raise DataError("upload.tsv", "no tab", line=7, fix="separate the fields with tabs")
@@ -72,6 +72,10 @@ def test_the_childs_errors_come_back_whole_with_where_they_were_raised():
     assert "raised in the computation's process" in "".join(raised.value.__notes__)
     with pytest.raises(UnknownMetric, match="unknown metric 'nope'; known: a, b"):
         forked.computed_apart(lambda report: (_ for _ in ()).throw(UnknownMetric("nope", ["b", "a"])))
+    # The known names given as a generator: read once, kept for the message and the pickle.
+    unknown = UnknownCorruption("x", (name for name in ("neg", "swap")))
+    with pytest.raises(UnknownCorruption, match="unknown corruption type 'x'; known: neg, swap$"):
+        forked.computed_apart(lambda report: (_ for _ in ()).throw(unknown))
 
     class Odd(Exception):  # its arguments are not its constructor's: a pickle cannot bring it back
         def __init__(self, a, b):
