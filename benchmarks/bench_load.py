@@ -555,6 +555,10 @@ class Demo:
         self.errors: list[str] = []
         self.page_loads: list[tuple[float, str, bool]] = []  # (seconds, page, under the attacks)
         self.cpu: dict[str, tuple[float, dict[str, float]]] = {}  # phase: (wall s, CpuWatch.used)
+        # When each attacker's action ran and each Playground answer was waited for (perf_counter seconds), to
+        # say what was under way during the slowest answers.
+        self.actions_at: list[tuple[float, float, str]] = []  # (start, end, what)
+        self.answers_at: list[tuple[float, float, bool]] = []  # (start, seconds, under the attacks)
 
     def note(self, kind: str, what: str) -> None:
         with self.lock:
@@ -580,6 +584,7 @@ class Demo:
                     loads.append(seconds)
                     self.page_loads.append((seconds, page or "run", attacked))
                     answers.append(time.perf_counter() - start)
+                    self.answers_at.append((start, answers[-1], attacked))
                     self.errors.extend(f"visitor {k}: {p}" for p in problems(opened.snapshot) + problems(settled))
                 time.sleep(rng.uniform(0.5, 2.0))
         except Exception as exc:  # noqa: BLE001 (a benchmark reports every failure and goes on)
@@ -590,8 +595,11 @@ class Demo:
         n, rng = k, random.Random(100 + k)
         while not stop.is_set():
             page, query = expensive_link(n, self.sets)
+            start = time.perf_counter()
             try:
-                self.note("links", answer(Session(self.server, page, query).snapshot))
+                shown = answer(Session(self.server, page, query).snapshot)
+                self.note("links", shown)
+                self.ran(start, f"a link to {page or 'run'} ({shown})")
             except Exception as exc:  # noqa: BLE001
                 self.note("links", f"failed: {str(exc)[:80]}")
             n += 2
@@ -610,14 +618,26 @@ class Demo:
                     shown = answer(session.snapshot)
                     self.note(label, "not offered" if shown == "done" else shown)
                     continue
+                start = time.perf_counter()
                 settled = session.send({"widget_state": widgets, "trigger": {"key": session.trigger_key(label)}})
                 self.note(label, answer(settled))
+                self.ran(start, f"{label} ({answer(settled)})")
             except Exception as exc:  # noqa: BLE001
                 self.note(label, f"failed: {str(exc)[:80]}")
+
+    def ran(self, start: float, what: str) -> None:
+        with self.lock:
+            self.actions_at.append((start, time.perf_counter(), what))
 
     def uploaded(self, seconds: float, size: int, how: str) -> None:
         with self.lock:
             self.uploads.append((seconds, size, how))
+            self.actions_at.append((time.perf_counter() - seconds, time.perf_counter(), f"an upload ({how})"))
+
+    def during(self, start: float, seconds: float) -> list[str]:
+        """The attackers' actions under way at some time while an answer was waited for."""
+        with self.lock:
+            return sorted({what for a, b, what in self.actions_at if a < start + seconds and b > start})
 
     def upload(self, k: int, stop: threading.Event) -> None:
         try:
@@ -759,6 +779,11 @@ def run_demo(args, settings) -> int:
     slowest = sorted((load for load in demo.page_loads if load[2]), reverse=True)[:5]
     print("the slowest page loads under the attacks: " + ", ".join(f"{page} {seconds:.2f} s"
                                                                    for seconds, page, _ in slowest))
+    attacked_at = [a for a in demo.answers_at if a[2]]
+    first = min((start for start, _, _ in attacked_at), default=0.0)
+    print("the slowest Playground answers under the attacks, with what the attackers had under way meanwhile: "
+          + "; ".join(f"{seconds:.2f} s at +{start - first:.1f} s ({', '.join(demo.during(start, seconds)) or 'nothing'})"
+                      for start, seconds, _ in sorted(attacked_at, key=lambda a: -a[1])[:5]))
     for phase, (wall, used) in demo.cpu.items():
         print(f"CPU {phase}, in {wall:.0f} s: " + ", ".join(f"{kind} {cpu:.0f} s ({cpu / wall:.2f} cores)"
                                                            for kind, cpu in used.items()))
