@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 
+from bench_load import percentile  # this folder, on the path when run as a script
 from muttlab import api
 from muttlab.dashboard.services.core import APART_NICENESS
 from muttlab.dashboard.services.warmup import SWITCH_INTERVAL_S
@@ -42,11 +43,11 @@ def timed_while(running: threading.Thread) -> list[float]:
 
 
 def summary(times: list[float], alone: list[float] | None = None) -> str:
-    p95 = sorted(times)[max(0, int(round(0.95 * len(times))) - 1)]
+    p95 = percentile(times, 0.95)
     text = f"median {statistics.median(times) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms ({len(times)} runs)"
     if alone:
         text += (f"; {statistics.median(times) / statistics.median(alone):.2f}x and "
-                 f"{p95 / sorted(alone)[max(0, int(round(0.95 * len(alone))) - 1)]:.2f}x alone's")
+                 f"{p95 / percentile(alone, 0.95):.2f}x alone's")
     return text
 
 

@@ -620,8 +620,9 @@ class Demo:
                     continue
                 start = time.perf_counter()
                 settled = session.send({"widget_state": widgets, "trigger": {"key": session.trigger_key(label)}})
-                self.note(label, answer(settled))
-                self.ran(start, f"{label} ({answer(settled)})")
+                shown = answer(settled)
+                self.note(label, shown)
+                self.ran(start, f"{label} ({shown})")
             except Exception as exc:  # noqa: BLE001
                 self.note(label, f"failed: {str(exc)[:80]}")
 
@@ -632,7 +633,8 @@ class Demo:
     def uploaded(self, seconds: float, size: int, how: str) -> None:
         with self.lock:
             self.uploads.append((seconds, size, how))
-            self.actions_at.append((time.perf_counter() - seconds, time.perf_counter(), f"an upload ({how})"))
+            now = time.perf_counter()
+            self.actions_at.append((now - seconds, now, f"an upload ({how})"))
 
     def during(self, start: float, seconds: float) -> list[str]:
         """The attackers' actions under way at some time while an answer was waited for."""
