@@ -13,9 +13,7 @@ import secrets
 import sys
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Set
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Set
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -27,28 +25,6 @@ import numpy as np
 # The errors a metric raises belong to the one tree in muttlab.errors; they are re-exported here for metric authors.
 from muttlab.errors import MetricError, MetricUnavailable, MuttlabError  # noqa: F401  (re-export)
 from muttlab.settings import Limits, active_limits
-
-
-_INTERACTIVE: ContextVar[bool] = ContextVar("muttlab_interactive_work", default=False)
-
-
-@contextmanager
-def interactive_work(on: bool = True) -> Iterator[None]:
-    """Within the block, scoring is a visitor's small request that the visitor waits for (``on``: a Playground
-    answer). A metric that has a process of its own do its work (METEOR's JVM) has it done there at the caller's
-    priority; all other scoring (a study, a grid's cells, a command-line run) is batch work, done there at a lower
-    one, so that a server's page runs and its visitors' requests get the CPU first. Each thread starts outside
-    it; nested blocks restore the outer value."""
-    token = _INTERACTIVE.set(on)
-    try:
-        yield
-    finally:
-        _INTERACTIVE.reset(token)
-
-
-def in_interactive_work() -> bool:
-    """Whether scoring here is inside :func:`interactive_work` (``on``)."""
-    return _INTERACTIVE.get()
 
 
 def require_module(module: str, hint: str) -> None:

@@ -42,7 +42,6 @@ import os
 import queue
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -50,7 +49,7 @@ from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
-from muttlab.metrics.base import Metric, MetricError, MetricUnavailable, in_interactive_work
+from muttlab.metrics.base import Metric, MetricError, MetricUnavailable
 from muttlab.settings import user_cache_home
 
 JAVA_HINT = "install a Java 11+ JDK (the driver is compiled by its javac or source launcher), e.g. `apt-get install default-jdk-headless`, and make sure `java` is on PATH"
@@ -65,17 +64,11 @@ CHUNK = 1000
 # user lets go of it (a registry closed: every muttlab.api call made without a registry closes its own) it is kept
 # this long, unused, before it stops, so that the next call within that time finds it running.
 LINGER_S = 30.0
-# How much lower the priority (nice) of batch alignments is: all but a visitor's small request
-# (:func:`muttlab.metrics.base.interactive_work`). Beside a server's page runs the JVM's scorer threads took as
-# much of the machine's cores as the server's one interpreter: a visitor's page waited for the CPU behind another
-# visitor's study. But at that priority a visitor's own Playground request waited for the CPU behind the pages too:
-# its alignments took 37 ms instead of 23 (docs/deploy.md, "A visitor's alignments at the visitor's priority").
-# So on Linux, where a process may lower the priority of one of its threads, the driver aligns batch requests on
-# threads of their own, and only those are lowered; elsewhere the whole JVM is. Niceness only orders work that is
-# ready to run: a JVM with the machine to itself goes as fast as before.
+# The JVM's scheduling priority (nice). Its alignments are batch work, and beside a server's page runs its
+# scorer threads took as much of the machine's cores as the server's one interpreter: a visitor's page waited for
+# the CPU behind another visitor's study. Niceness only orders work that is ready to run, so a JVM with the
+# machine to itself (a command-line run, whose Python waits for it) goes as fast as before.
 NICENESS = 10
-THREAD_PRIORITIES = sys.platform.startswith("linux")
-LOW_THREADS = "meteor-low-"  # the driver's threads for batch requests ("ALIGN n low"), by name
 _EOF = object()
 
 DRIVER_SOURCE = r"""
@@ -87,14 +80,10 @@ import java.io.*;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.*;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Batched METEOR 1.5: "ALIGN n" or "ALIGN n low" + n lines "ref ||| hyp" -> n statistics lines; "EVAL n default"
- * or "EVAL n alpha beta gamma delta" + n statistics lines -> n scores. Arguments: threads, then Meteor's.
- * An ALIGN request is aligned by one of two pools of scorer threads, named meteor-now-i and meteor-low-i ("low"):
- * the caller may lower the priority of the second pool's threads. */
+/** Batched METEOR 1.5: "ALIGN n" + n lines "ref ||| hyp" -> n statistics lines; "EVAL n default" or
+ * "EVAL n alpha beta gamma delta" + n statistics lines -> n scores. Arguments: threads, then Meteor's. */
 public class MeteorBatch {
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
@@ -102,7 +91,6 @@ public class MeteorBatch {
         MeteorScorer base = new MeteorScorer(new MeteorConfiguration(Meteor.createPropertiesFromArgs(meteorArgs, 0)));
         MeteorScorer[] scorers = new MeteorScorer[threads];
         for (int t = 0; t < threads; t++) scorers[t] = t == 0 ? base : new MeteorScorer(base);
-        ExecutorService now = pool(threads, "meteor-now-"), low = pool(threads, "meteor-low-");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                                           false, "UTF-8");
@@ -114,22 +102,22 @@ public class MeteorBatch {
             for (int i = 0; i < n; i++) lines[i] = in.readLine();
             String[] answers = new String[n];
             if (h[0].equals("ALIGN")) {
-                ExecutorService pool = h.length > 2 && h[2].equals("low") ? low : now;
                 AtomicInteger next = new AtomicInteger();
-                List<Future<?>> parts = new ArrayList<Future<?>>();
+                Thread[] pool = new Thread[threads];
                 for (int t = 0; t < threads; t++) {
                     MeteorScorer scorer = scorers[t];
-                    parts.add(pool.submit(() -> {
+                    pool[t] = new Thread(() -> {
                         for (int i; (i = next.getAndIncrement()) < n; ) {
                             // As the stdio SCORE request is read: fields split on |||, trimmed, the last the hypothesis.
-                            String[] fields = lines[i].split("\\|\\|\\|");
+                            String[] parts = lines[i].split("\\|\\|\\|");
                             ArrayList<String> refs = new ArrayList<String>();
-                            for (int j = 0; j < fields.length - 1; j++) refs.add(fields[j].trim());
-                            answers[i] = scorer.getMeteorStats(fields[fields.length - 1].trim(), refs).toString();
+                            for (int j = 0; j < parts.length - 1; j++) refs.add(parts[j].trim());
+                            answers[i] = scorer.getMeteorStats(parts[parts.length - 1].trim(), refs).toString();
                         }
-                    }));
+                    });
+                    pool[t].start();
                 }
-                for (Future<?> part : parts) part.get();
+                for (Thread t : pool) t.join();
             } else if (h[0].equals("EVAL")) {
                 MeteorScorer scorer = base;
                 if (!h[2].equals("default")) {
@@ -152,20 +140,6 @@ public class MeteorBatch {
             for (String a : answers) out.println(a);
             out.flush();
         }
-    }
-
-    /** A pool of threads named prefix + i, started at once (so that the caller finds them to lower their
-     * priority), that do not keep the JVM alive once stdin has closed. */
-    static ExecutorService pool(int threads, String prefix) {
-        AtomicInteger named = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<Runnable>(), work -> {
-                Thread thread = new Thread(work, prefix + named.getAndIncrement());
-                thread.setDaemon(true);
-                return thread;
-            });
-        pool.prestartAllCoreThreads();
-        return pool;
     }
 
     /** MeteorStats(String) field by field, with Double.parseDouble instead of its (slow) Scanner. */
@@ -306,7 +280,6 @@ class MeteorProcess:
         self._stderr: collections.deque = collections.deque(maxlen=20)
         self._fresh = False
         self._calls = 0  # requests so far: a release stops the process only if none came after it
-        self._lowered: set[int] = set()  # the running JVM's batch threads whose priority is lowered
 
     @property
     def running(self) -> bool:
@@ -315,9 +288,9 @@ class MeteorProcess:
     def command(self) -> list[str]:
         """The JVM's command line: the driver compiled once (:func:`compiled_driver`), else its source in a
         folder of this process's, for Java's source launcher."""
-        # Without thread priorities, nice(1) lowers the priority before it execs java, so every thread of the JVM
-        # has it (there is no fork-safe way to do that from Python in a threaded server, and Windows has no nice).
-        nice = ["nice", "-n", str(NICENESS)] if not THREAD_PRIORITIES and shutil.which("nice") else []
+        # nice(1) lowers the priority before it execs java, so every thread of the JVM has it (there is no
+        # fork-safe way to do that from Python in a threaded server, and Windows has no nice).
+        nice = ["nice", "-n", str(NICENESS)] if shutil.which("nice") else []
         compiled = compiled_driver()
         if compiled is not None:
             driver = ["-cp", os.pathsep.join([str(jar_path()), str(compiled)]), "MeteorBatch"]
@@ -334,7 +307,6 @@ class MeteorProcess:
         jar = jar_path()
         self._lines = queue.Queue()
         self._stderr.clear()
-        self._lowered = set()
         # cwd: the jar finds data/paraphrase-en.gz relative to itself, as pycocoevalcap runs it. The pipes are
         # buffered: readline on an unbuffered pipe reads one byte per system call, and the reader thread then
         # took the server's interpreter lock once per byte of every answer (requests are flushed as written).
@@ -379,23 +351,7 @@ class MeteorProcess:
             raise BrokenPipeError(f"the METEOR process gave {len(out)} answers to {n} requests")
         return out
 
-    def _lower_batch_threads(self) -> None:
-        """Lower the priority of the driver's threads for batch requests by :data:`NICENESS`, once per thread (they
-        exist once the JVM has loaded; a request before that is aligned at the JVM's priority)."""
-        if not THREAD_PRIORITIES or len(self._lowered) >= self.threads:
-            return
-        for task in Path(f"/proc/{self._proc.pid}/task").glob("*"):
-            try:
-                tid = int(task.name)
-                if tid not in self._lowered and (task / "comm").read_text().startswith(LOW_THREADS):
-                    os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + NICENESS))
-                    self._lowered.add(tid)
-            except (OSError, ValueError):
-                continue  # a thread that ended meanwhile: tried again at the next batch request
-
     def _request(self, header: str, lines: list[str]) -> list[str]:
-        if header.endswith(" low"):
-            self._lower_batch_threads()
         self._proc.stdin.write((f"{header}\n" + "".join(f"{line}\n" for line in lines)).encode("utf-8"))
         self._proc.stdin.flush()
         return self._read(len(lines))
@@ -427,11 +383,10 @@ class MeteorProcess:
         raise AssertionError("unreachable")
 
     def align(self, hyps: Sequence[str], refs: Sequence[str],
-              answered: Callable[[int], None] | None = None, low: bool = False) -> list[str]:
+              answered: Callable[[int], None] | None = None) -> list[str]:
         """Meteor's sufficient statistics of each (hypothesis, reference) pair (cleaned text); ``answered(n)``
-        after each chunk of pairs aligned. ``low``: batch work, aligned on the driver's threads of lower priority."""
-        return self._call("ALIGN {n}" + (" low" if low else ""), [f"{r} ||| {h}" for h, r in zip(hyps, refs)],
-                          answered)
+        after each chunk of pairs aligned."""
+        return self._call("ALIGN {n}", [f"{r} ||| {h}" for h, r in zip(hyps, refs)], answered)
 
     def evaluate(self, stats: Sequence[str], params: str) -> list[float]:
         """Scores of statistics from :meth:`align` under ``params``: ``default`` or ``"alpha beta gamma delta"``."""
@@ -532,7 +487,7 @@ def align_pairs(hyps: Sequence[str], refs: Sequence[str],
     if unaligned:
         answered = None if progress is None else (lambda n: progress(n, len(unaligned) + 1))
         aligned = dict(zip(unaligned, _PROCESS.align([h for h, _ in unaligned], [r for _, r in unaligned],
-                                                     answered, low=not in_interactive_work())))
+                                                     answered)))
         stats.update(aligned)
         with _MEMO_LOCK:
             _remember(_STATS, aligned)

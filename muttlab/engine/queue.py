@@ -49,7 +49,7 @@ from muttlab.engine.cache import ScoreCache
 from muttlab.engine.progress import in_metric_call, in_pieces
 from muttlab.engine.runner import Batch, _Scorer, _size
 from muttlab.errors import MuttlabError
-from muttlab.metrics.base import Metric, interactive_work
+from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
 
 # A job at or below this cost (candidates x metrics) counts as small: the Playground scores a handful of
@@ -61,10 +61,6 @@ POLL_S = 0.25  # how often a waiting session is asked whether it still wants its
 YIELD_S = 2.0  # the most a big job lets small ones run at one of its checkpoints before it goes on
 # About how long a piece of a big job's metric call runs before the small jobs waiting may pass.
 PIECE_S = 0.2
-# A job up to this cost is a visitor's request (:func:`muttlab.metrics.base.interactive_work`: METEOR aligns it at
-# the server's priority): a Playground answer, its metrics x the candidate and its corruptions (~40-300). A grid's
-# cell or a study is batch work, aligned at a lower one.
-INTERACTIVE_COST = 500
 
 
 class QueueFull(MuttlabError):
@@ -204,9 +200,8 @@ class FairQueue:
                 # A big job's metric calls are cut so that small jobs run between the pieces (a small job run
                 # there, in this thread, scores its own jobs whole).
                 big = job.cost > self.small
-                interactive = job.cost <= INTERACTIVE_COST
                 try:
-                    with in_pieces(PIECE_S if big else None, checkpoint), interactive_work(interactive):
+                    with in_pieces(PIECE_S if big else None, checkpoint):
                         job.future.set_result(job.fn())
                 except BaseException as exc:  # handed to the waiting session, which shows it
                     job.future.set_exception(exc)

@@ -6,10 +6,10 @@ import threading
 import numpy as np
 import pytest
 
-from muttlab.engine.queue import INTERACTIVE_COST, FairQueue, QueueFull, checkpoint
+from muttlab.engine.queue import FairQueue, QueueFull
 from muttlab.engine.cache import ScoreCache
 from muttlab.engine.runner import FIRST_PIECE_ITEMS, STORE_PIECE_ROWS, score_batches
-from muttlab.metrics.base import Metric, in_interactive_work
+from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
 from muttlab.settings import Settings
 
@@ -184,28 +184,3 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_cache_writes(queue,
     cached = score_batches(_Length(), [(candidates, references)], settings, registry=Registry())[0]
     assert np.array_equal(cached, big.result())
 
-
-def test_a_visitors_request_is_interactive_work_and_a_study_is_not():
-    """METEOR aligns a visitor's small request at the server's priority and batch work (a study, a grid's cells) at
-    a lower one (tests/metrics/test_meteor.py): a visitor's request that runs at a study's checkpoint is
-    interactive, and the study is batch work again once it goes on."""
-    queue, seen = FairQueue(workers=1), []
-    inside, go = threading.Event(), threading.Event()
-
-    def study():
-        seen.append(("study", in_interactive_work()))
-        inside.set()
-        go.wait(10)
-        checkpoint()  # the small job waiting runs here, in this thread
-        seen.append(("study, after", in_interactive_work()))
-
-    try:
-        big = queue.submit("researcher", study, cost=10 ** 6)
-        assert inside.wait(10)
-        small = queue.submit("visitor", lambda: seen.append(("playground", in_interactive_work())), cost=40)
-        go.set()
-        big.result(30), small.result(30)
-        cell = queue.submit("visitor", in_interactive_work, cost=INTERACTIVE_COST + 1).result(30)
-    finally:
-        queue.close()
-    assert seen == [("study", False), ("playground", True), ("study, after", False)] and not cell
