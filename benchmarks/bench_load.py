@@ -633,8 +633,7 @@ class Demo:
     def uploaded(self, seconds: float, size: int, how: str) -> None:
         with self.lock:
             self.uploads.append((seconds, size, how))
-            now = time.perf_counter()
-            self.actions_at.append((now - seconds, now, f"an upload ({how})"))
+        self.ran(time.perf_counter() - seconds, f"an upload ({how})")
 
     def during(self, start: float, seconds: float) -> list[str]:
         """The attackers' actions under way at some time while an answer was waited for."""
