@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `m
     from muttlab.snapshots.human import SickNumbers, StudyDefaults
 
 __all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
-           "score", "corrupt", "sentence_verdicts", "correlate", "reproduce", "check_rules", "snapshot",
+           "score", "score_together", "corrupt", "sentence_verdicts", "correlate", "reproduce", "check_rules", "snapshot",
            "snapshot_differences"]
 
 
@@ -192,28 +192,73 @@ def score(settings: Settings, metrics: Sequence[str], candidates: Sequence[str],
       signature (which the verdicts' rules need), problem (the metric's message when it failed, or why it is
       unsupported).
     """
-    import pandas as pd
-
     settings, registry = validation.arguments("score", settings=settings, registry=registry)
     metrics = validation.names(metrics, "score", "metrics")  # a list: each name gets its rows, its problem
     # Checked here, before any cache key is made of them: a malformed batch is wrong for every metric.
-    candidates, references = check_batch(candidates, references)
+    return _scored(settings, metrics, [check_batch(candidates, references)], registry)[0]
+
+
+def score_together(settings: Settings, metrics: Sequence[str],
+                   batches: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]],
+                   registry: Registry | None = None) -> list[pd.DataFrame]:
+    """:func:`score` of each batch of (candidates, references): each frame is the one :func:`score` gives for that
+    batch alone, but the batches are scored together, with one cache look-up, one cache write and one metric call
+    per metric for all their new items. A server answering several visitors' requests at once pays each
+    metric's fixed costs (a JVM round trip, a cache transaction) once instead of once per request.
+
+    A corpus-dependent metric (CIDEr-D) scores each batch on its own, as its statistics are the batch's. A
+    metric that fails on the batches together is asked again for each batch alone, so that one batch's text
+    never costs another batch its scores.
+
+    Raises:
+      InvalidArgument: a malformed batch, named by its place in ``batches`` (checked before anything is scored).
+    """
+    settings, registry, batches = validation.arguments("score_together", settings=settings, registry=registry,
+                                                       batches=batches)
+    return _scored(settings, validation.names(metrics, "score_together", "metrics"), batches, registry)
+
+
+def _scored(settings: Settings, metrics: list[str], batches: list[tuple[list[str], list[list[str]]]],
+            registry: Registry | None) -> list[pd.DataFrame]:
+    """:func:`score_together` of checked arguments."""
+    import pandas as pd
+
     reg = registry or registry_for(settings)
-    batch = [(candidates, references)]
-    rows = []
+    rows: list[list[dict]] = [[] for _ in batches]
+
+    def failed(b: int, name: str, exc: Exception) -> None:
+        rows[b] += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
+                     "signature": "", "problem": str(exc)} for i in range(len(batches[b][0]))]
+
     for name in metrics:
         try:
             metric = reg.get(name)
-            scores = runner.score_batches(metric, batch, settings, reg)[0]
-            # NaN: an empty text the metric declares it cannot score (scores_empty_text), shown, never dropped.
-            signature = signature_of(metric)
-            rows += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
-                      "noise_floor": metric.noise_floor, "signature": signature,
-                      "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""} for i, s in enumerate(scores)]
         except (MetricError, MetricUnavailable, MuttlabError) as exc:
-            rows += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
-                      "signature": "", "problem": str(exc)} for i in range(len(candidates))]
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+            for b in range(len(batches)):
+                failed(b, name, exc)
+            continue
+        try:
+            scored = runner.score_batches(metric, batches, settings, reg)
+        except (MetricError, MetricUnavailable, MuttlabError) as exc:
+            if len(batches) == 1:
+                failed(0, name, exc)
+                continue
+            scored = []
+            for b, batch in enumerate(batches):
+                try:
+                    scored.append(runner.score_batches(metric, [batch], settings, reg)[0])
+                except (MetricError, MetricUnavailable, MuttlabError) as alone:
+                    failed(b, name, alone)
+                    scored.append(None)
+        signature = signature_of(metric)
+        for b, scores in enumerate(scored):
+            if scores is None:
+                continue
+            # NaN: an empty text the metric declares it cannot score (scores_empty_text), shown, never dropped.
+            rows[b] += [{"metric": name, "candidate": i, "score": float(s), "higher_is_better": metric.higher_is_better,
+                         "noise_floor": metric.noise_floor, "signature": signature,
+                         "problem": UNSUPPORTED_EMPTY if np.isnan(s) else ""} for i, s in enumerate(scores)]
+    return [pd.DataFrame(r, columns=SCORE_COLUMNS) for r in rows]
 
 
 def corrupt(sentence: str, references: Sequence[str], types: Sequence[str], seed: int) -> pd.DataFrame:
@@ -263,18 +308,23 @@ def sentence_verdicts(scores: pd.DataFrame, corrupted: pd.DataFrame, settings: S
     # Each corruption's label and what its family expects, once; each metric's pairs judged in one call.
     kinds = [(i, row.label, verdict.EXPECTATION_OF_RULE[catalog.get(row.corruption).rule])
              for i, row in enumerate(corrupted.itertuples(index=False), start=1)]
+    # Each metric's scores by candidate, and its first row's signature, noise floor and direction: read from the
+    # columns once (a pandas group-by per metric cost more than the judging).
+    by_metric: dict[str, tuple[dict, tuple]] = {}
+    for metric, candidate, score, signature, floor, higher in zip(
+            scores["metric"], scores["candidate"], scores["score"], scores["signature"], scores["noise_floor"],
+            scores["higher_is_better"]):
+        by_metric.setdefault(metric, ({}, (signature, floor, higher)))[0][candidate] = score
     rows = []
-    for metric, part in scores.groupby("metric", sort=False):
-        by_candidate = dict(zip(part["candidate"], part["score"]))
+    for metric, (by_candidate, (signature, floor, higher)) in by_metric.items():
         s_orig = by_candidate.get(0, np.nan)
         pairs = [(label, expected, by_candidate.get(i, np.nan)) for i, label, expected in kinds]
         pairs = [p for p in pairs if not (np.isnan(s_orig) or np.isnan(p[2]))]
         if not pairs:  # a metric that failed has no signature to bind the rules to
             continue
-        signature = part["signature"].iloc[0]
-        rules = verdict.rules_for(settings, metric, signature, float(part["noise_floor"].iloc[0]))
+        rules = verdict.rules_for(settings, metric, signature, float(floor))
         judged = verdict.judge([s_orig] * len(pairs), [s_corr for _, _, s_corr in pairs],
-                               [expected for _, expected, _ in pairs], bool(part["higher_is_better"].iloc[0]), rules)
+                               [expected for _, expected, _ in pairs], bool(higher), rules)
         judged_by = f"{signature}|{rules.signature()}"
         rows += [{"metric": metric, "corruption": label, "s_orig": s_orig, "s_corr": s_corr, "margin": float(margin),
                   "passed": bool(passed), "signature": judged_by}
@@ -911,8 +961,9 @@ _NAMES_OF_MODULES = {
     "muttlab.pairs.guard": ("guarded",),
     "muttlab.engine.suites": ("SUITE_SOURCES=SOURCES", "STUDY_LIST_COUNTS", "STUDY_MIN_REFS", "build_suite",
                               "count_types", "store_suite", "write_sample_trials", "write_trials"),
-    # the fair work queue of a server: shared_queue(), gather_queued(jobs, still_wanted), queue_checkpoint()
-    "muttlab.engine.queue": ("shared_queue", "gather_queued=gather", "queue_checkpoint=checkpoint"),
+    # the fair work queue of a server: shared_queue(), gather_queued(jobs, still_wanted), queue_checkpoint(), and
+    # Joinable(kind, item, run_all), a job the queue may run together with others of its kind
+    "muttlab.engine.queue": ("Joinable", "shared_queue", "gather_queued=gather", "queue_checkpoint=checkpoint"),
     # a server's long computation over data in a forked child at a lower priority: computed_apart(fn, progress, ...)
     "muttlab.engine.forked": ("computed_apart",),
     # a metric's conformance checks (muttlab check-metric)

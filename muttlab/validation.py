@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from muttlab.checks import (MAX_SEED, fail, instance, name, names, path, path_or_bytes, shown, text, texts, whole,
-                            wholes)
+from muttlab.checks import (MAX_SEED, fail, instance, items, name, names, path, path_or_bytes, shown, text, texts,
+                            whole, wholes)
 from muttlab.errors import InvalidArgument
 
 
@@ -97,6 +97,25 @@ def _frame(columns: tuple[str, ...], source: str):
     return check
 
 
+def _batches(value, where, argument):
+    """Batches of (candidates, references), at least one; each batch is checked as a metric checks its input."""
+    from muttlab.errors import MetricError
+    from muttlab.metrics.base import check_batch
+
+    batches = items(value, where, argument, "a list of (candidates, references) pairs")
+    if not batches:
+        raise InvalidArgument(where, argument, "holds no batch; pass at least one (candidates, references) pair")
+    checked = []
+    for i, batch in enumerate(batches):
+        if isinstance(batch, (str, bytes)) or not hasattr(batch, "__len__") or len(batch) != 2:
+            raise fail(where, f"{argument}[{i}]", "a (candidates, references) pair", batch)
+        try:
+            checked.append(check_batch(*batch, who=f"{argument}[{i}]"))
+        except MetricError as exc:
+            raise InvalidArgument(where, f"{argument}[{i}]", str(exc)) from None
+    return checked
+
+
 def _format(value, where, argument):
     return None if value is None else name(value, where, argument)
 
@@ -125,6 +144,7 @@ CHECKS = {
     "strengths": lambda value, where, argument: wholes(value, where, argument, 1, 1000),
     "path_or_bytes": path_or_bytes,
     "format": _format,
+    "batches": _batches,
     "scores": _frame(("metric", "candidate", "score", "higher_is_better", "noise_floor", "signature"),
                      "muttlab.api.score"),
     "corrupted": _frame(("corruption", "label", "corrupted"), "muttlab.api.corrupt"),

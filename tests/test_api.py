@@ -4,12 +4,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from muttlab import api
 from muttlab.cli import main
 from muttlab.sources import load_sample
-from muttlab.errors import MuttlabError, UnknownCorruption, UnknownMetric
+from muttlab.errors import InvalidArgument, MetricError, MuttlabError, UnknownCorruption, UnknownMetric
+from tests.engine.counting_metric import WordOverlap
 
 
 def test_run_grid_on_the_sample_is_the_cli_grid(sample_settings, capsys, monkeypatch):
@@ -60,6 +62,71 @@ def test_score_reports_a_failing_metric_instead_of_raising(sample_settings):
     assert bleu["score"].iloc[0] > bleu["score"].iloc[1] >= 0
     missing = frame[frame["metric"] == "No-Such-Metric"]
     assert missing["score"].isna().all() and "unknown metric" in missing["problem"].iloc[0]
+
+
+def _sample_batches(n: int) -> list[tuple[list[str], list[list[str]]]]:
+    """``n`` Playground-like batches from the sample: a trial's original and its corruption against its five
+    references."""
+    trials = load_sample().trials[:n]
+    return [([t.original, t.corrupted], [list(t.refs(5))] * 2) for t in trials]
+
+
+@pytest.mark.parametrize("metrics", [["BLEU-4", "ROUGE-L", "CIDEr-D"], ["METEOR-1.5"]])
+def test_batches_scored_together_are_each_batch_scored_alone(sample_settings, tmp_path, metrics):
+    """What a server's queue gives the visitors whose Playground requests it scores in one call."""
+    batches = _sample_batches(5)
+    together = api.score_together(sample_settings, metrics, batches)
+    alone = sample_settings.with_overrides(cache_dir=tmp_path / "alone")  # nothing scored together is read back
+    assert len(together) == len(batches)
+    for frame, (candidates, references) in zip(together, batches):
+        pd.testing.assert_frame_equal(frame, api.score(alone, metrics, candidates, references))
+
+
+def test_cider_scores_each_batch_with_its_own_statistics_when_scored_together(sample_settings, tmp_path):
+    batches = _sample_batches(5)
+    together = api.score_together(sample_settings, ["CIDEr-D"], batches)
+    # Over the batches as one corpus, CIDEr-D's document frequencies (and so its scores) would be other ones.
+    as_one = api.score(sample_settings.with_overrides(cache_dir=tmp_path / "one"), ["CIDEr-D"],
+                       [c for cands, _ in batches for c in cands], [r for _, refs in batches for r in refs])
+    assert not np.allclose(pd.concat(together)["score"].to_numpy(), as_one["score"].to_numpy())
+
+
+class _FailsOnPoison(WordOverlap):
+    """Scores as :class:`WordOverlap`, but refuses a batch holding the word "poison"."""
+
+    name = "fails-on-poison"
+
+    def _score(self, candidates, references):
+        if any("poison" in c for c in candidates):
+            raise MetricError("fails-on-poison: this candidate cannot be scored")
+        return super()._score(candidates, references)
+
+
+def test_batches_scored_together_cost_one_call_and_never_each_others_scores(sample_settings):
+    registry = api.registry_for(sample_settings)
+    registry.add(WordOverlap())
+    registry.add(_FailsOnPoison())
+    batches = _sample_batches(3)
+    WordOverlap.calls = 0
+    api.score_together(sample_settings, ["word-overlap"], batches, registry)
+    assert WordOverlap.calls == 1  # every batch's new items in one metric call
+
+    poisoned = [batches[0], (["a poison candidate"], [["a reference"]]), batches[1]]
+    frames = api.score_together(sample_settings, ["fails-on-poison"], poisoned, registry)
+    # The poisoned batch alone reports the failure; the others are scored as if it had not been there.
+    assert frames[1]["score"].isna().all() and "cannot be scored" in frames[1]["problem"].iloc[0]
+    for frame, (candidates, references) in zip((frames[0], frames[2]), (batches[0], batches[1])):
+        assert (frame["problem"] == "").all()
+        pd.testing.assert_frame_equal(frame, api.score(sample_settings, ["fails-on-poison"], candidates,
+                                                       references, registry))
+
+
+def test_score_together_names_the_malformed_batch(sample_settings):
+    batches = _sample_batches(2) + [(["one candidate", "two"], [["one reference list"]])]
+    with pytest.raises(InvalidArgument, match=r"batches\[2\].*2 candidates but 1 reference lists"):
+        api.score_together(sample_settings, ["BLEU-4"], batches)
+    with pytest.raises(InvalidArgument, match=r"batches\[0\].*pair"):
+        api.score_together(sample_settings, ["BLEU-4"], ["a man rides a bike"])
 
 
 def test_corrupt_and_judge_one_sentence(sample_settings):

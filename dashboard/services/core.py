@@ -116,9 +116,10 @@ def apart(fn: Callable[[Callable[[int, int, str], None]], object],
     return api.computed_apart(fn, progress, still_wanted, niceness=APART_NICENESS)
 
 
-def queued(fn: Callable[[], object], cost: int):
-    """Run ``fn`` through the server's fair scoring queue (:mod:`muttlab.engine.queue`) and wait for it;
-    if the session goes away first, the job is cancelled unless it has started.
+def queued(fn: Callable[[], object] | api.Joinable, cost: int):
+    """Run ``fn`` (or a :class:`~muttlab.engine.queue.Joinable`) through the server's fair scoring queue
+    (:mod:`muttlab.engine.queue`) and wait for it; if the session goes away first, the job is cancelled unless
+    it has started.
 
     Every use of metric objects goes through the queue: they are shared by all sessions and are not
     thread-safe (the METEOR pipe); the queue runs one job at a time, small ones first, sessions in turn.
@@ -331,8 +332,13 @@ def score_sentences(settings: Settings, metrics: tuple[str, ...], candidates: tu
       columns metric, candidate (index into ``candidates``), score (NaN when the metric failed),
       higher_is_better, problem (the metric's message when it failed).
     """
-    return queued(lambda: api.score(settings, metrics, candidates, [references] * len(candidates),
-                                    registry(settings)), cost=len(metrics) * len(candidates))
+    def run_all(batches: list[tuple[tuple[str, ...], list[tuple[str, ...]]]]) -> list[pd.DataFrame]:
+        return api.score_together(settings, metrics, batches, registry(settings))
+
+    # Scored together with the other visitors' requests for the same metrics waiting at the same time.
+    together = api.Joinable(("score", settings, installed_state(settings.model_dir), metrics),
+                            (candidates, [references] * len(candidates)), run_all)
+    return queued(together, cost=len(metrics) * len(candidates))
 
 
 # --------------------------------------------------------------------------- the pair store

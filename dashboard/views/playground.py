@@ -13,6 +13,7 @@ from muttlab.dashboard import charts, glossary, playground_example, services, ui
 from muttlab.dashboard import view as link_view
 from muttlab.dashboard.diff import diff_block
 from muttlab.dashboard.not_applied import not_applied
+from muttlab.dashboard.score_table import score_table
 from muttlab.errors import MuttlabError
 
 CARD_CSS = """<style>
@@ -166,8 +167,7 @@ def page() -> None:
         if slow:
             with early.container():
                 st.caption(f"First scores ({', '.join(quick)}); {', '.join(slow)} still scoring…")
-                st.dataframe(parts[0].pivot_table(index="candidate", columns="metric", values="score",
-                                                  sort=False), key="pg-early")
+                st.dataframe(score_table(parts[0]).T, key="pg-early")
     if slow:
         with st.spinner(f"Scoring with {', '.join(slow)}…"):
             parts.append(services.playground_scores(settings, slow, candidates, refs))
@@ -179,7 +179,7 @@ def page() -> None:
         st.warning(ui.md_text(f"{row.metric}: {row.problem}"))
 
     st.subheader("Scores")
-    wide = scores.pivot_table(index="metric", columns="candidate", values="score", sort=False)
+    wide = score_table(scores)
     wide.columns = [names[i] for i in wide.columns]
     ui.table(wide.reset_index(), "playground-scores", key="pg-scores",
              column_config={n: st.column_config.NumberColumn(format="%.4g") for n in names})

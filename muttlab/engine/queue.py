@@ -3,17 +3,25 @@
 Why not a lock: with one lock, a Playground request waits behind another visitor's whole grid. Here every
 piece of scoring work is a *job* with a session and a cost (candidates x metrics). Big grids are cut into
 chunks (one cell each: metric x corruption type x reference count) before they are queued, so a small job
-interleaves between chunks. The dispatcher picks
+interleaves between chunks. Jobs come in three classes by cost: *quick* (cost <= ``quick``: a Playground
+answer), *small* (cost <= ``small``: one drill-down cell, a view's few hundred pairs) and *big* (a grid's chunk,
+a study). The dispatcher picks
 
-1. small jobs (cost <= ``small``) before big ones, so a Playground request or one drill-down cell is
-   answered in about one chunk's time while a full grid runs;
+1. quick jobs before small ones and small ones before big ones, so a Playground request is answered in about one
+   piece's time while a view's pairs or a full grid are scored;
 2. among jobs of the same class, sessions in turn (round-robin: the session served longest ago first),
    so two visitors' grids share the workers instead of one waiting for the other;
 3. within a session, its cheapest job first, then first come first served;
-4. a big job that cannot be cut (a severity curve, a study, a challenge set's scores) lets the small jobs
-   waiting run at each of its progress reports (:func:`checkpoint`), in its own thread, for up to
-   :data:`YIELD_S` seconds each time, and between pieces of about :data:`PIECE_S` seconds of its metric calls
-   (:func:`muttlab.engine.progress.in_pieces`; a metric that scores each item on its own gives the same scores).
+4. a small or big job lets the jobs of the classes above it that are waiting run at each of its progress
+   reports (:func:`checkpoint`), in its own thread, for up to :data:`YIELD_S` seconds each time, and between
+   pieces of about :data:`PIECE_S` seconds of its metric calls (:func:`muttlab.engine.progress.in_pieces`; a
+   metric that scores each item on its own gives the same scores): a job that cannot be cut (a severity curve,
+   a study, a challenge set's scores) holds nobody for longer than a piece.
+
+Quick or small jobs that do the same kind of work (a :class:`Joinable`: the Playground's scores of one set of
+metrics) and wait at the same time run as one, whichever sessions they come from: one call for all of them
+answers each. When a dozen visitors press Score at once, each metric's fixed costs (a JVM round trip, a cache
+transaction) are paid once for all of them instead of once per request, one request after another.
 
 The queue is bounded (per session and in total): a client that floods it gets :class:`QueueFull`, a
 :class:`~muttlab.errors.MuttlabError` that says to wait, instead of growing the server's memory. Work that
@@ -21,8 +29,8 @@ nobody waits for any more does not run: :func:`gather` waits in short steps, ask
 it is still there, and cancels the session's jobs not yet started when it is not (a closed tab). A job already
 running is told too: :func:`checkpoint`, which a long job calls at each of its progress reports, raises
 :class:`Cancelled` in it from then on, so a published-numbers recomputation or a severity curve stops at its
-next report instead of running on for minutes after its tab closed. The same checkpoint is where a big job
-still wanted lets the small jobs that arrived meanwhile run (4. below).
+next report instead of running on for minutes after its tab closed. The same checkpoint is where a job still
+wanted lets those of the classes above it that arrived meanwhile run (4. above).
 
 Jobs run on ``workers`` threads of this process (default 1: metric objects such as a METEOR pipe are shared
 by all sessions and used by one job at a time). :func:`shared_queue` is the process-wide instance; it lives
@@ -41,7 +49,7 @@ from collections import defaultdict
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Sequence
+from typing import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -52,14 +60,17 @@ from muttlab.errors import MuttlabError
 from muttlab.metrics.base import Metric
 from muttlab.metrics.registry import Registry
 
-# A job at or below this cost (candidates x metrics) counts as small: the Playground scores a handful of
-# candidates with ~10 metrics; one drill-down cell of one metric is ~1,300 trials x 2 sides.
+# A job at or below this cost (candidates x metrics) is quick: the Playground scores a sentence and its ~15
+# corruptions with up to ~30 metrics.
+QUICK_COST = 500
+# A job at or below this cost is small: one drill-down cell of one metric is ~1,300 trials x 2 sides. Under a
+# burst of visitors, a view's 657 SICK pairs took 0.74 s and held every Playground answer that long.
 SMALL_COST = 3000
 MAX_PER_SESSION = 256
 MAX_PENDING = 2048
 POLL_S = 0.25  # how often a waiting session is asked whether it still wants its answer
-YIELD_S = 2.0  # the most a big job lets small ones run at one of its checkpoints before it goes on
-# About how long a piece of a big job's metric call runs before the small jobs waiting may pass.
+YIELD_S = 2.0  # the most a job lets those of the classes above it run at one of its checkpoints before it goes on
+# About how long a piece of a small or big job's metric call runs before the jobs of the classes above it may pass.
 PIECE_S = 0.2
 
 
@@ -71,6 +82,19 @@ class Cancelled(MuttlabError):
     """A running job was stopped at a :func:`checkpoint`: nobody waits for its answer any more."""
 
 
+@dataclass(frozen=True)
+class Joinable:
+    """What a small job does, in a form that lets the queue run it together with others of its ``kind``:
+    ``run_all(items)`` gives one value per item, in order, each the value ``run_all([item])`` would give."""
+
+    kind: Hashable
+    item: object
+    run_all: Callable[[list], list]
+
+    def alone(self):
+        return self.run_all([self.item])[0]
+
+
 @dataclass(order=True)
 class _Job:
     cost: int
@@ -80,6 +104,9 @@ class _Job:
     session: str = field(compare=False, default="")
     # Set by gather when its waiter has gone: the job, if it runs, stops at its next checkpoint.
     abandoned: threading.Event = field(compare=False, default_factory=threading.Event)
+    joinable: Joinable | None = field(compare=False, default=None)
+    # The waiting jobs of the same kind taken with this one, to run in the same call (:meth:`FairQueue._joined`).
+    joined: list[_Job] = field(compare=False, default_factory=list)
 
 
 _RUNNING = threading.local()  # the job a worker thread is running
@@ -87,8 +114,8 @@ _RUNNING = threading.local()  # the job a worker thread is running
 
 def checkpoint() -> None:
     """Where a long job may stop, and lets others pass: raises :class:`Cancelled` in a job whose waiters have all
-    gone (:func:`gather` abandoned it); in a big job still wanted, runs the small jobs waiting meanwhile
-    (:meth:`FairQueue.serve_small`); does nothing outside the queue's threads."""
+    gone (:func:`gather` abandoned it); in a small or big job still wanted, runs the jobs of the classes above it
+    waiting meanwhile (:meth:`FairQueue.serve_waiting`); does nothing outside the queue's threads."""
     job = getattr(_RUNNING, "job", None)
     if job is None:
         return
@@ -96,15 +123,16 @@ def checkpoint() -> None:
         raise Cancelled("stopped: nobody waits for this computation any more")
     queue = getattr(_RUNNING, "queue", None)
     # Inside a metric's call the metric objects are in use: other jobs wait for the call's end.
-    if queue is not None and job.cost > queue.small and not in_metric_call():
-        queue.serve_small()
+    if queue is not None and queue.level(job.cost) and not in_metric_call():
+        queue.serve_waiting(queue.level(job.cost))
 
 
 class FairQueue:
-    """Jobs from many sessions, run on a few threads, small first and sessions in turn (see module doc)."""
+    """Jobs from many sessions, run on a few threads, quick first and sessions in turn (see module doc)."""
 
     def __init__(self, workers: int = 1, small: int = SMALL_COST, max_per_session: int = MAX_PER_SESSION,
-                 max_pending: int = MAX_PENDING):
+                 max_pending: int = MAX_PENDING, quick: int = QUICK_COST):
+        self.quick = min(quick, small)
         self.small = small
         self.max_per_session = max_per_session
         self.max_pending = max_pending
@@ -122,8 +150,9 @@ class FairQueue:
 
     # ----------------------------------------------------------------- submitting
 
-    def submit(self, session: str, fn: Callable[[], object], cost: int = 1) -> Future:
-        """Queue ``fn()`` for ``session``; its Future carries the value or the exception.
+    def submit(self, session: str, fn: Callable[[], object] | Joinable, cost: int = 1) -> Future:
+        """Queue ``fn()`` for ``session``; its Future carries the value or the exception. A :class:`Joinable`
+        runs together with the others of its kind waiting when its turn comes.
 
         Raises:
           QueueFull: the session, or the whole server, has too much work waiting.
@@ -138,14 +167,16 @@ class FairQueue:
                                 "before asking for more")
             if self.pending() >= self.max_pending:
                 raise QueueFull("the server has too much scoring work waiting; try again in a minute")
-            job = _Job(max(0, int(cost)), next(self._seq), fn, future, session)
+            joinable = fn if isinstance(fn, Joinable) else None
+            job = _Job(max(0, int(cost)), next(self._seq), joinable.alone if joinable else fn, future, session,
+                       joinable=joinable)
             self._waiting[session].append(job)
             # How gather tells a job that nobody waits for it (a Future holds no such flag of its own).
             future.abandon = job.abandoned.set
             self._cond.notify()
         return future
 
-    def run(self, session: str, fn: Callable[[], object], cost: int = 1):
+    def run(self, session: str, fn: Callable[[], object] | Joinable, cost: int = 1):
         """Queue ``fn()`` and wait for its value (re-raising its exception)."""
         return self.submit(session, fn, cost).result()
 
@@ -153,29 +184,54 @@ class FairQueue:
         """Jobs waiting (not running)."""
         return sum(len(jobs) for jobs in self._waiting.values())
 
+    def level(self, cost: int) -> int:
+        """A job's class by its cost: 0 quick, 1 small, 2 big."""
+        return 0 if cost <= self.quick else 1 if cost <= self.small else 2
+
     # ----------------------------------------------------------------- dispatching
 
-    def _next(self, small_only: bool = False) -> _Job | None:
-        """The job to run next (with ``small_only``, the next small one), removed from the waiting lists (caller
-        holds the lock)."""
+    def _next(self, below: int = 3) -> _Job | None:
+        """The job to run next among the classes under ``below`` (:meth:`level`), removed from the waiting lists
+        (caller holds the lock)."""
         best, best_key = None, None
         for session, jobs in self._waiting.items():
             if not jobs:
                 continue
             job = min(jobs)  # cheapest, then oldest
-            if small_only and job.cost > self.small:
+            if self.level(job.cost) >= below:
                 continue
-            key = (job.cost > self.small, self._last_served.get(session, -1), job.seq)
+            key = (self.level(job.cost), self._last_served.get(session, -1), job.seq)
             if best_key is None or key < best_key:
                 best, best_key = job, key
         if best is None:
             return None
-        jobs = self._waiting[best.session]
-        jobs.remove(best)
-        if not jobs:
-            del self._waiting[best.session]
-        self._last_served[best.session] = next(self._serves)
+        self._take(best)
+        if best.joinable is not None and self.level(best.cost) < 2:
+            best.joined = self._joined(best)
         return best
+
+    def _take(self, job: _Job) -> None:
+        """``job`` out of the waiting lists, its session served now (caller holds the lock)."""
+        jobs = self._waiting[job.session]
+        jobs.remove(job)
+        if not jobs:
+            del self._waiting[job.session]
+        self._last_served[job.session] = next(self._serves)
+
+    def _joined(self, first: _Job) -> list[_Job]:
+        """The jobs waiting of ``first``'s kind, oldest first, taken to run with it while their costs together stay
+        within ``first``'s class: a joined call is not cut into pieces (caller holds the lock)."""
+        limit = self.quick if self.level(first.cost) == 0 else self.small
+        same = [job for jobs in self._waiting.values() for job in jobs
+                if job.joinable is not None and job.joinable.kind == first.joinable.kind]
+        taken, cost = [], first.cost
+        for job in sorted(same, key=lambda j: j.seq):
+            if cost + job.cost > limit:
+                break
+            self._take(job)
+            taken.append(job)
+            cost += job.cost
+        return taken
 
     def _work(self) -> None:
         _RUNNING.queue = self
@@ -187,45 +243,68 @@ class FairQueue:
                         return
                     self._cond.wait()
                     job = self._next()
-                self.running += 1
+                self.running += 1 + len(job.joined)
             self._execute(job)
 
     def _execute(self, job: _Job) -> None:
-        """Run ``job`` in this worker thread (unless it was cancelled), its value or exception into its Future;
-        the caller counted it in ``running`` when it took it."""
+        """Run ``job`` (and the jobs joined to it) in this worker thread unless cancelled, each value or exception
+        into its Future; the caller counted them in ``running`` when it took them."""
         outer = getattr(_RUNNING, "job", None)
         try:
-            if job.future.set_running_or_notify_cancel():
+            if job.joined:
+                self._run_joined(job)
+            elif job.future.set_running_or_notify_cancel():
                 _RUNNING.job = job
-                # A big job's metric calls are cut so that small jobs run between the pieces (a small job run
-                # there, in this thread, scores its own jobs whole).
-                big = job.cost > self.small
-                try:
-                    with in_pieces(PIECE_S if big else None, checkpoint):
-                        job.future.set_result(job.fn())
-                except BaseException as exc:  # handed to the waiting session, which shows it
-                    job.future.set_exception(exc)
+                # A small or big job's metric calls are cut so that the jobs above its class run between the
+                # pieces (a quick job run there, in this thread, scores its own jobs whole).
+                with in_pieces(PIECE_S if self.level(job.cost) else None, checkpoint):
+                    self._answer(job, job.fn)
         finally:
             _RUNNING.job = outer
             with self._cond:
-                self.running -= 1
+                self.running -= 1 + len(job.joined)
 
-    def serve_small(self, seconds: float = YIELD_S) -> int:
-        """In a worker thread, inside a big job at one of its checkpoints: run the small jobs waiting now, for at
-        most ``seconds``, before the big job goes on. Returns how many ran.
+    @staticmethod
+    def _answer(job: _Job, call: Callable[[], object]) -> None:
+        try:
+            job.future.set_result(call())
+        except BaseException as exc:  # handed to the waiting session, which shows it
+            job.future.set_exception(exc)
 
-        The big job is between two steps there (its progress report), using no metric object, so the small jobs
-        use them alone, in this thread, as they would between two jobs: a Playground request waits for a big job's
-        next report instead of its end."""
+    def _run_joined(self, first: _Job) -> None:
+        """``first`` and the jobs joined to it in one ``run_all`` call. When the call fails, each job is run alone,
+        so that one job's input never costs another its answer."""
+        jobs = [job for job in (first, *first.joined) if job.future.set_running_or_notify_cancel()]
+        if not jobs:
+            return
+        _RUNNING.job = None  # no one waiter may stop a call that answers several (checkpoint does nothing in it)
+        try:
+            values = jobs[0].joinable.run_all([job.joinable.item for job in jobs])
+        except BaseException:  # noqa: BLE001 (each job is run alone below, and gets its own exception)
+            values = None
+        for i, job in enumerate(jobs):
+            if values is not None:
+                job.future.set_result(values[i])
+            else:
+                _RUNNING.job = job
+                self._answer(job, job.fn)
+
+    def serve_waiting(self, level: int, seconds: float = YIELD_S) -> int:
+        """In a worker thread, inside a job of class ``level`` at one of its checkpoints: run the jobs of the
+        classes above it waiting now, for at most ``seconds``, before that job goes on. Returns how many ran.
+
+        The job is between two steps there (its progress report, or two pieces of a metric call), using no metric
+        object, so the others use them alone, in this thread, as they would between two jobs: a Playground request
+        waits for a study's next report or piece instead of its end."""
         deadline, ran = time.monotonic() + seconds, 0
         while time.monotonic() < deadline:
             with self._cond:
-                job = self._next(small_only=True)
+                job = self._next(below=level)
                 if job is None:
                     break
-                self.running += 1
+                self.running += 1 + len(job.joined)
             self._execute(job)
-            ran += 1
+            ran += 1 + len(job.joined)
         return ran
 
     def close(self, wait: bool = True) -> None:

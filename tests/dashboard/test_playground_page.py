@@ -1,8 +1,11 @@
 """The Playground page: every chosen metric scores the typed sentence and its generated corruptions."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
+from muttlab import api
+from muttlab.dashboard.score_table import score_table
 from muttlab.engine.runner import registry_for
 from muttlab.engine.suites import generated_trials
 from muttlab.dashboard.number_format import change_text
@@ -62,3 +65,15 @@ def test_empty_candidate_is_scored_not_refused(app_env):
     (figure,) = figures_drawn(at)
     assert [t.name for t in figure.data] == ["candidate"]
     assert dict(zip(figure.data[0].x, figure.data[0].y)) == scores.dropna().to_dict()
+
+
+def test_the_score_table_is_pandas_pivot_table_of_the_scores(app_settings):
+    """The Playground's table, built from the columns at once, is what pandas' pivot_table gives, a metric that
+    failed (no score) and the order the metrics were chosen in included."""
+    candidates = [CANDIDATE, "A group of kids is playing in a yard", ""]
+    scores = api.score(app_settings, ["ROUGE-L", "No-Such-Metric", "BLEU-4"], candidates,
+                       [REFERENCES] * len(candidates))
+    assert scores["score"].isna().any() and scores["score"].notna().any()
+    expected = scores.pivot_table(index="metric", columns="candidate", values="score", sort=False)
+    pd.testing.assert_frame_equal(score_table(scores), expected, check_names=True)
+    assert list(score_table(scores).index) == ["ROUGE-L", "BLEU-4"]

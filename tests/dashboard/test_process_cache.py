@@ -125,17 +125,17 @@ def test_playground_scores_are_kept_by_what_was_asked_the_settings_included(app_
                                                                            sick_pair):
     candidate, reference = sick_pair
     scored = []
-    real = muttlab.api.score
+    real = muttlab.api.score_together
 
     def counted(settings, *args, **kwargs):
         scored.append(settings)
         return real(settings, *args, **kwargs)
 
-    monkeypatch.setattr(muttlab.api, "score", counted)
+    monkeypatch.setattr(muttlab.api, "score_together", counted)
     first, stricter = load_settings(), load_settings(tolerance=0.05)
     asked = (("BLEU-4", "chrF"), (candidate,), (reference,))
     scores = services.playground_scores(first, *asked)
-    direct = real(first, list(asked[0]), [candidate], [[reference]], services.registry(first))
+    direct = muttlab.api.score(first, list(asked[0]), [candidate], [[reference]], services.registry(first))
     pd.testing.assert_frame_equal(scores, direct)
     assert services.playground_scores(first, *asked) is scores and scored == [first]
     assert not services.playground_scored(stricter, *asked)  # other settings: another entry

@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 
-from muttlab.engine.queue import FairQueue, QueueFull
+from muttlab.engine.queue import FairQueue, Joinable, QueueFull
 from muttlab.engine.cache import ScoreCache
 from muttlab.engine.runner import FIRST_PIECE_ITEMS, STORE_PIECE_ROWS, score_batches
 from muttlab.metrics.base import Metric
@@ -92,6 +92,63 @@ def test_bounded_per_session_and_in_total():
         q.close()
 
 
+class _Together:
+    """A ``run_all`` that records each call's items and answers each item doubled (or fails on ``"bad"``)."""
+
+    def __init__(self):
+        self.calls: list[list] = []
+
+    def __call__(self, items: list) -> list:
+        self.calls.append(list(items))
+        if "bad" in items:
+            raise ValueError("bad item")
+        return [item * 2 for item in items]
+
+
+def test_joinable_jobs_waiting_together_run_in_one_call_each_with_its_answer(queue):
+    release = _blocked(queue)
+    together, other = _Together(), _Together()
+    futures = [queue.submit(session, Joinable("score", item, together), cost=2)
+               for session, item in (("a", "x"), ("b", "y"), ("a", "z"))]
+    apart = queue.submit("c", Joinable("another kind", "w", other), cost=2)
+    release.set()
+    assert [f.result(10) for f in futures] == ["xx", "yy", "zz"]
+    assert apart.result(10) == "ww"
+    assert together.calls == [["x", "y", "z"]] and other.calls == [["w"]]
+
+
+def test_jobs_join_only_while_their_costs_together_stay_small(queue):
+    release = _blocked(queue)
+    together = _Together()
+    futures = [queue.submit(s, Joinable("score", s, together), cost=4) for s in "abc"]  # small is 10
+    release.set()
+    assert [f.result(10) for f in futures] == ["aa", "bb", "cc"]
+    assert together.calls == [["a", "b"], ["c"]]
+
+
+def test_a_failing_joined_call_answers_each_job_alone(queue):
+    """One visitor's input that breaks the joined call costs the others nothing."""
+    release = _blocked(queue)
+    together = _Together()
+    futures = [queue.submit(s, Joinable("score", item, together), cost=1)
+               for s, item in (("a", "x"), ("b", "bad"), ("c", "y"))]
+    release.set()
+    assert futures[0].result(10) == "xx" and futures[2].result(10) == "yy"
+    with pytest.raises(ValueError, match="bad item"):
+        futures[1].result(10)
+    assert together.calls == [["x", "bad", "y"], ["x"], ["bad"], ["y"]]
+
+
+def test_a_cancelled_job_is_left_out_of_the_joined_call(queue):
+    release = _blocked(queue)
+    together = _Together()
+    futures = [queue.submit(s, Joinable("score", s, together), cost=1) for s in "abc"]
+    assert futures[1].cancel()
+    release.set()
+    assert futures[0].result(10) == "aa" and futures[2].result(10) == "cc"
+    assert together.calls == [["a", "c"]]
+
+
 def _batch(tmp_path, n: int) -> tuple[Settings, list[str], list[list[str]]]:
     """Settings with a cache of their own, and ``n`` distinct candidates with one reference each."""
     settings = Settings(data_dir=None, cache_dir=tmp_path / "cache", workers=1)
@@ -119,6 +176,19 @@ class _GatedCorpus(_Gated):
     corpus_dependent = True
 
 
+def _scoring(metric: Metric, tmp_path, order: list[str], label: str):
+    """A job that scores three pieces' worth of candidates (and some) with ``metric`` through the cache, then
+    writes ``label`` to ``order``; and its candidates."""
+    settings, candidates, references = _batch(tmp_path, 3 * FIRST_PIECE_ITEMS + 7)
+
+    def job():
+        scores = score_batches(metric, [(candidates, references)], settings, registry=Registry())[0]
+        order.append(label)
+        return scores
+
+    return job, candidates
+
+
 @pytest.mark.parametrize("metric_class", [_Gated, _GatedCorpus])
 def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, tmp_path, metric_class):
     """A study scores one batch of a few thousand pairs in one metric call; a Playground answer that needs the same
@@ -127,15 +197,9 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, 
     the small job runs between two of them, with the same scores; a corpus-dependent one is still called once, on
     the whole batch."""
     metric = metric_class()
-    n = 3 * FIRST_PIECE_ITEMS + 7
-    settings, candidates, references = _batch(tmp_path, n)
     order: list[str] = []
-
-    def study():
-        scores = score_batches(metric, [(candidates, references)], settings, registry=Registry())[0]
-        order.append("study")
-        return scores
-
+    study, candidates = _scoring(metric, tmp_path, order, "study")
+    n = len(candidates)
     big = queue.submit("researcher", study, cost=n)
     assert metric.inside.wait(10), big.exception(0)
     small = queue.submit("visitor", _recorder(order, "playground"), cost=1)
@@ -147,6 +211,44 @@ def test_a_small_job_passes_between_the_pieces_of_a_big_jobs_metric_call(queue, 
         assert metric.sizes == [n] and order == ["study", "playground"]
     else:
         assert metric.sizes[0] == FIRST_PIECE_ITEMS and sum(metric.sizes) == n and order == ["playground", "study"]
+
+
+def test_a_quick_job_passes_between_the_pieces_of_a_small_job_and_a_small_one_does_not(tmp_path):
+    """Under a burst of visitors, a view's 657 SICK pairs (a small job) took 0.74 s and every Playground answer
+    waited for it whole (benchmarks/bench_load.py --mode demo). A small job is now cut into pieces too, and a quick
+    job waiting runs between two of them; another small job waits for its end, as before."""
+    queue = FairQueue(workers=1, small=100, quick=10)
+    try:
+        metric = _Gated()
+        order: list[str] = []
+        view, candidates = _scoring(metric, tmp_path, order, "view")
+        n = len(candidates)  # 55: small
+        running = queue.submit("reader", view, cost=n)
+        assert metric.inside.wait(10), running.exception(0)
+        other = queue.submit("another reader", _recorder(order, "another view"), cost=50)
+        quick = queue.submit("visitor", _recorder(order, "playground"), cost=5)
+        metric.go.set()
+        assert quick.result(30) == "playground" and other.result(30) == "another view"
+        assert np.array_equal(running.result(30), [float(len(c)) for c in candidates])
+        assert order == ["playground", "view", "another view"]
+        assert metric.sizes[0] == FIRST_PIECE_ITEMS and sum(metric.sizes) == n
+    finally:
+        queue.close()
+
+
+def test_quick_jobs_run_before_small_ones_and_small_before_big():
+    queue = FairQueue(workers=1, small=100, quick=10)
+    try:
+        release = _blocked(queue)
+        order: list[str] = []
+        futures = [queue.submit(s, _recorder(order, label), cost=cost)
+                   for s, label, cost in (("a", "big", 500), ("b", "small", 50), ("c", "quick", 5))]
+        release.set()
+        for future in futures:
+            future.result(10)
+        assert order == ["quick", "small", "big"]
+    finally:
+        queue.close()
 
 
 class _Length(Metric):
