@@ -59,8 +59,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that return a frame: `m
     from muttlab.snapshots.human import SickNumbers, StudyDefaults
 
 __all__ = ["DEFAULT_METRICS", "Results", "Settings", "load_settings", "metric_catalogue", "load_suite", "run_grid",
-           "score", "score_together", "corrupt", "sentence_verdicts", "correlate", "reproduce", "check_rules", "snapshot",
-           "snapshot_differences"]
+           "score", "score_together", "corrupt", "sentence_verdicts", "correlate", "reproduce", "check_rules",
+           "snapshot", "snapshot_differences"]
 
 
 Progress = Callable[[int, int, str], None]

@@ -84,7 +84,7 @@ class Cancelled(MuttlabError):
 
 @dataclass(frozen=True)
 class Joinable:
-    """What a small job does, in a form that lets the queue run it together with others of its ``kind``:
+    """What a quick or small job does, in a form that lets the queue run it together with others of its ``kind``:
     ``run_all(items)`` gives one value per item, in order, each the value ``run_all([item])`` would give."""
 
     kind: Hashable
