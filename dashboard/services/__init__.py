@@ -37,7 +37,7 @@ from muttlab.dashboard.services.uploads import challenge, challenge_key, read_ch
 from muttlab.dashboard.services.warmup import WarmState, warm_start
 from muttlab.dashboard.services.cells import cell_slices, cell_trials, challenge_file, held, pair_ids, parse_slice
 from muttlab.dashboard.services.studies import published_titles, shipped_studies, shipped_studies_current
-from muttlab.dashboard.services.playground import playground_scored, playground_scores
+from muttlab.dashboard.services.playground import playground_judged, playground_scored, playground_scores
 
 __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selection", "apart",
            "WarmState", "available_metrics", "catalogue_frame", "cell_cached", "challenge", "challenge_key",
@@ -52,5 +52,5 @@ __all__ = ["DEFAULT_METRICS", "DemoLimit", "LEARNED_METRICS", "SUITES", "Selecti
            "store_revision",
            "study_warnings", "suite", "suite_named", "trials_by_id", "warm_start",
            "cell_slices", "cell_trials", "challenge_file", "held", "pair_ids", "parse_slice", "remember_upload",
-           "shipped_studies", "shipped_studies_current", "playground_scored", "playground_scores", "published_titles",
-           "current_visitor"]
+           "shipped_studies", "shipped_studies_current", "playground_judged", "playground_scored", "playground_scores",
+           "published_titles", "current_visitor"]

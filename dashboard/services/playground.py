@@ -1,7 +1,9 @@
-"""The Playground's scores, kept for the whole server by what was scored (the process cache's ``playground``
-region), so that a link to a form someone has scored shows its results at once while a link to a new one waits
-for the Score button."""
+"""The Playground's scores and what the page makes of them, kept for the whole server by what was scored (the
+process cache's ``playground`` region), so that a link to a form someone has scored shows its results at once while
+a link to a new one waits for the Score button."""
 from __future__ import annotations
+
+from typing import Callable, TypeVar
 
 import pandas as pd
 
@@ -20,6 +22,19 @@ def playground_scores(settings: Settings, metrics: tuple[str, ...], candidates: 
     """:func:`~muttlab.dashboard.services.core.score_sentences`, kept in the server's ``playground`` region."""
     return memoised(_key(settings, metrics, candidates, references),
                     lambda: score_sentences(settings, metrics, candidates, references), kept_in="playground")
+
+
+T = TypeVar("T")
+
+
+def playground_judged(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
+                      references: tuple[str, ...], labels: tuple[str, ...], compute: Callable[[], T]) -> T:
+    """``compute()``, what the page makes of :func:`playground_scores` of these and the corruptions ``labels`` (the
+    verdicts, their heatmap), kept in the server's ``playground`` region by the same key: a visitor opening the
+    Playground on its example, or a link to a form this server has scored, gets it without judging and drawing
+    again (the heatmap alone was a fifth of the page's run)."""
+    return memoised(("playground-judged", *_key(settings, metrics, candidates, references)[1:], labels), compute,
+                    kept_in="playground")
 
 
 def playground_scored(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],

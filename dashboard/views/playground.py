@@ -190,9 +190,14 @@ def page() -> None:
         st.info("No chosen generator applies to this candidate.")
         _did_not_apply(skipped)
         return
-    verdicts = api.sentence_verdicts(scores, corrupted, settings)
-    ui.chart(charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
-             "playground-changes", key="pg-chart")
+    def judged() -> tuple[pd.DataFrame, charts.Figure, str]:
+        verdicts = api.sentence_verdicts(scores, corrupted, settings)
+        return (verdicts, charts.change_heatmap(verdicts, "How each score moves when the candidate is corrupted"),
+                corruption_blocks(sentence, corrupted, verdicts))
+
+    verdicts, figure, blocks = services.playground_judged(settings, quick + slow, candidates, refs,
+                                                          tuple(corrupted["label"]), judged)
+    ui.chart(figure, "playground-changes", key="pg-chart")
     st.caption("Blue: pass, orange: FAIL, by the MUTT rule of the corruption's family (orig > corr, or the "
                f"difference rule for meaning-preserving ones; rules {settings.rules.signature()}), whichever way the "
                "score moved; a deeper shade is a "
@@ -200,7 +205,7 @@ def page() -> None:
                "degenerate: CIDEr-D's document frequencies come from the batch, so a single candidate gets 0.")
 
     st.subheader("Corruptions of the candidate")
-    st.html(corruption_blocks(sentence, corrupted, verdicts))
+    st.html(blocks)
     _did_not_apply(skipped)
     ui.table(verdicts, "playground-verdicts", key="pg-verdicts")
     ui.copy_link()

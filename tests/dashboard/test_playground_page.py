@@ -77,3 +77,21 @@ def test_the_score_table_is_pandas_pivot_table_of_the_scores(app_settings):
     expected = scores.pivot_table(index="metric", columns="candidate", values="score", sort=False)
     pd.testing.assert_frame_equal(score_table(scores), expected, check_names=True)
     assert list(score_table(scores).index) == ["ROUGE-L", "BLEU-4"]
+
+
+def test_a_form_this_server_has_judged_is_not_judged_or_drawn_again(app_env, monkeypatch):
+    """The Playground's verdicts and heatmap are kept by what was scored: the example every visitor opens on was
+    judged and drawn again on each open (the heatmap alone a fifth of the page's run)."""
+    from muttlab.dashboard import charts
+
+    drawn = []
+    real = charts.change_heatmap
+    monkeypatch.setattr(charts, "change_heatmap", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    state = dict(STATE, **{"pg-candidate": CANDIDATE + " once"})
+    first, second = open_page("playground", state=state), open_page("playground", state=state)
+    assert not shown_errors(first) and not shown_errors(second)
+    assert len(drawn) == 1
+    assert figures_drawn(first)[0] == figures_drawn(second)[0]
+    pd.testing.assert_frame_equal(first.dataframe[-1].value, second.dataframe[-1].value)
+    other = open_page("playground", state=dict(state, **{"pg-metrics": ["BLEU-4"]}))  # another form: judged anew
+    assert not shown_errors(other) and len(drawn) == 2
