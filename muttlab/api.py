@@ -27,7 +27,7 @@ from muttlab.engine.runner import NotComputedHere, Results, cached_scores_only, 
 from muttlab.engine.slices import LABELS as SLICE_LABELS, NUMBERS as SLICE_NUMBERS
 from muttlab.engine.progress import items_reported_to
 from muttlab.trials import Suite
-from muttlab.errors import InvalidArgument, MetricError, MetricUnavailable, MuttlabError, UnknownName
+from muttlab.errors import InvalidArgument, MuttlabError, UnknownName
 from muttlab.metrics.base import check_batch, contained, signature_of
 from muttlab.metrics.registry import MetricInfo, Registry
 from muttlab.settings import DEFAULT_METRICS, Settings, active_limits, load_settings
@@ -230,16 +230,17 @@ def _scored(settings: Settings, metrics: list[str], batches: list[tuple[list[str
         rows[b] += [{"metric": name, "candidate": i, "score": np.nan, "higher_is_better": True, "noise_floor": 0.0,
                      "signature": "", "problem": str(exc)} for i in range(len(batches[b][0]))]
 
+    # A metric that cannot score raises a MuttlabError (MetricError, MetricUnavailable, UnknownMetric among them).
     for name in metrics:
         try:
             metric = reg.get(name)
-        except (MetricError, MetricUnavailable, MuttlabError) as exc:
+        except MuttlabError as exc:
             for b in range(len(batches)):
                 failed(b, name, exc)
             continue
         try:
             scored = runner.score_batches(metric, batches, settings, reg)
-        except (MetricError, MetricUnavailable, MuttlabError) as exc:
+        except MuttlabError as exc:
             if len(batches) == 1:
                 failed(0, name, exc)
                 continue
@@ -247,7 +248,7 @@ def _scored(settings: Settings, metrics: list[str], batches: list[tuple[list[str
             for b, batch in enumerate(batches):
                 try:
                     scored.append(runner.score_batches(metric, [batch], settings, reg)[0])
-                except (MetricError, MetricUnavailable, MuttlabError) as alone:
+                except MuttlabError as alone:
                     failed(b, name, alone)
                     scored.append(None)
         signature = signature_of(metric)

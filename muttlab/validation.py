@@ -107,10 +107,11 @@ def _batches(value, where, argument):
         raise InvalidArgument(where, argument, "holds no batch; pass at least one (candidates, references) pair")
     checked = []
     for i, batch in enumerate(batches):
-        if isinstance(batch, (str, bytes)) or not hasattr(batch, "__len__") or len(batch) != 2:
+        pair = items(batch, where, f"{argument}[{i}]", "a (candidates, references) pair")
+        if len(pair) != 2:
             raise fail(where, f"{argument}[{i}]", "a (candidates, references) pair", batch)
         try:
-            checked.append(check_batch(*batch, who=f"{argument}[{i}]"))
+            checked.append(check_batch(*pair, who=f"{argument}[{i}]"))
         except MetricError as exc:
             raise InvalidArgument(where, f"{argument}[{i}]", str(exc)) from None
     return checked

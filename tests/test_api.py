@@ -127,6 +127,8 @@ def test_score_together_names_the_malformed_batch(sample_settings):
         api.score_together(sample_settings, ["BLEU-4"], batches)
     with pytest.raises(InvalidArgument, match=r"batches\[0\].*pair"):
         api.score_together(sample_settings, ["BLEU-4"], ["a man rides a bike"])
+    with pytest.raises(InvalidArgument, match=r"batches\[0\].*pair"):  # a mapping is not read by its keys
+        api.score_together(sample_settings, ["BLEU-4"], [{"a man rides a bike": 1, "refs": 2}])
 
 
 def test_corrupt_and_judge_one_sentence(sample_settings):

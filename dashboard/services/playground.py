@@ -11,6 +11,8 @@ from muttlab.dashboard.services.core import is_memoised, memoised, score_sentenc
 from muttlab.api import installed_state
 from muttlab.settings import Settings
 
+T = TypeVar("T")
+
 
 def _key(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
          references: tuple[str, ...]) -> tuple:
@@ -22,9 +24,6 @@ def playground_scores(settings: Settings, metrics: tuple[str, ...], candidates: 
     """:func:`~muttlab.dashboard.services.core.score_sentences`, kept in the server's ``playground`` region."""
     return memoised(_key(settings, metrics, candidates, references),
                     lambda: score_sentences(settings, metrics, candidates, references), kept_in="playground")
-
-
-T = TypeVar("T")
 
 
 def playground_judged(settings: Settings, metrics: tuple[str, ...], candidates: tuple[str, ...],
