@@ -68,8 +68,9 @@ def test_a_cold_neural_run_counts_its_items_at_least_every_5_s(cold_data_server,
     from playwright.sync_api import expect
 
     page = new_page(browser)
-    # The link fills the form; Run starts it: 336 MUTT trials at 5 references, 672 items.
-    page.goto(f"{cold_data_server}/?metrics=EmbeddingCosine&corruptions=neg_subj&refs=5&run=1")
+    # The link fills the form; Run starts it: the 65 MUTT trials of Determiner Substitution at 5 references, 130
+    # items, each encoding pass of 16 sentences a report.
+    page.goto(f"{cold_data_server}/?metrics=EmbeddingCosine&corruptions=det_sub&refs=5&run=1")
     page.locator(".mutt-grid").first.wait_for()  # the precomputed grid
     run_ended(page)  # the Run button is drawn after the grid, by the same run
     page.get_by_role("button", name="Run").click()
