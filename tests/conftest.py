@@ -47,6 +47,10 @@ LONGEST_FIRST = (
     "sample server",
     "tests/attacks/test_served_demo.py",
     "neural models",
+    "tests/dashboard/test_browser_progress.py",
+    "tests/metrics/test_meteor.py",
+    "tests/suites/test_demetr.py",
+    "tests/attacks/test_profile_surfaces.py",
     "tests/engine/test_distributed.py",
     "tests/metrics/test_sacre.py",
     "tests/test_conformance.py",
@@ -179,6 +183,35 @@ def sample_server(tmp_path_factory):
             yield SampleServer(url, root / "serve.log", Settings(cache_dir=root / "cache"))
 
     return SERVERS.get("sample", start)
+
+
+# The metrics every meta-evaluation equality test uses: sacrebleu's, fast enough for the suite (METEOR and
+# BERTScore over 14,000 outputs belong to scripts/precompute_meta_eval.py).
+SACRE = ["sentBLEU", "chrF", "TER"]
+
+
+@pytest.fixture(scope="session")
+def meta_settings(data_dir, tmp_path_factory) -> Settings:
+    return Settings(data_dir=data_dir, cache_dir=tmp_path_factory.mktemp("meta-cache"), workers=1)
+
+
+@pytest.fixture(scope="session")
+def ted(meta_settings):
+    """pair -> the TED MQM judgments, read once per test process (tests/meta and tests/snapshots use them)."""
+    from muttlab.meta import mqm
+
+    return {pair: mqm.load_ted(meta_settings, pair) for pair in mqm.TED_PAIRS}
+
+
+@pytest.fixture(scope="session")
+def ted_results(meta_settings, ted):
+    """pair -> sentBLEU, chrF and TER meta-evaluated (item-grouped acc*_eq and the system level), scores kept."""
+    from muttlab import api
+
+    return {pair: api.meta_evaluate(meta_settings, judgments, metrics=SACRE,
+                                    statistics=["acc_eq_item", "pairwise_acc_sys", "pearson_sys"], significance=[],
+                                    keep_scores=True)
+            for pair, judgments in ted.items()}
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from muttlab import api
 from muttlab.meta.calibration import FIELDS
 from muttlab.resources.bundled import results_dir
 from muttlab.snapshots.meta_eval import SCORED
-from tests.meta.conftest import SACRE, meta_settings, ted, ted_results  # noqa: F401 (fixtures)
+from tests.conftest import SACRE
 from tests.snapshots.conftest import assert_current, shipped as shipped_snapshot
 
 RERUN = "re-run scripts/precompute_meta_eval.py and commit data/results/meta_eval.json and calibrations.json"
