@@ -20,15 +20,15 @@ snapshot of the API (``services.shipped(kind)``), current here when ``services.s
 
 Pages use the names below as ``services.<name>``.
 """
-from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES, apart,
-                                             available_metrics, catalogue_frame, corrupt_sentence, corruption_label,
-                                             corruption_labels, facts, finished_reproduction, generator_types,
-                                             is_memoised, memoised, metric_catalogue, shipped, shipped_differences, shipped_reproduction,
-                                             queued, queued_study, registry, report_frame,
-                                             reproduction, reval_evaluation, score_sentences,
-                                             session_id, settings, severity, severity_key, shipped_grid,
-                                             shipped_grid_html, still_wanted, store, store_revision,
-                                             study_warnings, suite, suite_named, trials_by_id)
+from muttlab.dashboard.services.core import (DEFAULT_METRICS, LEARNED_METRICS, SUITES, apart, available_metrics,
+                                             catalogue_frame, corrupt_sentence, corruption_label, corruption_labels,
+                                             facts, finished_reproduction, generator_types, is_memoised, kept_figure,
+                                             memoised, metric_catalogue, shipped, shipped_differences,
+                                             shipped_reproduction, queued, queued_study, registry, report_frame,
+                                             reproduction, reval_evaluation, score_sentences, session_id, settings,
+                                             severity, severity_key, shipped_grid, shipped_grid_html, snapshot_key,
+                                             still_wanted, store, store_revision, study_warnings, suite, suite_named,
+                                             trials_by_id)
 from muttlab.dashboard.services.budget import (DemoLimit, current_visitor, governs, is_quick, scoring_settings,
                                                slow_metrics)
 from muttlab.dashboard.services.grid import Selection, cell_cached, finished_run, run_grid

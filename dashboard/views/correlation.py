@@ -30,10 +30,12 @@ def _numbers(frame) -> dict:
             for c in number_format.correlation_columns(frame)}
 
 
-def _draw_flickr(table, n_boot: int, seed: int) -> None:
-    ui.chart(charts.correlation_bars(table, "tau", "ci_low", "ci_high", colour="dataset",
-                                     title="Kendall τ × 100 with human ratings (95% CI)"),
-             "flickr8k-kendall", key="flickr-chart")
+def _draw_flickr(table, n_boot: int, seed: int, kept: tuple) -> None:
+    """The study's rows; ``kept`` identifies them for the server (a shipped snapshot's, or the study's memo key), so
+    that their figure is built once (``services.kept_figure``)."""
+    ui.chart(services.kept_figure(kept + ("flickr-bars",), lambda: charts.correlation_bars(
+        table, "tau", "ci_low", "ci_high", colour="dataset", title="Kendall τ × 100 with human ratings (95% CI)")),
+        "flickr8k-kendall", key="flickr-chart")
     wide = table.pivot_table(index="metric", columns="dataset", values="tau", sort=False).reset_index()
     st.markdown("**τ × 100 by metric**")
     st.dataframe(wide, hide_index=True, column_config={
@@ -43,12 +45,13 @@ def _draw_flickr(table, n_boot: int, seed: int) -> None:
     st.caption(f"{n_boot} bootstrap resamples, seed {seed}.")
 
 
-def _draw_units(study_main, sweeps, notes, unit: int) -> None:
+def _draw_units(study_main, sweeps, notes, unit: int, kept: tuple) -> None:
+    """The unit study's results; ``kept`` as :func:`_draw_flickr`'s."""
     for note in notes:
         st.caption(note)
-    ui.chart(charts.correlation_bars(study_main, "rho", "rho_low", "rho_high",
-                                     title=f"Spearman ρ with human ratings, units of {unit} (95% interval)"),
-             f"dbleu-units-{unit}", key="dbleu-chart")
+    title = f"Spearman ρ with human ratings, units of {unit} (95% interval)"
+    ui.chart(services.kept_figure(kept + ("units-bars", title), lambda: charts.correlation_bars(
+        study_main, "rho", "rho_low", "rho_high", title=title)), f"dbleu-units-{unit}", key="dbleu-chart")
     ui.table(study_main, f"dbleu-units-{unit}", key="dbleu-main", column_config=_numbers(study_main))
     if not sweeps.empty:
         st.markdown("**Sweeps**")
@@ -56,8 +59,9 @@ def _draw_units(study_main, sweeps, notes, unit: int) -> None:
         for tab, sweep in zip(tabs, ("unit_size", "order", "threshold")):
             with tab:
                 part = sweeps[sweeps["sweep"] == sweep]
-                ui.chart(charts.sweep_lines(part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size"),
-                         f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
+                ui.chart(services.kept_figure(kept + ("sweep", sweep), lambda: charts.sweep_lines(
+                    part, sweep, "rho", "rho_low", "rho_high", log_x=sweep == "unit_size")),
+                    f"dbleu-sweep-{sweep}", key=f"dbleu-sweep-{sweep}")
         ui.table(sweeps, "dbleu-sweeps", key="dbleu-sweeps-table", column_config=_numbers(sweeps))
 
 
@@ -98,7 +102,8 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     if not request:
         if shipped is not None and current:
             ui.caption_text(shipped.label() + " Choose metrics and press Correlate for others.")
-            _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
+            _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed,
+                         services.snapshot_key(shipped))
         else:
             st.info("Choose metrics and press **Correlate**. Scores come from the shared cache when they exist.")
         return {}
@@ -111,7 +116,8 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     rows = _shipped_flickr(shipped, metrics, datasets, n_boot) if shipped is not None and current else None
     if rows is not None:
         ui.caption_text(shipped.label())
-        _draw_flickr(rows, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
+        _draw_flickr(rows, shipped.content.flickr.n_boot, shipped.content.flickr.seed,
+                     services.snapshot_key(shipped) + (metrics, datasets))
         return query
     key = ("flickr", settings, metrics, datasets, n_boot)
     if ui.waits_for_click(("flickr", request), "Correlate the metrics of this link", "flickr-link", LINK_NOTE,
@@ -129,7 +135,7 @@ def _flickr_section(settings, flickr, available: list[str], shipped, current: bo
     if study.table.empty:
         st.info("No metric could be scored.")
         return query
-    _draw_flickr(study.table, study.n_boot, study.seed)
+    _draw_flickr(study.table, study.n_boot, study.seed, key)
     return query
 
 
@@ -186,7 +192,7 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
         ui.caption_text(shipped.label() + ("" if request else " Change the settings and press Run the unit study "
                                                               "for others."))
         units = shipped.content.units
-        _draw_units(units.main, units.sweeps, units.notes, defaults["unit"])
+        _draw_units(units.main, units.sweeps, units.notes, defaults["unit"], services.snapshot_key(shipped))
         return query
     unit, order, threshold, assignments, sweeps = request
     key = ("dbleu-units", settings, request)
@@ -207,7 +213,7 @@ def _unit_section(settings, dbleu, shipped, current: bool) -> dict:
         settings, costly="the ΔBLEU unit study"))
     if study is None:
         return query
-    _draw_units(study.main, study.sweeps, study.notes, unit)
+    _draw_units(study.main, study.sweeps, study.notes, unit, key)
     return query
 
 
@@ -219,13 +225,15 @@ def _shipped_only(shipped) -> None:
     ui.caption_text(shipped.label() + " This server has no data dir: the captions and ratings do not ship (Flickr8k: "
                     "research use only), only these derived numbers.")
     st.subheader("Flickr8K: correlation with human ratings of captions")
-    _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed)
+    _draw_flickr(shipped.content.flickr.table, shipped.content.flickr.n_boot, shipped.content.flickr.seed,
+                 services.snapshot_key(shipped))
     st.divider()
     unit = shipped.content.units.settings
     st.subheader("ΔBLEU: correlation on observation units")
     st.caption(f"Units of {unit['unit']} captions, n-gram order {unit['order']}, reference weight threshold "
                f"{unit['threshold']}, {unit['assignments']} random assignments, seed {unit['seed']}.")
-    _draw_units(shipped.content.units.main, shipped.content.units.sweeps, shipped.content.units.notes, unit["unit"])
+    _draw_units(shipped.content.units.main, shipped.content.units.sweeps, shipped.content.units.notes, unit["unit"],
+                services.snapshot_key(shipped))
 
 
 def page() -> None:

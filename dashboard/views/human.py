@@ -108,6 +108,7 @@ def page() -> None:
                and reference == entry.reference)
     if covered and (not live or services.shipped_studies_current(settings)):
         numbers, study = entry, None
+        kept = services.snapshot_key(shipped) + ("sick", corruption, reading)
         ui.caption_text(shipped.label() + (" This server has no data dir: the pairs' sentences do not ship "
                                            "(SICK is CC BY-NC-SA 3.0), only these derived numbers." if not live
                                            else " They match this server's data, code and metrics."))
@@ -127,7 +128,7 @@ def page() -> None:
         study = _live_study(settings, sick, corruption, wanted, method, reference, reading)
         if study is None:
             return
-        numbers = api.study_numbers(study)
+        numbers, kept = api.study_numbers(study), what
         for warning in services.study_warnings(settings, study):
             st.warning(ui.md_text(warning), icon=":material/warning:")
     for note in numbers.notes:
@@ -136,13 +137,15 @@ def page() -> None:
         why = study.skipped.get(metric, "unavailable") if study is not None else "unavailable"
         st.warning(ui.md_text(f"{metric} could not be scored: {why}"))
         return
-    _draw(numbers, corruption, labels.get(corruption, corruption), metric, matrix_metrics, method)
+    _draw(numbers, corruption, labels.get(corruption, corruption), metric, matrix_metrics, method, kept)
     if live:
         _pairs(settings, sick, study, numbers, corruption, wanted, method, reference, reading)
     ui.copy_link("human")
 
 
-def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str) -> None:
+def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, method: str, kept: tuple) -> None:
+    """The study's numbers; ``kept`` identifies them for the server (the shipped snapshot's entry, or the live
+    study's memo key), so that their figures are built once (``services.kept_figure``)."""
     summary = numbers.summary.set_index("variable")
     st.subheader(ui.md_text(f"{label}: gold vs {metric}"))
     a, b, c = st.columns([1, 2, 2])  # a mean ± sd of scores, four decimals each, is the widest
@@ -151,15 +154,16 @@ def _draw(numbers, corruption: str, label: str, metric: str, matrix_metrics, met
     c.metric(ui.md_text(f"{metric}: mean ± sd"),
              f"{fmt_score(summary.loc[metric, 'mean'])} ± {fmt_score(summary.loc[metric, 'std'])}")
     gold_label, metric_label = "SICK gold relatedness (1–5)", f"{metric} score of the corruption"
-    ui.chart(charts.score_histograms(numbers.histograms, metric, gold_label, metric_label),
-             f"sick-{corruption}-gold-vs-{metric}", key="human-hist")
+    ui.chart(services.kept_figure(kept + ("histograms", metric), lambda: charts.score_histograms(
+        numbers.histograms, metric, gold_label, metric_label)), f"sick-{corruption}-gold-vs-{metric}",
+        key="human-hist")
 
     st.subheader("Pairwise correlation")
     shown = ["gold"] + [m for m in matrix_metrics if m in numbers.metrics]
     matrix = numbers.correlations[method].loc[shown, shown]
     name = METHOD_LABELS.get(method, method)
-    ui.chart(charts.correlation_heatmap(matrix, name, f"{name}, {label}"), f"sick-{corruption}-{method}",
-             key="human-corr")
+    ui.chart(services.kept_figure(kept + ("correlations", method, tuple(shown)), lambda: charts.correlation_heatmap(
+        matrix, name, f"{name}, {label}")), f"sick-{corruption}-{method}", key="human-corr")
     ui.folded_table("The matrix as a table", matrix.reset_index(names=""), f"sick-{corruption}-{method}-matrix",
                     key="human-matrix-table")
     ui.folded_table("Summary statistics", numbers.summary, f"sick-{corruption}-summary", key="human-summary")

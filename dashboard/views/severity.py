@@ -103,7 +103,11 @@ def page() -> None:
         st.success("Every curve is monotone: no metric penalises a stronger corruption less, beyond the tie rule "
                    "and the pass rates' 95% intervals.", icon=":material/check_circle:")
     label = labels.get(corruption, corruption)
-    ui.chart(charts.severity_curves(curve, label, unit), f"severity-{corruption}", key="sev-chart")
+    # What the curve is, for the server: its figure is built once (services.kept_figure).
+    kept = (services.snapshot_key(services.shipped("severity")) if shipped is not None
+            else services.severity_key(settings, corruption, tuple(metrics), strengths, refs))
+    ui.chart(services.kept_figure(kept + ("curves",), lambda: charts.severity_curves(curve, label, unit)),
+             f"severity-{corruption}", key="sev-chart")
     ui.folded_table("The curves' numbers", curve, f"severity-{corruption}", key="sev-table", column_config={
         column: st.column_config.NumberColumn(heading, format=number_format.PERCENT_FORMAT)
         for column, heading in (("pass_ci_low", "95% CI low"), ("pass_ci_high", "95% CI high"))})

@@ -120,3 +120,25 @@ def test_a_link_restores_both_studies_in_a_new_session(app_env, app_settings):
     units = dbleu.unit_study(dbleu.flickr_expert_set(app_settings), unit_size=50, order=2, threshold=-1.0,
                              assignments=20, seed=app_settings.seed, sweeps=False).main
     assert main["rho"].tolist() == pytest.approx(units["rho"].tolist())
+
+
+def test_a_second_visitor_of_the_shipped_studies_gets_their_figures_unbuilt(app_env, monkeypatch):
+    """The shipped studies' five figures are built once for the server (services.kept_figure): each open built
+    them again, most of the page's run. The second visitor is shown the same figures; a study this server
+    computes has figures of its own."""
+    from muttlab.dashboard import charts, shared
+
+    shared.region.clear()  # this process's earlier tests kept the shipped figures already
+    built = []
+    for name in ("correlation_bars", "sweep_lines"):
+        real = getattr(charts, name)
+        monkeypatch.setattr(charts, name, lambda *a, real=real, **k: built.append(real) or real(*a, **k))
+    first = open_page("correlation")
+    assert not shown_errors(first) and len(built) == 5  # τ bars, ρ bars and the three sweeps
+    second = open_page("correlation")
+    assert not shown_errors(second) and len(built) == 5
+    assert figures_drawn(second) == figures_drawn(first)
+    computed = _submit(open_page("correlation", state=STATE), "Correlate")
+    assert not shown_errors(computed) and len(built) == 6
+    (bars,) = [f for f in figures_drawn(computed) if figure_title(f) == "Kendall τ × 100 with human ratings (95% CI)"]
+    assert [str(x) for x in bars.data[0].x] == ["BLEU-1"]

@@ -117,6 +117,25 @@ def test_the_default_view_draws_the_shipped_numbers_without_scoring(app_env, mon
     assert len(pairs) == 336 and pairs["sentence"].str.len().min() > 0
 
 
+def test_the_shipped_views_figures_are_built_once_for_the_server(app_env, monkeypatch):
+    """The default view's histograms and correlation heatmap (services.kept_figure): a second visitor is shown
+    the same figures, not built again; another metric's histograms are its own."""
+    from muttlab.dashboard import charts, shared
+
+    shared.region.clear()  # this process's earlier tests kept the shipped figures already
+    built = []
+    for name in ("score_histograms", "correlation_heatmap"):
+        real = getattr(charts, name)
+        monkeypatch.setattr(charts, name, lambda *a, real=real, **k: built.append(real.__name__) or real(*a, **k))
+    first, second = open_page("human"), open_page("human")
+    assert not shown_errors(first) and not shown_errors(second)
+    assert sorted(built) == ["correlation_heatmap", "score_histograms"]
+    assert figures_drawn(second) == figures_drawn(first)
+    other = open_page("human", state={"human-metric": "TERp"})  # in the shipped study too
+    assert not shown_errors(other) and sorted(built) == ["correlation_heatmap", "score_histograms",
+                                                          "score_histograms"]
+
+
 def test_a_link_restores_the_view_in_a_new_session(app_env, app_settings):
     at = open_page("human", state=STATE)
     at.selectbox(key="human-corruption").set_value("det_sub")

@@ -72,6 +72,18 @@ def test_a_first_visit_draws_the_shipped_first_curve_and_scores_nothing(app_env,
         assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
 
 
+def test_the_shipped_curves_figure_is_built_once_for_the_server(app_env, monkeypatch):
+    from muttlab.dashboard import charts, shared
+
+    shared.region.clear()  # this process's earlier tests kept the shipped figure already
+    built = []
+    real = charts.severity_curves
+    monkeypatch.setattr(charts, "severity_curves", lambda *a, **k: built.append(a) or real(*a, **k))
+    first, second = open_page("severity"), open_page("severity")
+    assert not shown_errors(first) and not shown_errors(second)
+    assert len(built) == 1 and figures_drawn(second) == figures_drawn(first)
+
+
 def test_the_shipped_curve_under_other_rules_says_so(app_env, monkeypatch):
     monkeypatch.setenv("MUTTLAB_TIE_RULE", "exact")
     at = open_page("severity")
