@@ -1,8 +1,8 @@
 """What the dashboard's pages call: the doorway to the engine, by concern.
 
 * :mod:`.core`: settings, the shared registry and suites, the fair queue's door, what the server keeps of what
-  was asked (``memoised``, in the dashboard's one process cache, :mod:`muttlab.dashboard.shared`), the Playground's
-  scoring, the pair store, published numbers, severity curves;
+  was asked (``memoised``, in the dashboard's one process cache, :mod:`muttlab.dashboard.shared`) and the figures
+  of what it keeps (``kept_figure``), the Playground's scoring, the pair store, published numbers, severity curves;
 * :mod:`.budget`: the public demo's share per visitor and cap for the whole server;
 * :mod:`.grid`: grid runs, the engine's run with the fair queue as its executor;
 * :mod:`.cells`: one Drill-down cell's trials, whatever the suite, their slices, and which of them are pairs of the

@@ -68,8 +68,10 @@ def test_plotly_draws_the_names_as_characters_in_chromium(tmp_path, browser):
     addresses, no script run from a name, no template filled, no TeX; the names visible as text, in a hover too."""
     figs = figures()
     page_file = tmp_path / "charts.html"
-    page_file.write_text("<html><body>" + charts.embed_html(list(figs.values())) + "</body></html>",
-                         encoding="utf-8")
+    # Its encoding declared, as every page the lab writes declares it (charts.offline_html, the reports): without it
+    # Chromium guesses, and once read the middle dots of a hover as Windows-1252.
+    page_file.write_text("<html><head><meta charset=\"utf-8\"></head><body>" + charts.embed_html(list(figs.values()))
+                         + "</body></html>", encoding="utf-8")
     requested: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     page.on("request", lambda request: requested.append(request.url))
