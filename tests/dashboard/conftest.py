@@ -282,6 +282,19 @@ def grid_cells(at: AppTest) -> list[tuple[str, str, int]]:
     return [(c["metric"][0], c["corruption"][0], int(c["refs"][0])) for c in cells]
 
 
+def builders_called(monkeypatch, *names: str) -> list[str]:
+    """The names of ``muttlab.dashboard.charts``' builders ``names`` as each is called, in order, while each still
+    builds its figure: what a page built, to tell a figure built anew from one the server kept."""
+    from muttlab.dashboard import charts
+
+    called: list[str] = []
+    for name in names:
+        real = getattr(charts, name)
+        monkeypatch.setattr(charts, name,
+                            lambda *a, _real=real, _name=name, **k: called.append(_name) or _real(*a, **k))
+    return called
+
+
 def figures_drawn(at: AppTest) -> list:
     """Each plotly figure on the page (``st.plotly_chart``), as the figure object the page sent: its traces' arrays
     decoded (plotly sends numbers as typed arrays), its text as sent (escaped for plotly)."""

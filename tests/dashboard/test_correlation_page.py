@@ -9,7 +9,8 @@ from muttlab import api
 from muttlab.dashboard.services.core import APART_NICENESS
 from muttlab.human import dbleu, flickr
 from muttlab.human.flickr import flickr_correlations
-from tests.dashboard.conftest import figure_title, figures_drawn, open_link, open_page, shown_errors
+from tests.dashboard.conftest import (builders_called, figure_title, figures_drawn, open_link, open_page,
+                                     shown_errors)
 
 STATE = {"flickr-metrics": ["BLEU-1"], "flickr-datasets": ["expert"], "flickr-boot": 0}
 
@@ -126,13 +127,10 @@ def test_a_second_visitor_of_the_shipped_studies_gets_their_figures_unbuilt(app_
     """The shipped studies' five figures are built once for the server (services.kept_figure): each open built
     them again, most of the page's run. The second visitor is shown the same figures; a study this server
     computes has figures of its own."""
-    from muttlab.dashboard import charts, shared
+    from muttlab.dashboard import shared
 
     shared.region.clear()  # this process's earlier tests kept the shipped figures already
-    built = []
-    for name in ("correlation_bars", "sweep_lines"):
-        real = getattr(charts, name)
-        monkeypatch.setattr(charts, name, lambda *a, real=real, **k: built.append(real) or real(*a, **k))
+    built = builders_called(monkeypatch, "correlation_bars", "sweep_lines")
     first = open_page("correlation")
     assert not shown_errors(first) and len(built) == 5  # τ bars, ρ bars and the three sweeps
     second = open_page("correlation")

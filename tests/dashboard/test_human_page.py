@@ -9,8 +9,8 @@ from muttlab import api
 from muttlab.human import sick
 from muttlab.human.sick import sick_study
 from muttlab.dashboard.number_format import correlation_text, count_text
-from tests.dashboard.conftest import (figures_drawn, html_bodies, html_tables, open_link, open_page, press,
-                                     read_as_plotly_shows, shown_errors)
+from tests.dashboard.conftest import (builders_called, figures_drawn, html_bodies, html_tables, open_link, open_page,
+                                     press, read_as_plotly_shows, shown_errors)
 
 PAIRS_KEY = "human-pairs-open"  # the pairs expander's key: opening it scores the study
 # Cheap metrics stand in for the paper's METEOR/BADGER/TERp, which the page shows by default.
@@ -120,13 +120,10 @@ def test_the_default_view_draws_the_shipped_numbers_without_scoring(app_env, mon
 def test_the_shipped_views_figures_are_built_once_for_the_server(app_env, monkeypatch):
     """The default view's histograms and correlation heatmap (services.kept_figure): a second visitor is shown
     the same figures, not built again; another metric's histograms are its own."""
-    from muttlab.dashboard import charts, shared
+    from muttlab.dashboard import shared
 
     shared.region.clear()  # this process's earlier tests kept the shipped figures already
-    built = []
-    for name in ("score_histograms", "correlation_heatmap"):
-        real = getattr(charts, name)
-        monkeypatch.setattr(charts, name, lambda *a, real=real, **k: built.append(real.__name__) or real(*a, **k))
+    built = builders_called(monkeypatch, "score_histograms", "correlation_heatmap")
     first, second = open_page("human"), open_page("human")
     assert not shown_errors(first) and not shown_errors(second)
     assert sorted(built) == ["correlation_heatmap", "score_histograms"]

@@ -9,7 +9,8 @@ from muttlab.dashboard.score_table import score_table
 from muttlab.engine.runner import registry_for
 from muttlab.engine.suites import generated_trials
 from muttlab.dashboard.number_format import change_text
-from tests.dashboard.conftest import figures_drawn, html_bodies, open_page, read_as_plotly_shows, shown_errors
+from tests.dashboard.conftest import (builders_called, figures_drawn, html_bodies, open_page, read_as_plotly_shows,
+                                     shown_errors)
 
 # SICK.txt pair 1, sentence A, as the candidate; sentence B of pair 1 and sentences A of pairs 3 and 2 as references.
 CANDIDATE = "A group of kids is playing in a yard and an old man is standing in the background"
@@ -82,11 +83,7 @@ def test_the_score_table_is_pandas_pivot_table_of_the_scores(app_settings):
 def test_a_form_this_server_has_judged_is_not_judged_or_drawn_again(app_env, monkeypatch):
     """The Playground's verdicts and heatmap are kept by what was scored: the example every visitor opens on was
     judged and drawn again on each open (the heatmap alone a fifth of the page's run)."""
-    from muttlab.dashboard import charts
-
-    drawn = []
-    real = charts.change_heatmap
-    monkeypatch.setattr(charts, "change_heatmap", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    drawn = builders_called(monkeypatch, "change_heatmap")
     state = dict(STATE, **{"pg-candidate": CANDIDATE + " once"})
     first, second = open_page("playground", state=state), open_page("playground", state=state)
     assert not shown_errors(first) and not shown_errors(second)

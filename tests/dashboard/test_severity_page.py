@@ -14,8 +14,8 @@ from muttlab.resources.spacy_nlp import parse
 from muttlab.severity import pass_rate_fall
 from muttlab.sources import MUTT_SETS
 from muttlab.dashboard.number_format import fmt_score, percent
-from tests.dashboard.conftest import (figures_drawn, html_bodies, open_link, open_page, press, read_as_plotly_shows,
-                                     shown_errors)
+from tests.dashboard.conftest import (builders_called, figures_drawn, html_bodies, open_link, open_page, press,
+                                     read_as_plotly_shows, shown_errors)
 
 METRICS = ["BLEU-4", "ROUGE-L"]
 STRENGTHS = [1, 2, 3]
@@ -73,12 +73,10 @@ def test_a_first_visit_draws_the_shipped_first_curve_and_scores_nothing(app_env,
 
 
 def test_the_shipped_curves_figure_is_built_once_for_the_server(app_env, monkeypatch):
-    from muttlab.dashboard import charts, shared
+    from muttlab.dashboard import shared
 
     shared.region.clear()  # this process's earlier tests kept the shipped figure already
-    built = []
-    real = charts.severity_curves
-    monkeypatch.setattr(charts, "severity_curves", lambda *a, **k: built.append(a) or real(*a, **k))
+    built = builders_called(monkeypatch, "severity_curves")
     first, second = open_page("severity"), open_page("severity")
     assert not shown_errors(first) and not shown_errors(second)
     assert len(built) == 1 and figures_drawn(second) == figures_drawn(first)
