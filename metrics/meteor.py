@@ -266,6 +266,13 @@ def default_threads() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+def serving_threads() -> int:
+    """Scorer threads in a server's JVM: one core fewer than the machine has, at least one. A server's page runs
+    share one interpreter, so they use one core at most; with a scorer thread on every core, a visitor's study
+    took them all, and the other visitors' pages waited for the CPU (docs/deploy.md, "One core for the pages")."""
+    return max(1, min(8, (os.cpu_count() or 1) - 1))
+
+
 class MeteorProcess:
     """The running driver JVM; thread-safe, restarted when it dies."""
 
@@ -284,6 +291,12 @@ class MeteorProcess:
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    def use_threads(self, threads: int) -> None:
+        """Start the JVM with ``threads`` scorer threads from its next start on (a server sets this before anything
+        is scored, so its JVM's first start has it; a JVM already running keeps its own)."""
+        with self.lock:
+            self.threads = max(1, int(threads))
 
     def command(self) -> list[str]:
         """The JVM's command line: the driver compiled once (:func:`compiled_driver`), else its source in a

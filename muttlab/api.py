@@ -92,6 +92,18 @@ def prepare_metric(settings: Settings, metric: str, registry: Registry | None = 
             reg.close()
 
 
+def keep_a_core_for_pages() -> int:
+    """For a server, before it scores anything: METEOR's JVM, when it starts, aligns with one scorer thread fewer
+    than the machine has cores (at least one), so that a study's alignments never take every core from the
+    interpreter that runs the visitors' pages (docs/deploy.md, "One core for the pages"). A command-line run keeps
+    a thread per core. Returns the number of scorer threads."""
+    from muttlab.metrics import meteor
+
+    threads = meteor.serving_threads()
+    meteor.process().use_threads(threads)
+    return threads
+
+
 def load_suite(settings: Settings, name: str = "default") -> Suite:
     """A built-in suite: ``default`` (the MUTT experiment sets with a data dir, else the bundled sample),
     ``mutt``, ``sample`` or ``store`` (the pair store's current state); any other name is the path of a trial

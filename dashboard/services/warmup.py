@@ -70,6 +70,7 @@ def warm_start(settings: Settings) -> WarmState:
     import time
 
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    api.keep_a_core_for_pages()
     state = WarmState(started=time.monotonic(), ready=[], failed={})
 
     def step(name: str, load: Callable[[], object]) -> None:

@@ -37,11 +37,12 @@ def test_a_quick_warm_up_loads_a_first_pages_needs_and_stops(tmp_path, capfd):
     assert "(MUTTLAB_WARM_UP=quick: the rest loads when first asked)" in capfd.readouterr().err
 
 
-def test_no_warm_up_loads_nothing(tmp_path, capfd):
+def test_no_warm_up_loads_nothing(tmp_path, capfd, monkeypatch):
     from muttlab.dashboard import services
     from muttlab.metrics import meteor
 
     before = meteor.process().running
+    monkeypatch.setattr(meteor.process(), "threads", meteor.process().threads)  # put back after the test
     state = services.warm_start(Settings(cache_dir=tmp_path, workers=1, warm_up="none"))
     deadline = time.monotonic() + 30
     while state.done is None:
@@ -49,4 +50,6 @@ def test_no_warm_up_loads_nothing(tmp_path, capfd):
         time.sleep(0.01)
     assert state.quick.is_set() and state.ready == [] and not state.failed
     assert meteor.process().running == before  # no JVM started for it
+    # The JVM a visitor's METEOR starts leaves the server's interpreter a core (docs/deploy.md).
+    assert meteor.process().threads == meteor.serving_threads()
     assert "0 loaded (MUTTLAB_WARM_UP=none: everything loads when first asked)" in capfd.readouterr().err

@@ -72,6 +72,23 @@ def test_every_thread_of_the_jvm_yields_the_cpu_to_the_python_that_waits_for_it(
         min(19, own + meteor_module.NICENESS)}
 
 
+@pytest.mark.parametrize("cores, threads", [(None, 1), (1, 1), (2, 1), (4, 3), (32, 8)])
+def test_a_server_aligns_with_one_core_fewer_than_the_machine_has(monkeypatch, cores, threads):
+    """A server's page runs share one interpreter: its JVM leaves them a core, where a command-line run takes a
+    thread per core (docs/deploy.md, "One core for the pages")."""
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert meteor_module.serving_threads() == threads
+    assert meteor_module.default_threads() == min(8, max(1, cores or 1))
+
+
+def test_the_scorer_threads_chosen_are_the_ones_the_jvm_starts_with():
+    process = meteor_module.MeteorProcess(threads=2)
+    process.use_threads(1)
+    assert process.command()[-4:] == ["1", "-l", "en", "-norm"]  # the driver's first argument, then Meteor's
+    process.use_threads(0)  # never fewer than one
+    assert process.threads == 1
+
+
 def test_the_driver_is_compiled_once_per_user_and_jar(meteor, ours):
     """The JVM runs the class compiled into the user's cache (a start with Java's source launcher compiles the
     driver again: 0.5-1 s and a CPU second more), from a folder only this user may write in."""
