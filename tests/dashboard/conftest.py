@@ -101,11 +101,15 @@ def new_page(browser, height: int = 2000):
     return page
 
 
+# The page's root while no script run goes on (Streamlit marks it with the run's state).
+SCRIPT_NOT_RUNNING = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
 def run_ended(page) -> None:
     """Wait until the page's script run has ended. Streamlit marks its root with the run's state, "rerunRequested"
     from the moment a widget asks for a rerun: a click while a run goes on can land on an element the run then
     replaces, and be lost. (The status widget is no sign: it is absent too before a requested run starts.)"""
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.wait_for_selector(SCRIPT_NOT_RUNNING)
 
 
 # True once the fonts are in and the page's layout, charts included, is what it was at the previous poll.

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.dashboard.conftest import new_page, run_ended
+from tests.dashboard.conftest import SCRIPT_NOT_RUNNING, new_page, run_ended
 from tests.dashboard.test_browser import EXCEPTION, require_chromium, sample_env, serving
 
 pytestmark = pytest.mark.browser
@@ -23,7 +23,6 @@ RUN_COUNT = re.compile(r"scoring (\S+) \(1 of 1 metrics\): ([\d,]+) of ([\d,]+) 
 STUDY_COUNT = re.compile(r"(.*) · \d+/\d+ · ([\d,]+) of ([\d,]+) items")
 LONGEST_WAIT_S = 5.0
 PROGRESS = '[data-testid="stProgress"]'
-NOT_RUNNING = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +50,7 @@ def _watch(page, count: re.Pattern, while_counting=lambda: True) -> tuple[list[t
         if not texts:
             # Gone with the page's run ended: the computation ended. Gone while a run goes on: a rerun (the paint
             # pass of ui.chart) took the page between two runs, and the asked-for computation goes on in the next.
-            if page.locator(NOT_RUNNING).count():
+            if page.locator(SCRIPT_NOT_RUNNING).count():
                 break
             page.wait_for_timeout(100)
             continue

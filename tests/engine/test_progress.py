@@ -228,8 +228,8 @@ def test_parts_scored_on_the_queue_reach_the_waiting_thread(det_sub, data_dir, t
     # A warm JVM with short sentences can answer a side's 130 chunks between two polls (the fresh clone's run of
     # 2026-11-29 saw only 0, 65 and 130): each answer is held 5 ms, so a side takes at least 0.65 s, and what is
     # tested is what reaches the caller, not how fast the JVM is.
-    request = meteor._PROCESS._request
-    monkeypatch.setattr(meteor._PROCESS, "_request", lambda *a: (request(*a), time.sleep(0.005))[0])
+    request = meteor.process()._request
+    monkeypatch.setattr(meteor.process(), "_request", lambda *a: (request(*a), time.sleep(0.005))[0])
     log = []
     try:
         scorer = work_queue.QueuedScorer(runner.cache_for(settings), registry, queue, "visitor")
