@@ -25,13 +25,14 @@ from muttlab import api
 from muttlab.errors import DataError, InvalidArgument, MuttlabError, UnknownMetric
 from muttlab.resources.bundled import results_dir
 from muttlab.snapshots import KINDS, load
+from tests.conftest import DATA_DIR
 
 BAD_NAMES = ["NoSuchMetric", "../../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", "C:\\Windows\\win.ini",
              "<script>alert(1)</script>", "$(id)", "\\input{/etc/passwd}", "chrF|TER", "x" * 5000]
 
 
 def muttlab(*args: str, tmp_path: Path, **env) -> subprocess.CompletedProcess:
-    base = {"PATH": os.environ["PATH"], "MUTTLAB_DATA_DIR": os.environ.get("MUTTLAB_DATA_DIR", ""),
+    base = {"PATH": os.environ["PATH"], "MUTTLAB_DATA_DIR": str(DATA_DIR),
             "MUTTLAB_CACHE_DIR": str(tmp_path / "cache"), "MUTTLAB_WORKERS": "1"}
     return subprocess.run([sys.executable, "-m", "muttlab", *args], capture_output=True, text=True,
                           env={**base, **env}, timeout=600, cwd=tmp_path)

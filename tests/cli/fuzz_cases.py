@@ -18,6 +18,8 @@ import random
 import sys
 from pathlib import Path
 
+from tests.conftest import DATA_DIR
+
 CHEAP_METRICS = ["BLEU-4", "chrF", "ROUGE-L", "BLEU-1,CIDEr-D", "TER", "sentBLEU"]
 BAD_NAMES = ["", ",", "nope", "BLEU-4,,nope", "all,BLEU-4", "∅", "\u202e\u2028", "x" * 5000, "-1", "BLEU-4" * 50]
 NUMBERS = ["0", "-1", "-999999999", "99999999999999999999", "1e999", "nan", "inf", "abc", "", "1.5", "0x10",
@@ -111,9 +113,8 @@ def data_dirs(root: Path) -> list[Path]:
         path.write_bytes(b"")
     dirs.append(empty)
     dirs += [root / "data_missing", root / "empty.txt"]
-    real = os.environ.get("MUTTLAB_DATA_DIR")
-    if real and (Path(real) / "sick" / "SICK.txt").is_file():
-        dirs.insert(0, small_data_dir(Path(real), root / "data_small"))
+    if (DATA_DIR / "sick" / "SICK.txt").is_file():
+        dirs.insert(0, small_data_dir(DATA_DIR, root / "data_small"))
     return dirs
 
 
