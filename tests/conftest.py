@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import Callable, ContextManager, Mapping
 
 import pytest
 
@@ -14,6 +16,22 @@ from muttlab.sources import load_mutt_experiments
 # The tests live in the repository (the package does not); its shared data sits beside the checkout.
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("MUTTLAB_DATA_DIR") or REPO.parent / "shared" / "data")
+
+
+def muttlab_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a ``muttlab`` command a test starts: the tests' own without any ``MUTTLAB_`` variable (a
+    developer's settings never leak into a test), with the checkout importable, then ``env``."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
+    environ["PYTHONPATH"] = str(REPO)
+    environ.update(env or {})
+    return environ
+
+
+def run_muttlab(*args: str, env: Mapping[str, str] | None = None, **run) -> subprocess.CompletedProcess:
+    """``muttlab ARGS`` in a process of its own with :func:`muttlab_env`'s environment, its output captured as
+    text; ``run`` goes to :func:`subprocess.run` (``timeout``, 600 s unless given, ``cwd``, ``input``)."""
+    return subprocess.run([sys.executable, "-m", "muttlab", *args], env=muttlab_env(env), capture_output=True,
+                          text=True, **{"timeout": 600, **run})
 
 # Files that share something expensive to start: each group runs whole on one xdist worker, its files one after
 # another. Most use one kind of server (tests/dashboard/test_browser.py `serving`): the worker starts each of the

@@ -30,7 +30,7 @@ from muttlab.metrics.cider import CiderD
 from muttlab.metrics.registry import Registry
 from muttlab.metrics.reval.installed import file_id, model_id
 from muttlab.metrics.w2v import W2VAvg
-from tests.conftest import REPO
+from tests.conftest import REPO, run_muttlab
 
 RUN_BLEU = ["run", "--metrics", "BLEU-4", "--corruptions", "neg_subj", "--refs", "5", "--format", "json"]
 # Two contents whose SHA-256 agree on the first 12 hex digits (48 bits), found by a birthday search over
@@ -81,14 +81,11 @@ def _entry_point(folder: Path, name: str, target: str) -> None:
 def _muttlab(args: list[str], tmp_path: Path, env: dict | None = None, code: Path | None = None,
              data_dir: Path | None = None) -> subprocess.CompletedProcess:
     """``muttlab args`` in a fresh process, on the shared data, with the test's score cache."""
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    environ.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), MUTTLAB_WORKERS="1",
-                   PYTHONPATH=os.pathsep.join([*([str(code)] if code else []), str(REPO)]))
+    environ = {"MUTTLAB_CACHE_DIR": str(tmp_path / "cache"), "MUTTLAB_WORKERS": "1",
+               "PYTHONPATH": os.pathsep.join([*([str(code)] if code else []), str(REPO)])}
     if data_dir is not None:
         environ["MUTTLAB_DATA_DIR"] = str(data_dir)
-    environ.update(env or {})
-    return subprocess.run([sys.executable, "-m", "muttlab", *args], env=environ, capture_output=True, text=True,
-                          cwd=tmp_path)
+    return run_muttlab(*args, env={**environ, **(env or {})}, cwd=tmp_path)
 
 
 def _cell(result: subprocess.CompletedProcess, metric: str = "BLEU-4") -> dict:

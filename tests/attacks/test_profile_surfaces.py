@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import subprocess
-import sys
 import time
 import zlib
 from pathlib import Path
@@ -25,17 +23,15 @@ from muttlab import api
 from muttlab.errors import DataError, InvalidArgument, MuttlabError, UnknownMetric
 from muttlab.resources.bundled import results_dir
 from muttlab.snapshots import KINDS, load
-from tests.conftest import DATA_DIR
+from tests.conftest import DATA_DIR, run_muttlab
 
 BAD_NAMES = ["NoSuchMetric", "../../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", "C:\\Windows\\win.ini",
              "<script>alert(1)</script>", "$(id)", "\\input{/etc/passwd}", "chrF|TER", "x" * 5000]
 
 
 def muttlab(*args: str, tmp_path: Path, **env) -> subprocess.CompletedProcess:
-    base = {"PATH": os.environ["PATH"], "MUTTLAB_DATA_DIR": str(DATA_DIR),
-            "MUTTLAB_CACHE_DIR": str(tmp_path / "cache"), "MUTTLAB_WORKERS": "1"}
-    return subprocess.run([sys.executable, "-m", "muttlab", *args], capture_output=True, text=True,
-                          env={**base, **env}, timeout=600, cwd=tmp_path)
+    base = {"MUTTLAB_DATA_DIR": str(DATA_DIR), "MUTTLAB_CACHE_DIR": str(tmp_path / "cache"), "MUTTLAB_WORKERS": "1"}
+    return run_muttlab(*args, env={**base, **env}, cwd=tmp_path)
 
 
 def refused_in_one_line(done: subprocess.CompletedProcess) -> bool:

@@ -25,7 +25,7 @@ from muttlab.errors import PermissionDenied
 from muttlab.settings import Settings
 from tests.access.test_access import settings  # noqa: F401 (a fixture)
 from tests.attacks.test_roles import accounts  # noqa: F401 (a fixture: ann, annotator; max, maintainer)
-from tests.conftest import REPO
+from tests.conftest import muttlab_env, run_muttlab
 
 PASSWORD = "correct horse battery"
 NEW_PASSWORD = "another long password"
@@ -35,12 +35,9 @@ TOKEN, ROTATED = "shared-annotator-credential", "the rotated credential"
 
 def _users(settings: Settings, *args: str, password: str | None = None) -> subprocess.CompletedProcess:
     """``muttlab users ARGS`` as the operator runs it on the server (the password on standard input)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    env.update(MUTTLAB_CACHE_DIR=str(settings.cache_dir), MUTTLAB_USERS_FILE=str(settings.users_file),
-               PYTHONPATH=str(REPO))
+    env = {"MUTTLAB_CACHE_DIR": str(settings.cache_dir), "MUTTLAB_USERS_FILE": str(settings.users_file)}
     extra = ["--password-stdin"] if password is not None else []
-    return subprocess.run([sys.executable, "-m", "muttlab", "users", *args, *extra], env=env, capture_output=True,
-                          text=True, input=f"{password}\n" if password is not None else None)
+    return run_muttlab("users", *args, *extra, env=env, input=f"{password}\n" if password is not None else None)
 
 
 def _still_signed_in(settings: Settings, token: str) -> Identity | None:
@@ -161,8 +158,7 @@ def test_users_add_with_a_folder_as_users_file_is_one_line(tmp_path):
 
 def test_metrics_with_standard_output_closed_is_one_line(tmp_path):
     """Attack: ``muttlab metrics >&-`` ended in a traceback (Python has no sys.stdout then)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+    env = muttlab_env({"MUTTLAB_CACHE_DIR": str(tmp_path / "cache")})
     result = subprocess.run(["bash", "-c", f"'{sys.executable}' -m muttlab metrics >&-"], env=env,
                             capture_output=False, stderr=subprocess.PIPE, text=True)
     assert result.returncode == 2 and "Traceback" not in result.stderr

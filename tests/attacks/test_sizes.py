@@ -8,9 +8,6 @@ must refuse with one line naming the file and the line, before any scoring.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -18,7 +15,7 @@ from muttlab import api
 from muttlab.errors import DataError, MuttlabError
 from muttlab.settings import Limits, Settings, set_limits
 from muttlab.suites.readers import WMT_COLUMNS
-from tests.conftest import REPO
+from tests.conftest import run_muttlab
 
 NESTED = "[" * 200_000 + "]" * 200_000  # the attack's depth
 HUGE = "9" * 5000  # the attack's number
@@ -73,10 +70,8 @@ def test_the_command_line_refuses_a_nested_suite_in_one_line(tmp_path):
     """The same file through ``muttlab run --suite``: one line naming the file and its line, exit 2."""
     path = tmp_path / "nested.json"
     path.write_text(NESTED)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    env.update(MUTTLAB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
-    result = subprocess.run([sys.executable, "-m", "muttlab", "run", "--suite", str(path), "--metrics", "BLEU-4"],
-                            env=env, capture_output=True, text=True)
+    result = run_muttlab("run", "--suite", str(path), "--metrics", "BLEU-4",
+                         env={"MUTTLAB_CACHE_DIR": str(tmp_path / "cache")})
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert result.stderr.strip().splitlines() == [
         f"muttlab: error: {path}, line 1: malformed JSON: nested too deeply (past 100 levels here)"]

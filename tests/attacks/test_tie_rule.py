@@ -6,8 +6,6 @@ rules."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +13,7 @@ from muttlab import api
 from muttlab.errors import DataError, MuttlabError
 from muttlab.rules import Calibrations
 from muttlab.settings import load_settings
+from tests.conftest import run_muttlab
 from tests.dashboard.conftest import app_env, open_link  # noqa: F401 (fixture)
 from tests.engine.calibrations import write_calibrations
 
@@ -62,18 +61,15 @@ def test_a_calibration_that_would_fail_every_strict_trial_is_refused(calibration
 
 @pytest.mark.parametrize("rule", [PATHS[0], REFUSED[0][0], REFUSED[1][0]])
 def test_the_command_line_refuses_in_one_line_and_serve_does_not_start(rule, calibrations, tmp_path):
-    env = {"PATH": os.environ["PATH"], "MUTTLAB_CACHE_DIR": str(tmp_path / "cache"),
-           "MUTTLAB_CALIBRATIONS": str(calibrations)}
+    env = {"MUTTLAB_CACHE_DIR": str(tmp_path / "cache"), "MUTTLAB_CALIBRATIONS": str(calibrations)}
     for command in (["run", "--suite", "sample", "--metrics", "BLEU-4", "--tie-rule", rule],
                     ["severity", "--corruption", "typo", "--tie-rule", rule],
                     ["reproduce", "--tie-rule", rule]):
-        done = subprocess.run([sys.executable, "-m", "muttlab", *command], capture_output=True, text=True, env=env,
-                              timeout=120)
+        done = run_muttlab(*command, env=env, timeout=120)
         assert done.returncode == 2 and done.stdout == "", command
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr and "error:" in done.stderr
     # A server is started by an operator: a bad rule in its environment stops it before it listens.
-    served = subprocess.run([sys.executable, "-m", "muttlab", "serve", "--port", "1"], capture_output=True, text=True,
-                            env={**env, "MUTTLAB_TIE_RULE": rule}, timeout=120)
+    served = run_muttlab("serve", "--port", "1", env={**env, "MUTTLAB_TIE_RULE": rule}, timeout=120)
     assert served.returncode == 2 and served.stderr.count("\n") == 1 and "Traceback" not in served.stderr
 
 

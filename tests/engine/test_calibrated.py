@@ -7,8 +7,6 @@ The expected verdicts are computed here from the run's own scores with the defin
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ from muttlab.engine import runner
 from muttlab.errors import MuttlabError
 from muttlab.rules import CALIBRATED, TieRule
 from muttlab.settings import load_settings
+from tests.conftest import run_muttlab
 from tests.engine.calibrations import EPSILON, write_calibrations
 
 ZH_EN = TieRule(CALIBRATED, 0.0, "mqm-ted", "zh-en")
@@ -111,18 +110,17 @@ def test_the_environment_and_the_command_line_name_the_calibrated_rule(tmp_path,
                               "MUTTLAB_CALIBRATIONS": str(calibrations)})
     assert settings.rules.tie == ZH_EN and settings.calibrations_file == calibrations
     env = {"MUTTLAB_CALIBRATIONS": str(calibrations), "MUTTLAB_CACHE_DIR": str(tmp_path / "cache"),
-           "MUTTLAB_DATA_DIR": "", "PATH": "/usr/bin:/bin"}
-    run = subprocess.run([sys.executable, "-m", "muttlab", "run", "--suite", "sample", "--metrics", "BLEU-4",
-                          "--refs", "5", "--tie-rule", "calibrated:mqm-ted:zh-en", "--format", "json"],
-                         capture_output=True, text=True, env=env, timeout=300)
+           "MUTTLAB_DATA_DIR": ""}
+    run = run_muttlab("run", "--suite", "sample", "--metrics", "BLEU-4", "--refs", "5", "--tie-rule",
+                      "calibrated:mqm-ted:zh-en", "--format", "json", env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     cells = json.loads(run.stdout)
     assert cells and all(c["signature"].endswith("|tie:calibrated:mqm-ted:zh-en|data:3b9c1e0a7f5d|eps:0.05")
                          for c in cells)
     for rule, reason in [("calibrated:mqm-ted:fr-en", "unknown language pair 'fr-en' of mqm-ted; it has en-de, zh-en"),
                          ("calibrated:../x:zh-en", "plain name")]:
-        refused = subprocess.run([sys.executable, "-m", "muttlab", "run", "--suite", "sample", "--metrics", "BLEU-4",
-                                  "--tie-rule", rule], capture_output=True, text=True, env=env, timeout=300)
+        refused = run_muttlab("run", "--suite", "sample", "--metrics", "BLEU-4", "--tie-rule", rule, env=env,
+                              timeout=300)
         assert refused.returncode == 2 and refused.stdout == ""
         assert reason in refused.stderr and "Traceback" not in refused.stderr
         assert len(refused.stderr.strip().splitlines()) == 1

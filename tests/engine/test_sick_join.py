@@ -5,9 +5,6 @@ sentences of a pair and its relatedness, independently of SICK.txt and of the jo
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from muttlab.engine.runner import run
@@ -16,6 +13,7 @@ from muttlab.trials import MIXED_SPLIT, Suite
 from muttlab.errors import MuttlabError
 from muttlab.human.sick import SICK_CORRUPTIONS, load_corruption_list
 from muttlab.metrics.registry import Registry
+from tests.conftest import run_muttlab
 
 GENERATED = ("double_PP", "remove_prep", "swap_chunks")
 
@@ -80,17 +78,14 @@ def test_sick_trained_metric_warns_on_pairs_it_saw(mutt_suite, data_settings):
 
 
 def test_cli_split_and_warning(data_dir, tmp_path):
-    env = {"MUTTLAB_DATA_DIR": str(data_dir), "MUTTLAB_CACHE_DIR": str(tmp_path), "PATH": ""}
-    out = subprocess.run([sys.executable, "-m", "muttlab", "run", "--metrics", "BLEU-4,ReVal-LSTM",
-                          "--corruptions", "det_sub", "--refs", "5"], capture_output=True, text=True, env=env)
+    env = {"MUTTLAB_DATA_DIR": str(data_dir), "MUTTLAB_CACHE_DIR": str(tmp_path)}
+    out = run_muttlab("run", "--metrics", "BLEU-4,ReVal-LSTM", "--corruptions", "det_sub", "--refs", "5", env=env)
     assert out.returncode == 0, out.stderr
     # det_sub: 30 TRAIN + 2 TRIAL + 3 with one pair in each of two splits (none of them TEST-only).
     assert "warning: ReVal-LSTM was trained on SICK and scores 35 of 65 trials" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "muttlab", "run", "--metrics", "BLEU-4,ReVal-LSTM",
-                          "--corruptions", "det_sub", "--refs", "5", "--split", "test"],
-                         capture_output=True, text=True, env=env)
+    out = run_muttlab("run", "--metrics", "BLEU-4,ReVal-LSTM", "--corruptions", "det_sub", "--refs", "5", "--split",
+                      "test", env=env)
     assert out.returncode == 0 and "warning" not in out.stderr
     assert "30 of 65 trials" in out.stderr and "/30)" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "muttlab", "run", "--corruptions", "swap_chunks", "--split", "test"],
-                         capture_output=True, text=True, env=env)
+    out = run_muttlab("run", "--corruptions", "swap_chunks", "--split", "test", env=env)
     assert out.returncode == 2 and "none of the 500 trials is taken from a SICK pair" in out.stderr

@@ -5,24 +5,21 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
 from muttlab.profile.result import Profile, ProfileComparison
+from tests.conftest import run_muttlab
 
 
 @pytest.fixture
 def muttlab(tmp_path, data_dir):
     """``muttlab ARGS`` on the tests' data dir (tests/conftest.py: ``MUTTLAB_DATA_DIR``, else ../shared/data)."""
-    env = {"PATH": os.environ["PATH"], "MUTTLAB_DATA_DIR": str(data_dir), "MUTTLAB_CACHE_DIR": str(tmp_path),
-           "MUTTLAB_WORKERS": "1"}
+    env = {"MUTTLAB_DATA_DIR": str(data_dir), "MUTTLAB_CACHE_DIR": str(tmp_path), "MUTTLAB_WORKERS": "1"}
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "muttlab", *args], capture_output=True, text=True, env=env,
-                              timeout=600)
+        return run_muttlab(*args, env=env)
     return run
 
 
