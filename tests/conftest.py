@@ -33,6 +33,7 @@ def run_muttlab(*args: str, env: Mapping[str, str] | None = None, **run) -> subp
     return subprocess.run([sys.executable, "-m", "muttlab", *args], env=muttlab_env(env), capture_output=True,
                           text=True, **{"timeout": 600, **run})
 
+
 # Files that share something expensive to start: each group runs whole on one xdist worker, its files one after
 # another. Most use one kind of server (tests/dashboard/test_browser.py `serving`): the worker starts each of the
 # group's servers once (:data:`SERVERS`) and stops them when it leaves the group. A server's start costs 15-25 CPU
