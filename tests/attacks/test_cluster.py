@@ -8,7 +8,6 @@ in a subprocess on the real MUTT data (helpers of tests/attacks/test_forgery.py)
 """
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.attacks.test_forgery import RUN_BLEU, _cell, _muttlab, _one_error_line
-from tests.conftest import REPO
+from tests.conftest import muttlab_env
 
 distributed = pytest.importorskip("distributed")
 
@@ -108,7 +107,7 @@ def test_a_rogue_worker_on_an_open_scheduler_never_reaches_the_cache(data_dir, t
     0/336. Without TLS the cluster's scores now serve only the run that asked for them: that run is as wrong as
     its cluster, the cache keeps nothing of it, and the next plain run reports 327/336."""
     port = _free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}, "PYTHONPATH": str(REPO)}
+    env = muttlab_env()
     rogue = tmp_path / "rogue.py"
     rogue.write_text(ROGUE)
     log = (tmp_path / "cluster.log").open("w")
@@ -182,7 +181,7 @@ def test_with_mutual_tls_a_worker_without_the_cas_certificate_cannot_join(pki, d
     trusted worker and stored (327/336, then served from the cache)."""
     port = _free_port()
     address = f"tls://127.0.0.1:{port}"
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}, "PYTHONPATH": str(REPO)}
+    env = muttlab_env()
     log = (tmp_path / "cluster.log").open("w")
 
     def start(module: str, who: str, *extra: str) -> subprocess.Popen:

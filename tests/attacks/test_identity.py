@@ -26,7 +26,7 @@ from muttlab.metrics.base import Metric, signature_of
 from muttlab.metrics.bleu import Bleu
 from muttlab.metrics.registry import Registry, is_builtin, outside_code_loaded, shares_scores
 from tests.attacks.test_forgery import RUN_BLEU, _cell, _muttlab, _one_error_line, _shipped_cell
-from tests.conftest import REPO
+from tests.conftest import REPO, muttlab_env
 
 BLEU_4 = "BLEU-4|n:4|tok:ptb|bp:closest|v:1"
 PUBLISHED = 327  # data/results/grid.json, BLEU-4 x neg_subj at 5 references (the study's Table 3: 97.3%)
@@ -197,12 +197,8 @@ def test_outside_code_never_writes_a_built_in_metrics_scores(data_dir, tmp_path)
 
 
 def _environment(root: Path, code: Path, data_dir: Path) -> dict:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MUTTLAB_")}
-    env.update(MUTTLAB_CACHE_DIR=str(root / "cache"), MUTTLAB_WORKERS="1", MUTTLAB_DATA_DIR=str(data_dir),
-               PYTHONPATH=f"{code}:{REPO}")
-    return env
+    return muttlab_env({"MUTTLAB_CACHE_DIR": str(root / "cache"), "MUTTLAB_WORKERS": "1",
+                        "MUTTLAB_DATA_DIR": str(data_dir), "PYTHONPATH": f"{code}:{REPO}"})
 
 
 WRITER = '''
